@@ -14,8 +14,10 @@ maintenance scans that say so (``tenant_scan=True``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
 DENSE = "dense"
@@ -98,14 +100,114 @@ class StoreFilter:
             raise ValueError("StoreFilter needs a user_id (or tenant_scan=True for maintenance scans)")
 
 
+#: payload flags stored as 0/1 integers (qdrant-edge never matches a boolean payload)
+INT_FLAGS: tuple[str, ...] = ("archived", "permanent")
+
+
 def point_id(memory_id: str) -> int:
-    """Qdrant point id (uint64) of a 16-hex-digit memory id."""
+    """Qdrant point id (uint64) of a 16-hex-digit memory id.
+
+    Raises ValueError for anything but 1..16 hex digits."""
+    if not isinstance(memory_id, str) or not 0 < len(memory_id) <= 16:
+        raise ValueError(f"memory id must be 1..16 hex digits, got {memory_id!r}")
     return int(memory_id, 16)
 
 
 def memory_id_of(pid: Any) -> str:
     """Inverse of :func:`point_id`."""
     return f"{int(pid):016x}"
+
+
+class CondKind(StrEnum):
+    """Kind of a backend-neutral filter condition."""
+
+    EQ = "eq"  # exact keyword/integer match
+    ANY = "any"  # keyword in a set
+    RANGE = "range"  # inclusive numeric range (lo, hi); either bound may be None
+
+
+@dataclass(frozen=True)
+class Cond:
+    """One conjunct of a :class:`StoreFilter`, before a backend renders it as
+    its native ``FieldCondition``. ``value``: str/int for EQ, tuple for ANY,
+    ``(lo, hi)`` floats for RANGE."""
+
+    key: str
+    kind: CondKind
+    value: Any
+
+
+def filter_conditions(flt: StoreFilter) -> list[Cond] | None:
+    """The conjuncts of ``flt`` shared by every backend, or ``None`` when the
+    filter can match nothing (an empty ``statuses`` or ``memory_ids`` tuple).
+
+    Metadata values: str -> exact match; int/float -> inclusive range
+    ``[v, v]`` (so ``1`` matches ``1.0`` as JSON equality says). Booleans,
+    ``None`` and containers are rejected with :class:`ValueError` because
+    qdrant-edge never matches a boolean payload (measured on 0.9) and the
+    backends must agree; store such metadata as 0/1 or strings instead.
+    """
+    conds = [Cond("tenant_id", CondKind.EQ, flt.tenant_id)]
+    if flt.user_id is not None:
+        conds.append(Cond("user_id", CondKind.EQ, flt.user_id))
+    elif not flt.tenant_scan:  # pragma: no cover - StoreFilter.__post_init__ forbids it
+        raise ValueError("StoreFilter needs a user_id (or tenant_scan=True)")
+    if flt.statuses is not None:
+        if not flt.statuses:
+            return None
+        conds.append(Cond("status", CondKind.ANY, tuple(flt.statuses)))
+    if not flt.include_archived:
+        conds.append(Cond("archived", CondKind.EQ, 0))
+    if flt.memory_types is not None:
+        if not flt.memory_types:
+            return None
+        conds.append(Cond("memory_type", CondKind.ANY, tuple(str(t) for t in flt.memory_types)))
+    if flt.embedding_version is not None:
+        conds.append(Cond("embedding_version", CondKind.EQ, flt.embedding_version))
+    if flt.session_id is not None:
+        conds.append(Cond("session_id", CondKind.EQ, flt.session_id))
+    if flt.fact_key is not None:
+        conds.append(Cond("fact_key", CondKind.EQ, flt.fact_key))
+    if flt.memory_ids is not None:
+        if not flt.memory_ids:
+            return None
+        conds.append(Cond("memory_id", CondKind.ANY, tuple(flt.memory_ids)))
+    if flt.created_after is not None or flt.created_before is not None:
+        conds.append(Cond("created_at", CondKind.RANGE, (flt.created_after, flt.created_before)))
+    for key, value in sorted(flt.metadata.items()):
+        path = f"metadata.{key}"
+        if isinstance(value, str):
+            conds.append(Cond(path, CondKind.EQ, value))
+        elif isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+            conds.append(Cond(path, CondKind.RANGE, (float(value), float(value))))
+        else:
+            raise ValueError(
+                f"metadata filter {path}={value!r}: only str, int and finite float values can be matched"
+            )
+    return conds
+
+
+def normalize_patch(patch: dict[str, Any]) -> dict[str, Any]:
+    """A payload patch ready for ``set_payload``: boolean flags become 0/1 and
+    a patch of ``archived_at`` also sets the derived ``archived`` flag, so
+    filters on ``archived`` stay in step with it."""
+    out = dict(patch)
+    for key in INT_FLAGS:
+        if isinstance(out.get(key), bool):
+            out[key] = int(out[key])
+    if "archived_at" in out and "archived" not in out:
+        out["archived"] = int(out["archived_at"] is not None)
+    return out
+
+
+def qdrant_rrf_k(k: float) -> int:
+    """Qdrant's RRF constant for the paper's ``1 / (k + rank)``, rank 1-based
+    (Cormack et al. 2009). Qdrant (server, local mode and edge, measured)
+    scores ``1 / (k' + rank0)`` with a 0-based rank, so ``k' = k + 1``.
+    Qdrant takes an integer: raises ValueError unless ``k`` is a whole number >= 0."""
+    if not math.isfinite(k) or k < 0 or float(k) != int(k):
+        raise ValueError(f"RRF k must be a whole number >= 0 (Qdrant takes an integer), got {k!r}")
+    return int(k) + 1
 
 
 @runtime_checkable

@@ -1,0 +1,442 @@
+"""Embedded vector store on a qdrant-edge shard (the default backend).
+
+One shard directory holds every memory of every tenant: named dense vector
+``dense`` (cosine) and named sparse vector ``sparse`` with the IDF modifier,
+plus payload indexes on :data:`~memory_engine.store.base.INDEXED_FIELDS`.
+Next to edge's own files the directory holds ``memwb_store.json`` with the
+dense dimension, so reopening with another embedder fails loudly.
+
+Measured pitfalls of qdrant-edge-py 0.9 this module works around:
+
+* ``MatchValue(True/False)`` never matches a boolean payload, even with a
+  bool index: flags are stored as 0/1 integers (``archived``, ``permanent``).
+* ``EdgeShard.optimize()`` blocks for minutes at 100k points, so it is never
+  called on the request path; filtered reads use the payload indexes and do
+  not need it (:meth:`EdgeStore.optimize` exists for maintenance jobs).
+* ``retrieve`` needs both ``with_payload`` and ``with_vector``.
+* RRF ranks are 0-based inside Qdrant; see :func:`~memory_engine.store.base.qdrant_rrf_k`.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import threading
+import weakref
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import qdrant_edge as qe
+
+from ..errors import StoreError
+from .base import (
+    DENSE,
+    INDEXED_FIELDS,
+    SPARSE,
+    Cond,
+    CondKind,
+    ScoredPayload,
+    SparseVec,
+    StoredPoint,
+    StoreFilter,
+    filter_conditions,
+    memory_id_of,
+    normalize_patch,
+    point_id,
+    qdrant_rrf_k,
+)
+
+__all__ = ["EdgeStore", "META_FILE"]
+
+#: our metadata file inside the shard directory (dense dimension, format)
+META_FILE = "memwb_store.json"
+_EDGE_CONFIG_FILE = "edge_config.json"
+_FORMAT = 1
+
+_T = TypeVar("_T")
+
+_SCHEMA_TYPES = {
+    "keyword": qe.PayloadSchemaType.Keyword,
+    "integer": qe.PayloadSchemaType.Integer,
+    "float": qe.PayloadSchemaType.Float,
+}
+
+
+def _condition(c: Cond) -> Any:
+    if c.kind is CondKind.EQ:
+        return qe.FieldCondition(key=c.key, match=qe.MatchValue(c.value))
+    if c.kind is CondKind.ANY:
+        return qe.FieldCondition(key=c.key, match=qe.MatchAny(list(c.value)))
+    lo, hi = c.value
+    return qe.FieldCondition(key=c.key, range=qe.RangeFloat(gte=lo, lte=hi))
+
+
+def edge_filter(flt: StoreFilter) -> qe.Filter | None:
+    """Native edge filter of ``flt``; ``None`` when it can match nothing."""
+    conds = filter_conditions(flt)
+    if conds is None:
+        return None
+    return qe.Filter(must=[_condition(c) for c in conds])
+
+
+def _sparse(sv: SparseVec) -> qe.SparseVector:
+    return qe.SparseVector(indices=[int(i) for i in sv.indices], values=[float(v) for v in sv.values])
+
+
+def _dense_of(vector: Any) -> list[float] | None:
+    if isinstance(vector, dict):
+        v = vector.get(DENSE)
+        return list(v) if v is not None else None
+    return None
+
+
+def _remove_tree(path: str) -> None:
+    shutil.rmtree(path, ignore_errors=True)
+
+
+class EdgeStore:
+    """:class:`~memory_engine.store.base.VectorStore` on one qdrant-edge shard.
+
+    ``EdgeStore(path)`` opens the shard at ``path`` when it exists (data kept)
+    or prepares to create it there on :meth:`ensure_collection`;
+    ``EdgeStore(ephemeral=True)`` uses a fresh temporary directory that
+    :meth:`close` removes (``MemoryEngine.in_memory()``). Every call is
+    serialised by one re-entrant lock, so a UI thread and a writer thread may
+    share an instance. Backend failures raise :class:`StoreError`.
+
+    ``max_search_threads``: size of edge's search pool (None = edge's CPU-derived default).
+    """
+
+    name = "edge"
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        ephemeral: bool = False,
+        max_search_threads: int | None = None,
+    ) -> None:
+        if ephemeral:
+            if path is not None:
+                raise ValueError("EdgeStore: pass either a path or ephemeral=True, not both")
+            tmp = tempfile.mkdtemp(prefix="memwb-edge-")
+            self._finalizer: weakref.finalize | None = weakref.finalize(self, _remove_tree, tmp)
+            self.path = Path(tmp) / "shard"
+        else:
+            if path is None:
+                raise ValueError("EdgeStore needs a shard directory (or ephemeral=True)")
+            self._finalizer = None
+            self.path = Path(path)
+        self.ephemeral = ephemeral
+        self._max_search_threads = max_search_threads
+        self._lock = threading.RLock()
+        self._closed = False
+        self._shard: qe.EdgeShard | None = None
+        self._dim: int | None = None
+        if (self.path / _EDGE_CONFIG_FILE).exists():
+            meta = self._read_meta()
+            self._dim = meta.get("dense_dim") if meta else None
+            try:
+                self._shard = qe.EdgeShard.load(str(self.path), self._load_config())
+            except Exception as e:
+                raise StoreError(f"cannot open edge shard at {self.path}: {e}") from e
+
+    # ---------------------------------------------------------------- helpers
+    @property
+    def dim(self) -> int | None:
+        """Dense dimension of the open shard (None before the first ensure_collection)."""
+        return self._dim
+
+    def _read_meta(self) -> dict[str, Any] | None:
+        f = self.path / META_FILE
+        if not f.exists():
+            return None
+        try:
+            meta = json.loads(f.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            raise StoreError(f"unreadable store metadata {f}: {e}") from e
+        if not isinstance(meta, dict) or not isinstance(meta.get("dense_dim"), int):
+            raise StoreError(f"store metadata {f} lacks an integer 'dense_dim'")
+        return meta
+
+    def _write_meta(self, dim: int) -> None:
+        f = self.path / META_FILE
+        tmp = f.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"format": _FORMAT, "dense_dim": dim, "dense": DENSE, "sparse": SPARSE}))
+        tmp.replace(f)
+
+    def _load_config(self) -> qe.EdgeConfig | None:
+        if self._max_search_threads is None:
+            return None
+        return qe.EdgeConfig(max_search_threads=self._max_search_threads)
+
+    def _create_config(self, dim: int) -> qe.EdgeConfig:
+        return qe.EdgeConfig(
+            vectors={DENSE: qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine)},
+            sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+            max_search_threads=self._max_search_threads,
+        )
+
+    def _call(self, what: str, fn: Callable[[qe.EdgeShard], _T]) -> _T:
+        with self._lock:
+            if self._closed:
+                raise StoreError(f"edge store {self.path} is closed ({what})")
+            if self._shard is None:
+                raise StoreError(f"edge store {self.path} has no shard yet: call ensure_collection(dim) first")
+            try:
+                return fn(self._shard)
+            except StoreError:
+                raise
+            except Exception as e:
+                raise StoreError(f"edge {what} failed: {e}") from e
+
+    def _ensure_indexes(self, shard: qe.EdgeShard) -> None:
+        existing = set(shard.info().payload_schema)
+        for field_name, kind in INDEXED_FIELDS.items():
+            if field_name in existing:
+                continue
+            schema: Any = _SCHEMA_TYPES[kind]
+            if field_name == "tenant_id":
+                schema = qe.KeywordIndexParams(is_tenant=True)
+            shard.update(qe.UpdateOperation.create_field_index(field_name, schema))
+
+    # --------------------------------------------------------------- protocol
+    def ensure_collection(self, dim: int) -> None:
+        """Create the shard (fresh directory) or check the open one; create any
+        missing payload index. Idempotent. Raises StoreError when the shard
+        holds another dense dimension, ValueError for ``dim < 1``."""
+        if dim < 1:
+            raise ValueError(f"dense dimension must be >= 1, got {dim}")
+        with self._lock:
+            if self._closed:
+                raise StoreError(f"edge store {self.path} is closed (ensure_collection)")
+            if self._shard is None:
+                try:
+                    self.path.mkdir(parents=True, exist_ok=True)
+                    self._shard = qe.EdgeShard.create(str(self.path), self._create_config(dim))
+                    self._write_meta(dim)
+                except Exception as e:
+                    raise StoreError(f"cannot create edge shard at {self.path}: {e}") from e
+                self._dim = dim
+            elif self._dim is None:
+                # a shard without our metadata: let edge check the vector config itself
+                try:
+                    self._shard.close()
+                    self._shard = None
+                    self._shard = qe.EdgeShard.load(str(self.path), self._create_config(dim))
+                    self._write_meta(dim)
+                except Exception as e:
+                    raise StoreError(f"edge shard at {self.path} does not fit dense dimension {dim}: {e}") from e
+                self._dim = dim
+            elif self._dim != dim:
+                raise StoreError(
+                    f"edge shard at {self.path} holds {self._dim}-d dense vectors, the embedder gives {dim}-d: "
+                    "use another storage path or re-embed"
+                )
+            self._call("create_field_index", self._ensure_indexes)
+
+    def upsert(self, points: Sequence[StoredPoint]) -> None:
+        """Insert or replace ``points`` in one update; a wrong dense dimension raises StoreError."""
+        if not points:
+            return
+        native = []
+        for p in points:
+            vec: dict[str, Any] = {DENSE: [float(x) for x in p.dense]}
+            if p.sparse is not None and p.sparse.indices:
+                vec[SPARSE] = _sparse(p.sparse)
+            native.append(qe.Point(id=point_id(p.id), vector=vec, payload=dict(p.payload)))
+        self._call("upsert", lambda s: s.update(qe.UpdateOperation.upsert_points(native)))
+
+    def _query(self, what: str, req: qe.QueryRequest) -> list[ScoredPayload]:
+        res = self._call(what, lambda s: s.query(req))
+        return [ScoredPayload(id=memory_id_of(r.id), score=float(r.score), payload=dict(r.payload or {})) for r in res]
+
+    def search_dense(self, vector: Sequence[float], flt: StoreFilter, limit: int) -> list[ScoredPayload]:
+        """Top ``limit`` points by cosine similarity in [-1, 1], best first."""
+        f = edge_filter(flt)
+        if f is None or limit <= 0:
+            return []
+        req = qe.QueryRequest(
+            limit=limit,
+            query=qe.Query.Nearest([float(x) for x in vector], using=DENSE),
+            filter=f,
+            with_payload=True,
+            with_vector=False,
+        )
+        return self._query("search_dense", req)
+
+    def search_sparse(self, sparse: SparseVec, flt: StoreFilter, limit: int) -> list[ScoredPayload]:
+        """Top ``limit`` points by IDF-weighted sparse dot product, best first.
+        IDF statistics are shard-wide (all tenants), as on a Qdrant server."""
+        f = edge_filter(flt)
+        if f is None or limit <= 0 or not sparse.indices:
+            return []
+        req = qe.QueryRequest(
+            limit=limit,
+            query=qe.Query.Nearest(_sparse(sparse), using=SPARSE),
+            filter=f,
+            with_payload=True,
+            with_vector=False,
+        )
+        return self._query("search_sparse", req)
+
+    def search_rrf(
+        self, vector: Sequence[float], sparse: SparseVec, flt: StoreFilter, limit: int, prefetch_limit: int, k: float
+    ) -> list[ScoredPayload]:
+        """Edge-side RRF: prefetch ``prefetch_limit`` dense and sparse hits (the
+        filter in each prefetch), fuse with score = sum over routes of
+        ``1 / (k + rank)``, rank 1-based. ``k`` must be a whole number (edge's
+        ``Fusion.Rrf`` takes an int); an empty sparse vector fuses the dense route alone."""
+        f = edge_filter(flt)
+        if f is None or limit <= 0:
+            return []
+        qk = qdrant_rrf_k(k)
+        prefetches = [
+            qe.Prefetch(limit=prefetch_limit, query=qe.Query.Nearest([float(x) for x in vector], using=DENSE), filter=f)
+        ]
+        if sparse.indices:
+            prefetches.append(qe.Prefetch(limit=prefetch_limit, query=qe.Query.Nearest(_sparse(sparse), using=SPARSE), filter=f))
+        req = qe.QueryRequest(
+            limit=limit,
+            prefetches=prefetches,
+            query=qe.Fusion.Rrf(k=qk),
+            filter=f,
+            with_payload=True,
+            with_vector=False,
+        )
+        return self._query("search_rrf", req)
+
+    def scroll(
+        self,
+        flt: StoreFilter,
+        limit: int | None = None,
+        order_by: str | None = None,
+        descending: bool = True,
+        with_vectors: bool = False,
+    ) -> list[ScoredPayload]:
+        """Points matching ``flt`` (all when ``limit`` is None), by point id or,
+        with ``order_by``, by that indexed float field. Points whose
+        ``order_by`` field is missing or null are not returned (Qdrant's order_by
+        skips them): e.g. never-accessed memories for ``last_access_at``."""
+        f = edge_filter(flt)
+        if f is None:
+            return []
+        if order_by is not None and INDEXED_FIELDS.get(order_by) != "float":
+            raise ValueError(f"order_by needs an indexed float field, got {order_by!r}")
+        n = limit if limit is not None else self.count(flt)
+        if n <= 0:
+            return []
+        ob = None
+        if order_by is not None:
+            ob = qe.OrderBy(order_by, direction=qe.Direction.Desc if descending else qe.Direction.Asc)
+        req = qe.ScrollRequest(
+            limit=n, filter=f, with_payload=True, with_vector=[DENSE] if with_vectors else False, order_by=ob
+        )
+        records, _next = self._call("scroll", lambda s: s.scroll(req))
+        return [
+            ScoredPayload(
+                id=memory_id_of(r.id),
+                score=0.0,
+                payload=dict(r.payload or {}),
+                dense=_dense_of(r.vector) if with_vectors else None,
+            )
+            for r in records
+        ]
+
+    def retrieve(self, ids: Sequence[str], with_vectors: bool = False) -> list[ScoredPayload]:
+        """Points by memory id, in the order of ``ids``; missing ids skipped.
+        Dense vectors come back normalised (cosine storage)."""
+        if not ids:
+            return []
+        pids = [point_id(i) for i in ids]
+        records = self._call(
+            "retrieve", lambda s: s.retrieve(pids, with_payload=True, with_vector=[DENSE] if with_vectors else False)
+        )
+        by_id = {int(r.id): r for r in records}
+        out = []
+        for pid in dict.fromkeys(pids):
+            r = by_id.get(pid)
+            if r is not None:
+                out.append(
+                    ScoredPayload(
+                        id=memory_id_of(pid),
+                        score=0.0,
+                        payload=dict(r.payload or {}),
+                        dense=_dense_of(r.vector) if with_vectors else None,
+                    )
+                )
+        return out
+
+    def set_payload(self, ids: Sequence[str], patch: dict[str, Any]) -> None:
+        """Merge ``patch`` into each payload at the top level (a nested dict such
+        as ``metadata`` is replaced whole); see :func:`normalize_patch`. Missing ids are ignored."""
+        if not ids or not patch:
+            return
+        pids = [point_id(i) for i in ids]
+        body = normalize_patch(patch)
+
+        def apply(shard: qe.EdgeShard) -> None:
+            # set_payload on an absent id is an error in Qdrant: patch only the points that exist
+            existing = [int(r.id) for r in shard.retrieve(pids, with_payload=False, with_vector=False)]
+            if existing:
+                shard.update(qe.UpdateOperation.set_payload(existing, body))
+
+        self._call("set_payload", apply)
+
+    def delete(self, ids: Sequence[str]) -> None:
+        """Remove points by memory id (missing ids are ignored)."""
+        if not ids:
+            return
+        pids = [point_id(i) for i in ids]
+        self._call("delete", lambda s: s.update(qe.UpdateOperation.delete_points(pids)))
+
+    def count(self, flt: StoreFilter) -> int:
+        """Exact number of points matching ``flt``."""
+        f = edge_filter(flt)
+        if f is None:
+            return 0
+        return int(self._call("count", lambda s: s.count(qe.CountRequest(exact=True, filter=f))))
+
+    def total_points(self) -> int:
+        """All points in the shard, every tenant (for status pages and benchmarks)."""
+        return int(self._call("info", lambda s: s.info().points_count))
+
+    def optimize(self) -> bool:
+        """Run edge's segment optimizers, blocking (minutes at 100k points):
+        maintenance jobs only, never the request path. True if anything changed."""
+        return bool(self._call("optimize", lambda s: s.optimize()))
+
+    def flush(self) -> None:
+        """Write pending changes to disk (the WAL makes writes durable already)."""
+        if self._shard is not None:
+            self._call("flush", lambda s: s.flush())
+
+    def close(self) -> None:
+        """Flush and close the shard; an ephemeral store also removes its
+        directory. Idempotent; any later call raises StoreError."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            shard, self._shard = self._shard, None
+            try:
+                if shard is not None:
+                    shard.flush()
+                    shard.close()
+            except Exception as e:
+                raise StoreError(f"closing edge shard {self.path} failed: {e}") from e
+            finally:
+                if self._finalizer is not None:
+                    self._finalizer()
+
+    def __enter__(self) -> EdgeStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else ("ephemeral" if self.ephemeral else "open")
+        return f"EdgeStore({str(self.path)!r}, dim={self._dim}, {state})"
