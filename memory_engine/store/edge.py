@@ -184,7 +184,9 @@ class EdgeStore:
             if self._closed:
                 raise StoreError(f"edge store {self.path} is closed ({what})")
             if self._shard is None:
-                raise StoreError(f"edge store {self.path} has no shard yet: call ensure_collection(dim) first")
+                raise StoreError(
+                    f"edge store {self.path} has no shard yet: call ensure_collection(dim) first"
+                )
             try:
                 return fn(self._shard)
             except StoreError:
@@ -228,7 +230,9 @@ class EdgeStore:
                     self._shard = qe.EdgeShard.load(str(self.path), self._create_config(dim))
                     self._write_meta(dim)
                 except Exception as e:
-                    raise StoreError(f"edge shard at {self.path} does not fit dense dimension {dim}: {e}") from e
+                    raise StoreError(
+                        f"edge shard at {self.path} does not fit dense dimension {dim}: {e}"
+                    ) from e
                 self._dim = dim
             elif self._dim != dim:
                 raise StoreError(
@@ -251,7 +255,10 @@ class EdgeStore:
 
     def _query(self, what: str, req: qe.QueryRequest) -> list[ScoredPayload]:
         res = self._call(what, lambda s: s.query(req))
-        return [ScoredPayload(id=memory_id_of(r.id), score=float(r.score), payload=dict(r.payload or {})) for r in res]
+        return [
+            ScoredPayload(id=memory_id_of(r.id), score=float(r.score), payload=dict(r.payload or {}))
+            for r in res
+        ]
 
     def search_dense(self, vector: Sequence[float], flt: StoreFilter, limit: int) -> list[ScoredPayload]:
         """Top ``limit`` points by cosine similarity in [-1, 1], best first."""
@@ -283,7 +290,13 @@ class EdgeStore:
         return self._query("search_sparse", req)
 
     def search_rrf(
-        self, vector: Sequence[float], sparse: SparseVec, flt: StoreFilter, limit: int, prefetch_limit: int, k: float
+        self,
+        vector: Sequence[float],
+        sparse: SparseVec,
+        flt: StoreFilter,
+        limit: int,
+        prefetch_limit: int,
+        k: float,
     ) -> list[ScoredPayload]:
         """Edge-side RRF: prefetch ``prefetch_limit`` dense and sparse hits (the
         filter in each prefetch), fuse with score = sum over routes of
@@ -294,10 +307,18 @@ class EdgeStore:
             return []
         qk = qdrant_rrf_k(k)
         prefetches = [
-            qe.Prefetch(limit=prefetch_limit, query=qe.Query.Nearest([float(x) for x in vector], using=DENSE), filter=f)
+            qe.Prefetch(
+                limit=prefetch_limit,
+                query=qe.Query.Nearest([float(x) for x in vector], using=DENSE),
+                filter=f,
+            )
         ]
         if sparse.indices:
-            prefetches.append(qe.Prefetch(limit=prefetch_limit, query=qe.Query.Nearest(_sparse(sparse), using=SPARSE), filter=f))
+            prefetches.append(
+                qe.Prefetch(
+                    limit=prefetch_limit, query=qe.Query.Nearest(_sparse(sparse), using=SPARSE), filter=f
+                )
+            )
         req = qe.QueryRequest(
             limit=limit,
             prefetches=prefetches,
@@ -352,7 +373,8 @@ class EdgeStore:
             return []
         pids = [point_id(i) for i in ids]
         records = self._call(
-            "retrieve", lambda s: s.retrieve(pids, with_payload=True, with_vector=[DENSE] if with_vectors else False)
+            "retrieve",
+            lambda s: s.retrieve(pids, with_payload=True, with_vector=[DENSE] if with_vectors else False),
         )
         by_id = {int(r.id): r for r in records}
         out = []
@@ -410,8 +432,11 @@ class EdgeStore:
 
     def flush(self) -> None:
         """Write pending changes to disk (the WAL makes writes durable already)."""
-        if self._shard is not None:
-            self._call("flush", lambda s: s.flush())
+        with self._lock:
+            if self._closed:
+                raise StoreError(f"edge store {self.path} is closed (flush)")
+            if self._shard is not None:
+                self._call("flush", lambda s: s.flush())
 
     def close(self) -> None:
         """Flush and close the shard; an ephemeral store also removes its
