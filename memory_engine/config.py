@@ -109,6 +109,13 @@ class WriteSection(_Section):
     supersede_keyword_overlap: float = Field(
         0.2, ge=0.0, le=1.0, description="Share of shared content terms that also makes an older memory related to a correction."
     )
+    supersede_strong_similarity: float = Field(
+        0.7,
+        ge=0.0,
+        le=1.0,
+        description="Rescaled similarity at which an older memory is related to a correction even without shared "
+        "terms, or when both are negations (two constraints normally coexist).",
+    )
     candidate_promote_count: int = Field(2, ge=1, description="Sessions an uncertain item must recur in before promotion (seed 002).")
     max_chars: int = Field(4000, ge=16, description="Longer texts are truncated before storing.")
 
@@ -170,6 +177,10 @@ class RetrievalSection(_Section):
     inferred_weight: float = Field(0.85, ge=0.0, le=1.0, description="Multiplier on fused scores of model-inferred memories.")
     rewrite_vague: bool = Field(True, description="Expand vague queries (上次/那个/that one) with the session's recent topic terms (seed 000).")
     rewrite_terms: int = Field(6, ge=0, description="Topic terms added to a vague query.")
+    constraints_on_recommend: bool = Field(
+        True, description="Recommendation-type queries (推荐/recommend/suggest) also return the user's active "
+        "constraints through the fact route (seed 001: constraints block a scope).",
+    )
     touch_on_hit: bool = Field(True, description="Hits update access_count and last_access_at.")
 
 

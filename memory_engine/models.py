@@ -83,6 +83,7 @@ class MemoryRecord:
     fact_value: Any = None
     terms: tuple[str, ...] = ()
     recurrence: int = 1
+    tokens: int = 0
 
     def to_payload(self) -> dict[str, Any]:
         """Flat JSON payload for the vector store (booleans as 0/1: edge cannot match bools)."""

@@ -1,0 +1,725 @@
+"""The :class:`MemoryEngine` facade: write pipeline, hybrid retrieval, facts,
+forget/erase, citations, all traced with OpenTelemetry spans (TRACES.md).
+
+Write pipeline (SEED_DIGEST section 3)::
+
+    validate owner -> PII redaction -> chit-chat / one-off rejection
+    -> importance + type -> candidate pool (uncertain) -> write threshold
+    -> embed -> fact overwrite | dedup (touch) -> correction supersedes -> store
+
+Retrieval pipeline (SEED_DIGEST section 4)::
+
+    mandatory filter (tenant + user + current + not archived + embedding version)
+    -> vague-query rewrite -> routes: dense, keyword (sparse BM25), recent, fact
+    -> fusion (weighted | five_term | rrf) -> relevance floor -> top_k -> token budget
+
+Any failure inside retrieval returns an empty ``degraded`` result and an error
+span; it never raises to the caller. ``now`` overrides the clock everywhere.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+from opentelemetry.trace import Status, StatusCode
+
+from .config import EngineConfig, FusionStrategy, SupersedeMode
+from .embedding import CachedEmbedder, make_embedder
+from .errors import ValidationError
+from .models import (
+    CandidateExplanation,
+    Hit,
+    MemoryRecord,
+    MemoryStatus,
+    MemoryType,
+    RetrievalResult,
+    Source,
+    WriteOutcome,
+    WriteResult,
+    from_epoch,
+    to_epoch,
+)
+from .observability.tracing import (
+    SPAN_ANSWER,
+    SPAN_FORGET,
+    SPAN_RETRIEVE,
+    SPAN_WRITE,
+    Tracing,
+    ids_hex,
+    parent_context,
+    set_attrs,
+)
+from .retrieve.fusion import Candidate, apply_budget, apply_floor, fuse
+from .store.base import ScoredPayload, StoredPoint, StoreFilter, VectorStore
+from .text import content_terms, count_tokens, identifiers, keyword_coverage, sparse_document, sparse_query
+from .write import rules
+from .write.pii import redact
+
+CITATION = re.compile(r"\[mem-([0-9a-f]{16})\]")
+_VAGUE = re.compile(
+    r"上次|那个|那款|那家|那件|那双|那本|之前|刚才|前面|还记得|\b(that one|last time|the one|earlier|previous|"
+    r"that|it|those|again)\b",
+    re.IGNORECASE,
+)
+_ROLE_SOURCE = {"user": Source.USER_STATED, "assistant": Source.MODEL_INFERRED, "tool": Source.TOOL, "system": Source.USER_STATED}
+
+
+def parse_citations(text: str) -> list[str]:
+    """Memory ids cited as ``[mem-<16 hex>]`` in ``text``, first occurrence order, no repeats."""
+    seen: dict[str, None] = {}
+    for m in CITATION.finditer(text or ""):
+        seen.setdefault(m.group(1), None)
+    return list(seen)
+
+
+def _require_owner(user_id: Any, tenant_id: Any) -> tuple[str, str]:
+    if not isinstance(user_id, str) or not user_id.strip():
+        raise ValidationError("user_id is required: every memory has an owner (seed 004)", field="user_id")
+    if not isinstance(tenant_id, str) or not tenant_id.strip():
+        raise ValidationError("tenant_id must be a non-empty string", field="tenant_id")
+    return user_id, tenant_id
+
+
+class MemoryEngine:
+    """Agent memory on Qdrant.
+
+    ``MemoryEngine(EngineConfig())`` opens the embedded default (a qdrant-edge
+    shard in the workspace, spans into the workspace warehouse);
+    ``MemoryEngine.in_memory()`` keeps nothing after :meth:`close`.
+    ``embedder`` / ``store`` may be injected (a shared embedder lets many
+    engines reuse one embedding cache); ``span_processors`` receive every span.
+    """
+
+    def __init__(
+        self,
+        config: EngineConfig | None = None,
+        *,
+        embedder: CachedEmbedder | None = None,
+        store: VectorStore | None = None,
+        span_processors: Sequence[Any] = (),
+        ephemeral: bool = False,
+    ) -> None:
+        self.config = config or EngineConfig()
+        cfg = self.config
+        self.ephemeral = ephemeral
+        self.embedder = embedder or make_embedder(cfg.embedding)
+        if store is None:
+            from .store.factory import make_store
+
+            store = make_store(cfg.storage, cfg.workspace, ephemeral=ephemeral)
+        self.store = store
+        self.store.ensure_collection(self.embedder.dim)
+        self.tracing = Tracing(cfg.tracing.service_name, span_processors, enabled=cfg.tracing.enabled)
+        self.warehouse = None
+        if not ephemeral and cfg.tracing.enabled and cfg.tracing.warehouse:
+            self._attach_warehouse()
+        if cfg.tracing.otlp_endpoint:
+            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+            from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+            self.tracing.add_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=cfg.tracing.otlp_endpoint)))
+        self._config_hash = cfg.config_hash()
+        self._user_locks: dict[tuple[str, str], threading.Lock] = {}
+        self._locks_guard = threading.Lock()
+        self._closed = False
+
+    @classmethod
+    def in_memory(
+        cls,
+        config: EngineConfig | None = None,
+        *,
+        embedder: CachedEmbedder | None = None,
+        span_processors: Sequence[Any] = (),
+    ) -> MemoryEngine:
+        """An engine whose store lives in a temporary shard removed on close; no warehouse export."""
+        return cls(config, embedder=embedder, span_processors=span_processors, ephemeral=True)
+
+    def _attach_warehouse(self) -> None:
+        try:
+            from .observability.exporter import attach_warehouse_exporter
+        except ImportError:
+            return
+        self.warehouse = attach_warehouse_exporter(self)
+
+    # ------------------------------------------------------------------ utils
+    @property
+    def embedding_version(self) -> str:
+        return self.embedder.version
+
+    @property
+    def config_hash(self) -> str:
+        return self._config_hash
+
+    def _now(self, now: datetime | None) -> float:
+        if now is None:
+            return time.time()
+        if now.tzinfo is None:
+            raise ValidationError("now must be timezone-aware", field="now")
+        return to_epoch(now)
+
+    def _user_lock(self, tenant_id: str, user_id: str) -> threading.Lock:
+        key = (tenant_id, user_id)
+        with self._locks_guard:
+            lock = self._user_locks.get(key)
+            if lock is None:
+                lock = self._user_locks[key] = threading.Lock()
+            return lock
+
+    def _filter(self, tenant_id: str, user_id: str, **kw: Any) -> StoreFilter:
+        kw.setdefault("embedding_version", self.embedding_version)
+        return StoreFilter(tenant_id=tenant_id, user_id=user_id, **kw)
+
+    def _owned(self, p: ScoredPayload, tenant_id: str, user_id: str) -> bool:
+        return p.payload.get("tenant_id") == tenant_id and p.payload.get("user_id") == user_id
+
+    # ------------------------------------------------------------------ write
+    def add(
+        self,
+        text: str,
+        *,
+        user_id: str,
+        tenant_id: str = "default",
+        session_id: str | None = None,
+        role: str = "user",
+        memory_type: str | MemoryType | None = None,
+        metadata: dict[str, Any] | None = None,
+        fact: dict[str, Any] | None = None,
+        now: datetime | None = None,
+        permanent: bool = False,
+    ) -> WriteResult:
+        """Run ``text`` through the write pipeline.
+
+        Returns :class:`WriteResult` with outcome ``stored`` / ``merged`` /
+        ``rejected`` / ``candidate``. Raises :class:`ValidationError` (and
+        stores nothing) for a missing ``user_id``/``tenant_id``, a non-string
+        text, an unknown ``memory_type``/``role`` or a malformed ``fact``
+        (needs ``key`` and ``value``).
+        """
+        user_id, tenant_id = _require_owner(user_id, tenant_id)
+        if not isinstance(text, str):
+            raise ValidationError("text must be a string", field="text")
+        if role not in _ROLE_SOURCE:
+            raise ValidationError(f"role must be one of {sorted(_ROLE_SOURCE)}", field="role")
+        hint = None
+        if memory_type is not None:
+            try:
+                hint = MemoryType(memory_type)
+            except ValueError as e:
+                raise ValidationError(
+                    f"unknown memory_type {memory_type!r}; valid: {', '.join(t.value for t in MemoryType)}", field="memory_type"
+                ) from e
+        if fact is not None:
+            if not isinstance(fact, dict) or not str(fact.get("key", "")).strip() or "value" not in fact:
+                raise ValidationError("fact must be a dict with a non-empty 'key' and a 'value'", field="fact")
+        ts = self._now(now)
+        with self.tracing.tracer.start_as_current_span(SPAN_WRITE) as span:
+            set_attrs(span, {
+                "memory.tenant_id": tenant_id, "memory.user_id": user_id, "memory.session_id": session_id,
+                "memory.config_hash": self._config_hash, "memory.embedding_version": self.embedding_version,
+            })
+            try:
+                with self._user_lock(tenant_id, user_id):
+                    result = self._add(text, user_id, tenant_id, session_id, role, hint, dict(metadata or {}), fact, ts, permanent)
+            except Exception as e:
+                span.record_exception(e)
+                span.set_status(Status(StatusCode.ERROR, str(e)))
+                raise
+            set_attrs(span, {
+                "memory.id": result.memory_id, "memory.type": result.memory_type,
+                "memory.write_outcome": result.outcome, "memory.reject_reason": result.reason or None,
+                "memory.importance": result.importance, "memory.superseded_ids": list(result.superseded_ids) or None,
+                "memory.content": self._span_content,
+            })
+            return result
+
+    _span_content: str | None = None
+
+    def _add(
+        self, text: str, user_id: str, tenant_id: str, session_id: str | None, role: str, hint: MemoryType | None,
+        metadata: dict[str, Any], fact: dict[str, Any] | None, ts: float, permanent: bool,
+    ) -> WriteResult:
+        wcfg = self.config.write
+        self._span_content = None
+        if not self.config.memory.enabled:
+            return WriteResult(WriteOutcome.REJECTED.value, None, "memory_disabled")
+        clean, kinds = text.strip()[: wcfg.max_chars], ()
+        if wcfg.redact_pii:
+            red = redact(clean)
+            clean, kinds = red.text, red.kinds
+        self._span_content = clean
+        reason = rules.reject_reason(clean)
+        if reason and fact is None:
+            return WriteResult(WriteOutcome.REJECTED.value, None, reason, redactions=kinds)
+        sig = rules.signals(clean)
+        imp = rules.importance(clean, sig, wcfg, has_fact=fact is not None)
+        mtype = rules.classify(sig, fact is not None, hint)
+        uncertain = sig.uncertain and fact is None and hint in (None, MemoryType.EPISODIC) and mtype != MemoryType.FACT
+        if hint is None and fact is None and not uncertain and imp < wcfg.threshold:
+            return WriteResult(WriteOutcome.REJECTED.value, None, f"below_threshold:{imp:.2f}", importance=imp,
+                               memory_type=mtype.value, redactions=kinds)
+        vec = self.embedder.embed_documents([clean])[0]
+        terms = tuple(content_terms(clean))
+        base = dict(user_id=user_id, tenant_id=tenant_id, session_id=session_id, role=role, metadata=metadata,
+                    importance=imp, source=_ROLE_SOURCE[role], created_at=ts, updated_at=ts, last_access_at=ts,
+                    embedding_version=self.embedding_version, terms=terms, permanent=permanent,
+                    tokens=count_tokens(clean))
+        if uncertain:
+            return self._add_candidate(clean, vec, base, kinds, ts)
+        superseded: list[str] = []
+        if fact is not None:
+            key = str(fact["key"]).strip().lower()
+            value = fact["value"]
+            old = self._current_fact(tenant_id, user_id, key)
+            if old is not None and old.fact_value == value:
+                self._touch(old, ts, updated=True)
+                return WriteResult(WriteOutcome.MERGED.value, old.id, f"duplicate_fact:{key}", importance=imp,
+                                   memory_type=MemoryType.FACT.value, redactions=kinds)
+            if old is not None:
+                superseded.append(old.id)
+            base.update(fact_key=key, fact_value=value)
+            mtype = MemoryType.FACT
+        else:
+            dup = self._find_duplicate(clean, vec, mtype, tenant_id, user_id)
+            if dup is not None:
+                self._touch(dup, ts, updated=True)
+                return WriteResult(WriteOutcome.MERGED.value, dup.id, f"duplicate_of:{dup.id}", importance=imp,
+                                   memory_type=mtype.value, redactions=kinds)
+            if sig.correction:
+                superseded.extend(self._related_for_correction(clean, vec, terms, tenant_id, user_id))
+        if mtype != MemoryType.FACT and rules.is_constraint(clean, sig):
+            base["metadata"] = {**base["metadata"], "_kind": "constraint"}
+        rec = MemoryRecord(id=self._new_id(), content=clean, memory_type=mtype, status=MemoryStatus.CURRENT,
+                           supersedes=tuple(superseded), **base)
+        self._write([rec], vec[None, :])
+        if superseded:
+            self._supersede(superseded, rec.id, ts)
+        return WriteResult(WriteOutcome.STORED.value, rec.id, "superseded" if superseded else "", tuple(superseded),
+                           importance=imp, memory_type=mtype.value, redactions=kinds)
+
+    def _add_candidate(self, clean: str, vec: np.ndarray, base: dict[str, Any], kinds: tuple[str, ...], ts: float) -> WriteResult:
+        """Candidate pool (seed 002): an uncertain item waits; when it recurs in
+        ``candidate_promote_count`` distinct sessions it is promoted to current."""
+        wcfg = self.config.write
+        flt = self._filter(base["tenant_id"], base["user_id"], statuses=(MemoryStatus.CANDIDATE.value,))
+        for p in self.store.search_dense(vec.tolist(), flt, 3):
+            if self.embedder.rescale(p.score) < wcfg.dedup_similarity:
+                continue
+            old = MemoryRecord.from_payload(p.id, p.payload)
+            sessions = set(old.metadata.get("_sessions", [old.session_id]))
+            sessions.add(base["session_id"])
+            patch: dict[str, Any] = {"recurrence": old.recurrence + 1, "updated_at": ts,
+                                     "metadata": {**old.metadata, "_sessions": sorted(s for s in sessions if s)}}
+            if len(sessions) >= wcfg.candidate_promote_count:
+                patch["status"] = MemoryStatus.CURRENT.value
+                self.store.set_payload([old.id], patch)
+                return WriteResult(WriteOutcome.STORED.value, old.id, "promoted_candidate", importance=old.importance,
+                                   memory_type=old.memory_type.value, redactions=kinds)
+            self.store.set_payload([old.id], patch)
+            return WriteResult(WriteOutcome.CANDIDATE.value, old.id, "candidate_recurred", importance=old.importance,
+                               memory_type=old.memory_type.value, redactions=kinds)
+        meta = {**base.pop("metadata"), "_sessions": [base["session_id"]] if base["session_id"] else []}
+        rec = MemoryRecord(id=self._new_id(), content=clean, memory_type=MemoryType.EPISODIC,
+                           status=MemoryStatus.CANDIDATE, metadata=meta, **base)
+        self._write([rec], vec[None, :])
+        return WriteResult(WriteOutcome.CANDIDATE.value, rec.id, "uncertain", importance=rec.importance,
+                           memory_type=rec.memory_type.value, redactions=kinds)
+
+    def _find_duplicate(self, clean: str, vec: np.ndarray, mtype: MemoryType, tenant_id: str, user_id: str) -> MemoryRecord | None:
+        """Seed 000: cosine >= dedup_similarity with a current memory of the same type
+        -> touch instead of a new record. Compared on the model-rescaled similarity,
+        and only when identifiers and negation agree (normalise-then-match, seed 002):
+        'order A123' never merges into 'order A124', 'I like X' never into 'I don't like X'."""
+        flt = self._filter(tenant_id, user_id, memory_types=(mtype.value,))
+        ids_new = sorted(identifiers(clean))
+        neg_new = rules.polarity(clean)
+        for p in self.store.search_dense(vec.tolist(), flt, 3):
+            if not self._owned(p, tenant_id, user_id):
+                continue
+            old_text = p.payload.get("content", "")
+            exact = rules.normalise(old_text) == rules.normalise(clean)
+            if not exact and self.embedder.rescale(p.score) < self.config.write.dedup_similarity:
+                continue
+            if sorted(identifiers(old_text)) != ids_new or rules.polarity(old_text) != neg_new:
+                continue
+            return MemoryRecord.from_payload(p.id, p.payload)
+        return None
+
+    def _related_for_correction(self, clean: str, vec: np.ndarray, terms: tuple[str, ...], tenant_id: str, user_id: str) -> list[str]:
+        """Older current memories a correction replaces (seed 000, step 4): related by
+        rescaled similarity >= supersede_similarity plus shared content terms, or by a
+        strong similarity alone. Two negations (two constraints) only when strongly similar."""
+        wcfg = self.config.write
+        flt = self._filter(tenant_id, user_id, memory_types=(MemoryType.SEMANTIC.value, MemoryType.EPISODIC.value,
+                                                              MemoryType.PROCEDURAL.value))
+        new_terms = set(terms)
+        neg_new = rules.polarity(clean)
+        out = []
+        for p in self.store.search_dense(vec.tolist(), flt, self.config.retrieval.route_limit):
+            if not self._owned(p, tenant_id, user_id):
+                continue
+            sim = self.embedder.rescale(p.score)
+            if sim < wcfg.supersede_similarity:
+                continue
+            old_terms = set(p.payload.get("terms") or ())
+            overlap = len(new_terms & old_terms) / max(1, min(len(new_terms), len(old_terms)))
+            both_negative = neg_new and rules.polarity(p.payload.get("content", ""))
+            strong = sim >= wcfg.supersede_strong_similarity
+            if both_negative and not (strong and overlap >= wcfg.supersede_keyword_overlap):
+                continue
+            if overlap >= wcfg.supersede_keyword_overlap or strong:
+                out.append(p.id)
+        return out
+
+    def _supersede(self, old_ids: Iterable[str], new_id: str, ts: float) -> None:
+        if self.config.write.supersede_mode == SupersedeMode.PENDING_CONFIRMATION:
+            patch = {"status": MemoryStatus.PENDING_CONFIRMATION.value, "superseded_by": new_id, "updated_at": ts}
+        else:
+            patch = {"status": MemoryStatus.DEPRECATED.value, "superseded_by": new_id, "archived_at": ts,
+                     "archived": 1, "updated_at": ts}
+        self.store.set_payload(list(old_ids), patch)
+
+    def _touch(self, rec: MemoryRecord, ts: float, updated: bool = False) -> None:
+        patch: dict[str, Any] = {"access_count": rec.access_count + 1, "last_access_at": ts}
+        if updated:
+            patch["updated_at"] = ts
+        self.store.set_payload([rec.id], patch)
+
+    def _new_id(self) -> str:
+        return secrets.token_hex(8)
+
+    def _write(self, recs: Sequence[MemoryRecord], vecs: np.ndarray) -> None:
+        pts = [
+            StoredPoint(r.id, v.tolist(), sparse_document(r.terms), r.to_payload())
+            for r, v in zip(recs, vecs, strict=True)
+        ]
+        self.store.upsert(pts)
+
+    def _current_fact(self, tenant_id: str, user_id: str, key: str) -> MemoryRecord | None:
+        flt = self._filter(tenant_id, user_id, fact_key=key, memory_types=(MemoryType.FACT.value,), embedding_version=None)
+        rows = self.store.scroll(flt, limit=1, order_by="created_at", descending=True)
+        return MemoryRecord.from_payload(rows[0].id, rows[0].payload) if rows else None
+
+    # ------------------------------------------------------------------ facts
+    def get_fact(self, key: str, *, user_id: str, tenant_id: str = "default") -> Any:
+        """Current value of structured fact ``key`` for the owner, or None. Exact
+        lookup, never by similarity (seed 001)."""
+        user_id, tenant_id = _require_owner(user_id, tenant_id)
+        rec = self._current_fact(tenant_id, user_id, str(key).strip().lower())
+        return None if rec is None else rec.fact_value
+
+    def fact_history(self, key: str, *, user_id: str, tenant_id: str = "default") -> list[MemoryRecord]:
+        """Every version of a fact (current and superseded), oldest first."""
+        user_id, tenant_id = _require_owner(user_id, tenant_id)
+        flt = StoreFilter(tenant_id=tenant_id, user_id=user_id, fact_key=str(key).strip().lower(), statuses=None,
+                          include_archived=True)
+        rows = self.store.scroll(flt, order_by="created_at", descending=False)
+        return [MemoryRecord.from_payload(r.id, r.payload) for r in rows]
+
+    def facts(self, *, user_id: str, tenant_id: str = "default") -> dict[str, Any]:
+        """All current facts of the owner as {key: value}."""
+        user_id, tenant_id = _require_owner(user_id, tenant_id)
+        flt = StoreFilter(tenant_id=tenant_id, user_id=user_id, memory_types=(MemoryType.FACT.value,))
+        return {r.payload["fact_key"]: r.payload.get("fact_value") for r in self.store.scroll(flt)}
+
+    # ------------------------------------------------------------------ read
+    def memory(self, memory_id: str, *, user_id: str, tenant_id: str = "default") -> MemoryRecord | None:
+        """One record of the owner by id (any status), or None (also for another owner's id)."""
+        user_id, tenant_id = _require_owner(user_id, tenant_id)
+        if not re.fullmatch(r"[0-9a-f]{16}", memory_id or ""):
+            return None
+        rows = self.store.retrieve([memory_id])
+        if not rows or not self._owned(rows[0], tenant_id, user_id):
+            return None
+        return MemoryRecord.from_payload(rows[0].id, rows[0].payload)
+
+    def list_memories(
+        self, *, user_id: str, tenant_id: str = "default", statuses: Sequence[str] | None = None,
+        include_archived: bool = True, memory_types: Sequence[str] | None = None, limit: int | None = None,
+    ) -> list[MemoryRecord]:
+        """The owner's records, newest first (all statuses by default)."""
+        user_id, tenant_id = _require_owner(user_id, tenant_id)
+        flt = StoreFilter(tenant_id=tenant_id, user_id=user_id, statuses=tuple(statuses) if statuses else None,
+                          include_archived=include_archived, memory_types=tuple(memory_types) if memory_types else None)
+        rows = self.store.scroll(flt, limit=limit, order_by="created_at", descending=True)
+        return [MemoryRecord.from_payload(r.id, r.payload) for r in rows]
+
+    def retrieve(
+        self,
+        query: str,
+        *,
+        user_id: str,
+        tenant_id: str = "default",
+        session_id: str | None = None,
+        top_k: int | None = None,
+        now: datetime | None = None,
+        explain: bool = False,
+        memory_types: Sequence[str] | None = None,
+    ) -> RetrievalResult:
+        """Hybrid retrieval for the owner.
+
+        Returns at most ``top_k`` (default ``retrieval.top_k``) hits, best
+        first, within ``retrieval.token_budget`` tokens. ``explain=True``
+        adds a :class:`CandidateExplanation` for every candidate (route ranks
+        and scores, relevance, fused score, dropping stage). A missing
+        ``user_id`` raises ValidationError (seed 004: no owner, no read);
+        every other failure returns ``degraded=True`` with no hits.
+        """
+        user_id, tenant_id = _require_owner(user_id, tenant_id)
+        started = time.perf_counter()
+        rcfg = self.config.retrieval
+        k = top_k if top_k is not None else rcfg.top_k
+        with self.tracing.tracer.start_as_current_span(SPAN_RETRIEVE) as span:
+            trace_id, span_id = ids_hex(span)
+            set_attrs(span, {
+                "memory.tenant_id": tenant_id, "memory.user_id": user_id, "memory.session_id": session_id,
+                "memory.query": (f"sha256:{_sha(query)}" if self.config.tracing.redact_query else query),
+                "memory.top_k": k, "memory.config_hash": self._config_hash,
+                "memory.embedding_version": self.embedding_version, "memory.fusion": rcfg.fusion.value,
+            })
+            base = dict(query=query, user_id=user_id, tenant_id=tenant_id, session_id=session_id,
+                        span_id=span_id, trace_id=trace_id)
+            try:
+                if not self.config.memory.enabled:
+                    hits, expl, rewritten = [], [], None
+                else:
+                    hits, expl, rewritten = self._retrieve(query, user_id, tenant_id, session_id, k, self._now(now),
+                                                           memory_types)
+                degraded, error = False, None
+            except Exception as e:  # degrade, never raise (seed 000)
+                span.record_exception(e)
+                span.set_status(Status(StatusCode.ERROR, f"{type(e).__name__}: {e}"))
+                hits, expl, rewritten, degraded, error = [], [], None, True, f"{type(e).__name__}: {e}"
+            latency = (time.perf_counter() - started) * 1000
+            set_attrs(span, {
+                "memory.retrieved_ids": [h.memory_id for h in hits],
+                "memory.retrieved_scores": [float(h.score) for h in hits],
+                "memory.retrieved_sources": ["+".join(h.sources) for h in hits],
+                "memory.retrieved_contents": [h.content for h in hits],
+                "memory.retrieved_count": len(hits), "memory.degraded": degraded,
+                "memory.rewritten_query": rewritten,
+            })
+            return RetrievalResult(hits=hits, degraded=degraded, latency_ms=latency, rewritten_query=rewritten,
+                                   error=error, explanations=expl if explain else None, **base)
+
+    def _rewrite(self, query: str, q_terms: frozenset[str], tenant_id: str, user_id: str, session_id: str | None) -> str | None:
+        """Seed 000/003: expand a vague query ('上次那个', 'that one') with the
+        session's recent topic terms, taken from the owner's latest memories of that session."""
+        rcfg = self.config.retrieval
+        if not rcfg.rewrite_vague or not session_id or not _VAGUE.search(query):
+            return None
+        flt = self._filter(tenant_id, user_id, session_id=session_id)
+        recent = self.store.scroll(flt, limit=3, order_by="created_at", descending=True)
+        extra: list[str] = []
+        for p in recent:
+            for t in p.payload.get("terms") or ():
+                if t not in q_terms and t not in extra and not t.startswith("["):
+                    extra.append(t)
+        extra = extra[: rcfg.rewrite_terms]
+        return f"{query} {' '.join(extra)}" if extra else None
+
+    def _retrieve(
+        self, query: str, user_id: str, tenant_id: str, session_id: str | None, k: int, ts: float,
+        memory_types: Sequence[str] | None,
+    ) -> tuple[list[Hit], list[CandidateExplanation], str | None]:
+        rcfg = self.config.retrieval
+        q_terms = content_terms(query)
+        rewritten = self._rewrite(query, q_terms, tenant_id, user_id, session_id)
+        text = rewritten or query
+        if rewritten:
+            q_terms = content_terms(rewritten)
+        qvec = self.embedder.embed_query(text)
+        flt = self._filter(tenant_id, user_id, memory_types=tuple(memory_types) if memory_types else None)
+        lim = rcfg.route_limit
+        routes: dict[str, list[ScoredPayload]] = {"vector": self.store.search_dense(qvec.tolist(), flt, lim)}
+        if q_terms:
+            routes["keyword"] = self.store.search_sparse(sparse_query(q_terms), flt, lim)
+        if rcfg.recent_limit:
+            routes["recent"] = self.store.scroll(flt, limit=rcfg.recent_limit, order_by="last_access_at", descending=True)
+        routes["fact"] = self._fact_route(q_terms, tenant_id, user_id, memory_types)
+        if rcfg.constraints_on_recommend and rules.RECOMMEND_INTENT.search(query):
+            # seed 001: explicit constraints are checked first on every recommendation request
+            cflt = self._filter(tenant_id, user_id, metadata={"_kind": "constraint"})
+            routes["fact"] += [ScoredPayload(p.id, 1.0, p.payload) for p in self.store.scroll(cflt, limit=lim)]
+        payloads: dict[str, dict[str, Any]] = {}
+        ranks: dict[str, dict[str, int]] = {}
+        scores: dict[str, dict[str, float]] = {}
+        for route, rows in routes.items():
+            for i, p in enumerate(rows, start=1):
+                if not self._owned(p, tenant_id, user_id):  # defence in depth: the filter already isolates
+                    continue
+                payloads[p.id] = p.payload
+                ranks.setdefault(p.id, {})[route] = i
+                scores.setdefault(p.id, {})[route] = float(p.score)
+        sims = {mid: s["vector"] for mid, s in scores.items() if "vector" in s}
+        missing = [mid for mid in payloads if mid not in sims]
+        if missing:
+            for p in self.store.retrieve(missing, with_vectors=True):
+                if p.dense is not None:
+                    sims[p.id] = float(np.dot(np.asarray(p.dense, dtype=np.float32), qvec))
+        fact_ids = {p.id for p in routes["fact"]}
+        cands = [self._candidate(mid, pl, sims.get(mid, 0.0), q_terms, ranks[mid], scores[mid], mid in fact_ids,
+                                 session_id, ts)
+                 for mid, pl in payloads.items()]
+        fused = fuse(cands, rcfg.fusion.value, self._fusion_params())
+        kept, below = apply_floor(fused, rcfg.floor)
+        final, over_k, over_budget = apply_budget(kept, k, rcfg.token_budget)
+        hits = []
+        for c in final:
+            pl = payloads[c.memory_id]
+            hits.append(Hit(memory_id=c.memory_id, content=pl["content"], score=round(c.fused, 6),
+                            sources=tuple(r for r in ("vector", "keyword", "recent", "fact") if r in c.route_ranks),
+                            memory_type=pl["memory_type"], created_at=from_epoch(pl["created_at"]) or datetime.now(UTC),
+                            importance=float(pl.get("importance", 0.5)), relevance=round(c.relevance, 6),
+                            metadata=dict(pl.get("metadata") or {})))
+        if rcfg.touch_on_hit:
+            for c in final:
+                pl = payloads[c.memory_id]
+                self.store.set_payload([c.memory_id], {"access_count": int(pl.get("access_count", 0)) + 1,
+                                                       "last_access_at": ts})
+        stage = {c.memory_id: "floor" for c in below} | {c.memory_id: "top_k" for c in over_k} | {
+            c.memory_id: "token_budget" for c in over_budget}
+        rank_of = {c.memory_id: i for i, c in enumerate(final, start=1)}
+        expl = [CandidateExplanation(c.memory_id, dict(c.route_ranks), dict(c.route_scores), round(c.relevance, 6),
+                                     round(c.fused, 6), rank_of.get(c.memory_id), stage.get(c.memory_id))
+                for c in fused]
+        return hits, expl, rewritten
+
+    def _fact_route(self, q_terms: frozenset[str], tenant_id: str, user_id: str, memory_types: Sequence[str] | None) -> list[ScoredPayload]:
+        """Structured facts whose key parts or value match a query term (seed 001: exact, not by vector)."""
+        if not q_terms or (memory_types and MemoryType.FACT.value not in memory_types):
+            return []
+        flt = self._filter(tenant_id, user_id, memory_types=(MemoryType.FACT.value,), embedding_version=None)
+        out = []
+        for p in self.store.scroll(flt, limit=200):
+            key = str(p.payload.get("fact_key") or "")
+            parts = set(re.split(r"[._\-\s/]+", key.lower())) | content_terms(key.replace(".", " "))
+            parts |= content_terms(str(p.payload.get("fact_value")))
+            if q_terms & parts:
+                out.append(ScoredPayload(p.id, 1.0, p.payload))
+        return out
+
+    def _candidate(
+        self, mid: str, pl: dict[str, Any], cos: float, q_terms: frozenset[str], ranks: dict[str, int],
+        scores: dict[str, float], fact_hit: bool, session_id: str | None, ts: float,
+    ) -> Candidate:
+        rcfg = self.config.retrieval
+        mtype = pl.get("memory_type", "episodic")
+        meta = pl.get("metadata") or {}
+        checks = []
+        if session_id:
+            checks.append(1.0 if pl.get("session_id") == session_id else 0.0)
+        topic = meta.get("topic")
+        if topic:
+            checks.append(1.0 if content_terms(str(topic).replace("_", " ")) & q_terms else 0.0)
+        src = pl.get("source", "user_stated")
+        return Candidate(
+            memory_id=mid,
+            similarity=self.embedder.rescale(cos),
+            coverage=keyword_coverage(q_terms, pl.get("terms") or ()),
+            fact_match=1.0 if fact_hit else 0.0,
+            metadata_match=sum(checks) / len(checks) if checks else 0.0,
+            importance=float(pl.get("importance", 0.5)),
+            age_seconds=max(0.0, ts - float(pl.get("updated_at") or pl.get("created_at") or ts)),
+            half_life_days=getattr(rcfg.half_life_days, mtype, None),
+            route_ranks=ranks,
+            route_scores=scores,
+            source_weight=rcfg.inferred_weight if src == Source.MODEL_INFERRED.value else rcfg.user_stated_weight,
+            tokens=int(pl.get("tokens") or 0),
+        )
+
+    def _fusion_params(self) -> dict[str, float]:
+        r = self.config.retrieval
+        if r.fusion == FusionStrategy.WEIGHTED:
+            return {"similarity": r.weights.similarity, "recency": r.weights.recency,
+                    "importance": r.weights.importance, "tau_days": r.tau_days}
+        if r.fusion == FusionStrategy.FIVE_TERM:
+            w = r.five_term_weights
+            return {"vector": w.vector, "keyword": w.keyword, "metadata": w.metadata, "time": w.time,
+                    "importance": w.importance}
+        rw = r.route_weights
+        return {"k": r.rrf_k, "route.vector": rw.vector, "route.keyword": rw.keyword, "route.recent": rw.recent,
+                "route.fact": rw.fact}
+
+    # ------------------------------------------------------------------ context & citations
+    def context_block(self, res: RetrievalResult) -> str:
+        """Prompt block, one ``[mem-<id>] content`` line per hit (seed 000), so answers can cite ids."""
+        return "\n".join(f"[mem-{h.memory_id}] {h.content}" for h in res.hits)
+
+    def record_answer(self, res: RetrievalResult, answer_text: str) -> list[str]:
+        """Parse ``[mem-<id>]`` citations in an answer, emit a ``memory.answer`` span
+        linked to the retrieval (same trace, ``memory.retrieve_span_id``) and
+        return the cited ids in order of first citation."""
+        cited = parse_citations(answer_text)
+        ctx = parent_context(res.trace_id, res.span_id)
+        with self.tracing.tracer.start_as_current_span(SPAN_ANSWER, context=ctx) as span:
+            set_attrs(span, {
+                "memory.tenant_id": res.tenant_id, "memory.user_id": res.user_id, "memory.session_id": res.session_id,
+                "memory.cited_ids": cited, "memory.retrieve_span_id": res.span_id, "memory.answer_text": answer_text,
+                "memory.config_hash": self._config_hash,
+            })
+        return cited
+
+    # ------------------------------------------------------------------ forget
+    def forget(self, memory_id: str, *, user_id: str, tenant_id: str = "default") -> bool:
+        """Delete one of the owner's memories; False when it does not exist or belongs to someone else."""
+        user_id, tenant_id = _require_owner(user_id, tenant_id)
+        with self.tracing.tracer.start_as_current_span(SPAN_FORGET) as span:
+            set_attrs(span, {"memory.tenant_id": tenant_id, "memory.user_id": user_id, "memory.id": memory_id})
+            rec = self.memory(memory_id, user_id=user_id, tenant_id=tenant_id)
+            if rec is None:
+                span.set_attribute("memory.forgotten_count", 0)
+                return False
+            self.store.delete([memory_id])
+            set_attrs(span, {"memory.type": rec.memory_type.value, "memory.forgotten_count": 1})
+            return True
+
+    def erase_user(self, user_id: str, *, tenant_id: str = "default") -> int:
+        """Remove every record of the owner (all statuses, archived, every embedding
+        version) from the store (seed 002: GDPR-style erase). Returns the count removed."""
+        user_id, tenant_id = _require_owner(user_id, tenant_id)
+        with self.tracing.tracer.start_as_current_span(SPAN_FORGET) as span:
+            flt = StoreFilter(tenant_id=tenant_id, user_id=user_id, statuses=None, include_archived=True)
+            ids = [p.id for p in self.store.scroll(flt)]
+            if ids:
+                self.store.delete(ids)
+            set_attrs(span, {"memory.tenant_id": tenant_id, "memory.user_id": user_id, "memory.erase": True,
+                             "memory.forgotten_count": len(ids)})
+            return len(ids)
+
+    # ------------------------------------------------------------------ lifecycle
+    def flush(self) -> None:
+        self.store.flush()
+        self.tracing.force_flush()
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self.tracing.force_flush()
+            self.tracing.shutdown()
+        finally:
+            self.store.close()
+
+    def __enter__(self) -> MemoryEngine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _sha(s: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(s.encode()).hexdigest()[:16]
+
+
+__all__ = ["MemoryEngine", "parse_citations", "replace"]

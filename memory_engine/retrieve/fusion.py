@@ -1,0 +1,157 @@
+"""Fusion formulas, floor and token budget: pure functions (no I/O, no clock).
+
+Three strategies, all selectable and tunable (SEED_DIGEST section 4):
+
+* weighted (seed 000): ``w_s*sim + w_r*exp(-dt/tau) + w_i*importance`` with
+  0.5 / 0.3 / 0.2 and tau = 7 days;
+* five-term (seed 002): ``0.4*vector + 0.2*keyword_coverage + 0.1*metadata
+  + 0.2*exp(-days*ln2/half_life) + 0.1*importance``, half-life by memory type
+  (episodic 30 d, semantic 90 d, procedural/fact: no decay -> 1.0);
+* RRF (seed 002/004; Cormack et al. 2009): ``sum_r w_r / (k + rank_r)`` with
+  k = 60; k damps the advantage of first places so that agreement between
+  routes matters more than a single top rank.
+
+Time arithmetic uses seconds; ``now`` is always passed in.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+
+DAY = 86_400.0
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """Everything fusion needs about one memory.
+
+    ``similarity``: rescaled dense similarity in [0, 1]; ``coverage``: query
+    keyword coverage in [0, 1]; ``fact_match``: 1.0 when the fact route matched;
+    ``metadata_match`` in [0, 1]; ``age_seconds`` >= 0 since the memory was
+    written/updated; ``half_life_days``: None = no decay; ``route_ranks``:
+    1-based rank per route that returned it; ``source_weight`` multiplies the
+    fused score (user-stated > model-inferred, seed 004).
+    """
+
+    memory_id: str
+    similarity: float = 0.0
+    coverage: float = 0.0
+    fact_match: float = 0.0
+    metadata_match: float = 0.0
+    importance: float = 0.5
+    age_seconds: float = 0.0
+    half_life_days: float | None = None
+    route_ranks: Mapping[str, int] = field(default_factory=dict)
+    route_scores: Mapping[str, float] = field(default_factory=dict)
+    source_weight: float = 1.0
+    tokens: int = 0
+    fused: float = 0.0
+
+    @property
+    def relevance(self) -> float:
+        """What the relevance floor is compared with: the strongest evidence that
+        the memory is about the query (dense similarity, keyword coverage or an
+        exact fact match), independent of recency and importance."""
+        return max(self.similarity, self.coverage, self.fact_match)
+
+
+def recency(age_seconds: float, tau_days: float) -> float:
+    """exp(-dt / tau), dt and tau in days (seed 000). 1.0 at age 0, e^-1 at age tau."""
+    if tau_days <= 0:
+        raise ValueError("tau_days must be > 0")
+    return math.exp(-max(0.0, age_seconds) / (tau_days * DAY))
+
+
+def half_life_weight(age_seconds: float, half_life_days: float | None) -> float:
+    """exp(-ln2 * days / half_life): 0.5 after one half-life; 1.0 when half_life is None (no decay, seed 002)."""
+    if half_life_days is None:
+        return 1.0
+    if half_life_days <= 0:
+        raise ValueError("half_life_days must be > 0 or None")
+    return math.exp(-math.log(2) * max(0.0, age_seconds) / (half_life_days * DAY))
+
+
+def weighted_score(c: Candidate, w_similarity: float, w_recency: float, w_importance: float, tau_days: float) -> float:
+    """Seed 000: w_s*sim + w_r*recency + w_i*importance (defaults 0.5/0.3/0.2, tau 7 d)."""
+    return w_similarity * c.similarity + w_recency * recency(c.age_seconds, tau_days) + w_importance * c.importance
+
+
+def five_term_score(
+    c: Candidate, w_vector: float, w_keyword: float, w_metadata: float, w_time: float, w_importance: float
+) -> float:
+    """Seed 002: 0.4*vector + 0.2*keyword + 0.1*metadata + 0.2*time + 0.1*importance."""
+    return (
+        w_vector * c.similarity
+        + w_keyword * c.coverage
+        + w_metadata * c.metadata_match
+        + w_time * half_life_weight(c.age_seconds, c.half_life_days)
+        + w_importance * c.importance
+    )
+
+
+def rrf_score(route_ranks: Mapping[str, int], k: float, route_weights: Mapping[str, float] | None = None) -> float:
+    """sum over routes of w_r / (k + rank_r), rank 1-based (Cormack, Clarke & Buettcher 2009; k = 60)."""
+    w = route_weights or {}
+    return sum(w.get(r, 1.0) / (k + rank) for r, rank in route_ranks.items())
+
+
+def rank_lists(route_lists: Mapping[str, Iterable[str]]) -> dict[str, dict[str, int]]:
+    """{route: [ids best first]} -> {id: {route: 1-based rank}}."""
+    out: dict[str, dict[str, int]] = {}
+    for route, ids in route_lists.items():
+        for i, mid in enumerate(ids, start=1):
+            out.setdefault(mid, {}).setdefault(route, i)
+    return out
+
+
+def fuse(candidates: Iterable[Candidate], strategy: str, params: Mapping[str, float]) -> list[Candidate]:
+    """Score every candidate with the strategy and return new candidates
+    (inputs untouched) sorted by fused score, ties by memory id.
+
+    ``params`` keys: weighted -> similarity, recency, importance, tau_days;
+    five_term -> vector, keyword, metadata, time, importance;
+    rrf -> k and optional ``route.<name>`` weights.
+    """
+    out = []
+    for c in candidates:
+        if strategy == "weighted":
+            s = weighted_score(c, params["similarity"], params["recency"], params["importance"], params["tau_days"])
+        elif strategy == "five_term":
+            s = five_term_score(c, params["vector"], params["keyword"], params["metadata"], params["time"], params["importance"])
+        elif strategy == "rrf":
+            rw = {k.split(".", 1)[1]: v for k, v in params.items() if k.startswith("route.")}
+            s = rrf_score(c.route_ranks, params["k"], rw)
+        else:
+            raise ValueError(f"unknown fusion strategy {strategy!r}; valid: weighted, five_term, rrf")
+        out.append(replace(c, fused=s * c.source_weight))
+    out.sort(key=lambda c: (-c.fused, c.memory_id))
+    return out
+
+
+def apply_floor(ranked: list[Candidate], floor: float) -> tuple[list[Candidate], list[Candidate]]:
+    """Split into (kept, dropped) by ``relevance >= floor`` (seed 002: 0.45; 0.3 let noise in)."""
+    kept = [c for c in ranked if c.relevance >= floor]
+    dropped = [c for c in ranked if c.relevance < floor]
+    return kept, dropped
+
+
+def apply_budget(ranked: list[Candidate], top_k: int, token_budget: int) -> tuple[list[Candidate], list[Candidate], list[Candidate]]:
+    """Take at most ``top_k`` in order while the summed ``tokens`` stay within
+    ``token_budget`` (seed 003: 1000..1500 tokens of memory). A memory that
+    does not fit is skipped and smaller later ones may still fit.
+    Returns (kept, dropped_by_top_k, dropped_by_budget)."""
+    kept: list[Candidate] = []
+    over_k: list[Candidate] = []
+    over_budget: list[Candidate] = []
+    used = 0
+    for c in ranked:
+        if len(kept) >= top_k:
+            over_k.append(c)
+        elif used + c.tokens > token_budget:
+            over_budget.append(c)
+        else:
+            kept.append(c)
+            used += c.tokens
+    return kept, over_k, over_budget

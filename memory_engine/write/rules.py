@@ -1,0 +1,178 @@
+"""Rule-based write decisions: chit-chat / one-off command rejection, marker
+detection, importance scoring and memory-type classification.
+
+Seed 000 says these need no model: keywords and regular expressions, in
+Chinese and English. All functions are pure.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..config import WriteSection
+from ..models import MemoryType
+
+_PUNCT = re.compile(r"[\s\W_]+", re.UNICODE)
+
+CHIT_CHAT = frozenset(
+    """ok okay k kk yes no yep nope sure thanks thank you thx ty cool nice great good fine alright hi hello hey bye
+    goodbye lol haha hmm yeah right got it noted sounds good good morning good night np welcome""".split()
+) | frozenset(
+    {"thank you", "got it", "sounds good", "good morning", "good night", "see you", "no problem", "you're welcome",
+     "好", "好的", "好吧", "嗯", "嗯嗯", "哦", "哦哦", "谢谢", "谢谢你", "多谢", "感谢", "哈哈", "哈哈哈", "呵呵", "可以",
+     "行", "行吧", "收到", "明白", "明白了", "知道了", "好嘞", "没问题", "你好", "您好", "早上好", "晚安", "再见", "拜拜",
+     "对", "是的", "不错", "厉害", "牛", "ok的", "好滴", "了解"}
+)
+
+_ONE_OFF = [
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        r"^(please\s+)?(check|tell me|what'?s|what is|show me)\s+(the\s+)?(today'?s\s+)?(weather|time|date)\b",
+        r"^(please\s+)?(set|start)\s+(a\s+|an\s+)?(timer|alarm|reminder)\b",
+        r"^(please\s+)?(what time is it|what day is it)",
+        r"^(please\s+)?(turn|switch)\s+(on|off)\s+the\b",
+        r"^(please\s+)?(translate|calculate|convert)\b.{0,40}$",
+        r"^(帮我|请|麻烦)?(查|看|搜)(一下|下)?(今天|明天|现在)?的?(天气|时间|日期|几点)",
+        r"^(帮我|请)?(定|设|设置)(一个|个)?(闹钟|计时器|定时器|提醒)",
+        r"^(现在|今天)(几点|星期几|周几|几号)",
+        r"^(帮我|请)?(翻译|计算|算一下|换算)",
+        r"^(帮我|请)?(打开|关闭|关掉)(一下)?(灯|空调|音乐)",
+    )
+]
+
+PREFERENCE = re.compile(
+    r"偏好|喜欢|不喜欢|讨厌|爱吃|爱喝|不要|别给我|别再|不想|习惯|一般用|总是|从不|默认|过敏|忌口|"
+    r"\b(prefer|preferred|preference|like|likes|love|loves|hate|hates|dislike|don'?t|do not|never|always|"
+    r"favou?rite|allergic|usually|default)\b",
+    re.IGNORECASE,
+)
+DECISION = re.compile(
+    r"结论|决定|确认|定了|敲定|选定|同意|\b(decided|decision|confirmed|confirm|agreed|settled|chose|chosen)\b",
+    re.IGNORECASE,
+)
+CORRECTION = re.compile(
+    r"不要|不喜欢|取消|改为|改成|更正|不再|换成|改用|其实是|应该是|搞错|不对|"
+    r"\b(don'?t|do not|no longer|not anymore|instead|change to|changed to|switch(ed)? to|actually|correction|"
+    r"cancel|cancelled|canceled|stop)\b",
+    re.IGNORECASE,
+)
+NEGATION = re.compile(r"不|没|别|无|非|\b(not|no|never|don'?t|doesn'?t|didn'?t|won'?t|isn'?t|cannot|can'?t)\b", re.IGNORECASE)
+UNCERTAIN = re.compile(
+    r"也许|可能|大概|或许|好像|估计|不确定|说不定|要不|试试|是不是|吗[？?]?$|呢[？?]?$|[？?]\s*$|"
+    r"\b(maybe|perhaps|might|possibly|probably|i guess|i think|not sure|wonder|should i|what if)\b",
+    re.IGNORECASE,
+)
+PROCEDURAL = re.compile(
+    r"步骤|流程|第一步|先.+再|每次.+都|规则|操作方法|\b(step \d|steps|workflow|procedure|always (run|do|use)|"
+    r"first .+ then|how to)\b",
+    re.IGNORECASE,
+)
+FACTUAL = re.compile(
+    r"我是|我叫|我住|我在.+(工作|上班|读书)|我的.+是|我有|我家|生日|地址|电话|年级|岁|"
+    r"\b(i am|i'm|my name|i live|i work|my .+ is|my .+ are|i have|birthday|address|years old|grade)\b",
+    re.IGNORECASE,
+)
+IDENTIFIER = re.compile(r"(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9_-]{3,}|\d{5,}|尾号\d{3,}|v\d+\.\d+")
+
+
+def normalise(text: str) -> str:
+    """Lower-case, punctuation and spaces removed: the form chit-chat and dedup compare."""
+    return _PUNCT.sub("", text.lower())
+
+
+def reject_reason(text: str) -> str | None:
+    """``chit_chat``, ``one_off_command``, ``empty`` or None (keep)."""
+    stripped = text.strip()
+    if not normalise(stripped):
+        return "empty"
+    low = re.sub(r"[\s!！。.,，~～?？]+$", "", stripped.lower()).strip()
+    if low in CHIT_CHAT or normalise(low) in {normalise(c) for c in CHIT_CHAT}:
+        return "chit_chat"
+    for rx in _ONE_OFF:
+        if rx.search(stripped):
+            return "one_off_command"
+    return None
+
+
+@dataclass(frozen=True)
+class Signals:
+    """Which rule markers a text carries."""
+
+    preference: bool
+    decision: bool
+    correction: bool
+    uncertain: bool
+    procedural: bool
+    factual: bool
+    identifier: bool
+
+
+def signals(text: str) -> Signals:
+    return Signals(
+        preference=bool(PREFERENCE.search(text)),
+        decision=bool(DECISION.search(text)),
+        correction=bool(CORRECTION.search(text)),
+        uncertain=bool(UNCERTAIN.search(text.strip())),
+        procedural=bool(PROCEDURAL.search(text)),
+        factual=bool(FACTUAL.search(text)),
+        identifier=bool(IDENTIFIER.search(text)),
+    )
+
+
+def importance(text: str, sig: Signals, cfg: WriteSection, has_fact: bool = False) -> float:
+    """Importance in [0, 1] (seed 000, section 'write pipeline'):
+
+    base 0.5; +fact_bonus (0.3) for a structured fact or factual statement;
+    +preference_bonus (0.3) for preference/constraint markers;
+    +decision_bonus (0.2) for decision markers; +identifier_bonus (0.1) for
+    identifiers; -short_penalty (0.3) below short_length (4) characters;
+    -uncertainty_penalty (0.2) for questions/guesses/hedges (seed 002); clipped.
+    """
+    s = cfg.importance_base
+    if has_fact or sig.factual:
+        s += cfg.fact_bonus
+    if sig.preference:
+        s += cfg.preference_bonus
+    if sig.decision:
+        s += cfg.decision_bonus
+    if sig.identifier:
+        s += cfg.identifier_bonus
+    if len(text.strip()) < cfg.short_length:
+        s -= cfg.short_penalty
+    if sig.uncertain:
+        s -= cfg.uncertainty_penalty
+    return round(min(1.0, max(0.0, s)), 4)
+
+
+def classify(sig: Signals, has_fact: bool, hint: MemoryType | None) -> MemoryType:
+    """Memory type: the caller's hint wins; facts -> fact; rules/workflows ->
+    procedural; preferences, decisions, factual statements -> semantic
+    (only certain statements, seed 002); everything else -> episodic."""
+    if hint is not None:
+        return hint
+    if has_fact:
+        return MemoryType.FACT
+    if sig.procedural and not sig.uncertain:
+        return MemoryType.PROCEDURAL
+    if (sig.preference or sig.decision or sig.factual) and not sig.uncertain:
+        return MemoryType.SEMANTIC
+    return MemoryType.EPISODIC
+
+
+RECOMMEND_INTENT = re.compile(
+    r"推荐|建议|推一下|有什么(好|新|值得)|有啥|适合我|\b(recommend|recommendation|suggest|suggestion|any (new|good)|"
+    r"what should i|ideas for|what to (watch|read|play|buy|eat|learn))",
+    re.IGNORECASE,
+)
+
+
+def is_constraint(text: str, sig: Signals) -> bool:
+    """A negated preference ('don't recommend games', '别给我推游戏') is a constraint: it
+    blocks a scope for every later recommendation (seed 001 keeps constraints apart from preferences)."""
+    return sig.preference and polarity(text) and not sig.uncertain
+
+
+def polarity(text: str) -> bool:
+    """True when the text carries a negation (used so 'I like X' and 'I don't like X' never merge)."""
+    return bool(NEGATION.search(text))
