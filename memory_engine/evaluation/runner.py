@@ -1,0 +1,500 @@
+"""Replay runner: golden cases through the real engine, under a simulated clock.
+
+Each case gets its own in-memory engine (``MemoryEngine.in_memory``): nothing
+leaks between cases. Events go through the normal ``add()`` with
+``now=<event time>``, queries through the normal ``retrieve(..., explain=True)``
+with ``now=<query time>``; no evaluation-only shortcuts. Labels map to the
+real memory ids the writes return (a ``merged`` event maps to the id it merged
+into). One embedder instance (``memory_engine.embedding.make_embedder``) is
+shared by every case's engine, so each distinct text is embedded once per
+embedding version for the whole process.
+
+The result is an :class:`EvalRun` of frozen dataclasses: per query the
+assertions, the rank of every relevant label, rank metrics, latency and a
+why-not :class:`Miss` for every relevant label that was not returned; per case
+the write outcomes and supersession judgements.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import time
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from ..config import EngineConfig
+from ..models import to_epoch
+from .metrics import rank_metrics, ranks_of
+from .suite import Case, Event, Query, ResolvedSuite
+
+#: Extra recall cutoffs reported next to recall@k when the query's top_k reaches them.
+DEFAULT_CUTOFFS: tuple[int, ...] = (1, 5, 10)
+
+
+class MissKind(StrEnum):
+    """Why a relevant label was not in the top_k."""
+
+    NEVER_STORED = "never_stored"
+    FILTERED = "filtered"
+    BELOW_FLOOR = "below_floor"
+    OUTRANKED = "outranked"
+    NOT_CANDIDATE = "not_candidate"
+    UNEXPLAINED = "unexplained"
+
+
+@dataclass(frozen=True)
+class Miss:
+    """Why-not for one missed relevant label; ``detail`` is a human sentence."""
+
+    label: str
+    kind: MissKind
+    detail: str
+    write_outcome: str | None = None
+    fused_score: float | None = None
+    relevance: float | None = None
+    route_ranks: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Assertion:
+    """One checked expectation (``relevant``, ``irrelevant``, ``empty``, ``fact``, ``not_contains``)."""
+
+    name: str
+    passed: bool
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    """One returned hit: 1-based rank, the case labels mapped to its id, content and fused score."""
+
+    rank: int
+    memory_id: str
+    labels: tuple[str, ...]
+    content: str
+    score: float
+    sources: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    """Outcome of one query. Metric fields are ``None`` when the query has no relevant labels.
+
+    ``k`` is the top_k used; ``recall_at`` maps extra cutoffs (<= k) to recall;
+    ``latency_ms`` is the engine's retrieval latency in milliseconds.
+    """
+
+    suite: str
+    case_id: str
+    query_id: str
+    category: str
+    lang: str
+    tags: tuple[str, ...]
+    must_pass: bool
+    text: str
+    k: int
+    passed: bool
+    assertions: tuple[Assertion, ...]
+    relevant: dict[str, float]
+    relevant_ranks: dict[str, int | None]
+    retrieved: tuple[Retrieved, ...]
+    hit: float | None
+    recall: float | None
+    rr: float | None
+    ndcg: float | None
+    recall_at: dict[int, float | None]
+    latency_ms: float
+    irrelevant_violations: tuple[str, ...]
+    leaks: tuple[str, ...]
+    misses: tuple[Miss, ...]
+    degraded: bool = False
+    error: str | None = None
+    answer: str | None = None
+
+    @property
+    def key(self) -> str:
+        """Stable id across runs: ``suite/case/query``."""
+        return f"{self.suite}/{self.case_id}/{self.query_id}"
+
+    def scores(self) -> dict[str, float | None]:
+        """Per-query numbers under their report names (``recall@k``, ``mrr``...)."""
+        out: dict[str, float | None] = {
+            "pass": 1.0 if self.passed else 0.0,
+            "hit@k": self.hit,
+            "recall@k": self.recall,
+            "mrr": self.rr,
+            "ndcg@k": self.ndcg,
+        }
+        for c, v in self.recall_at.items():
+            out[f"recall@{c}"] = v
+        return out
+
+
+@dataclass(frozen=True)
+class WriteRecord:
+    """One replayed event: the write outcome and what was expected of it.
+
+    ``supersession`` lists ``(superseded_label, verdict)`` with verdict
+    ``right``/``wrong``/``unjudged``; ``duplicate`` marks a stored event that
+    repeats an earlier stored text of the case or was expected to merge.
+    """
+
+    label: str
+    outcome: str
+    memory_id: str | None
+    reason: str
+    expected: str | None
+    superseded: tuple[str, ...]
+    supersession: tuple[tuple[str, str], ...]
+    missed_supersessions: tuple[str, ...]
+    duplicate: bool
+
+    @property
+    def expectation_ok(self) -> bool | None:
+        return None if self.expected is None else self.expected == self.outcome
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    suite: str
+    case_id: str
+    category: str
+    lang: str
+    tags: tuple[str, ...]
+    must_pass: bool
+    writes: tuple[WriteRecord, ...]
+    queries: tuple[QueryResult, ...]
+    error: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        """All queries pass and every ``expect_write`` holds."""
+        return (
+            self.error is None
+            and all(q.passed for q in self.queries)
+            and all(w.expectation_ok is not False for w in self.writes)
+        )
+
+
+@dataclass(frozen=True)
+class EvalRun:
+    """A whole evaluation run. Times are aware datetimes (UTC wall clock of the run itself)."""
+
+    run_id: str
+    started_at: datetime
+    finished_at: datetime
+    config: dict[str, Any]
+    config_hash: str
+    git_commit: str | None
+    suites: tuple[tuple[str, str], ...]  # (name, path)
+    cases: tuple[CaseResult, ...]
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def queries(self) -> list[QueryResult]:
+        return [q for c in self.cases for q in c.queries]
+
+    @property
+    def duration_s(self) -> float:
+        return (self.finished_at - self.started_at).total_seconds()
+
+
+def git_commit(cwd: str | Path | None = None) -> str | None:
+    """HEAD commit of the repository at ``cwd`` (None outside git)."""
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=5, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+EngineFactory = Callable[[EngineConfig], Any]
+
+
+def default_engine_factory(cfg: EngineConfig) -> Any:
+    """``MemoryEngine.in_memory`` sharing the process-wide cached embedder of ``cfg.embedding``."""
+    from ..embedding import make_embedder
+    from ..engine import MemoryEngine
+
+    return MemoryEngine.in_memory(config=cfg, embedder=make_embedder(cfg.embedding))
+
+
+def _fmt_routes(ranks: dict[str, int], scores: dict[str, float]) -> str:
+    if not ranks:
+        return "no route"
+    return ", ".join(
+        f"{r} #{ranks[r]}" + (f" ({scores[r]:.3f})" if r in scores else "") for r in sorted(ranks, key=ranks.get)
+    )
+
+
+class _Replay:
+    """State of one case's replay: label <-> id maps and write outcomes."""
+
+    def __init__(self, case: Case) -> None:
+        self.case = case
+        self.label_id: dict[str, str | None] = {}
+        self.writes: dict[str, Any] = {}
+        self.events: dict[str, Event] = {e.label: e for e in case.events}
+
+    def labels_of(self, memory_id: str) -> tuple[str, ...]:
+        return tuple(lab for lab, mid in self.label_id.items() if mid == memory_id)
+
+
+def _judge_supersession(case: Case, ev: Event, superseded: tuple[str, ...]) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
+    if ev.expect_supersedes is not None:
+        exp = set(ev.expect_supersedes)
+        verdicts = tuple((lab, "right" if lab in exp else "wrong") for lab in superseded)
+        return verdicts, tuple(sorted(exp - set(superseded)))
+    relevant = {lab for q in case.queries for lab in q.relevant}
+    irrelevant = {lab for q in case.queries for lab in q.irrelevant}
+    out = []
+    for lab in superseded:
+        if lab in relevant:
+            out.append((lab, "wrong"))
+        elif lab in irrelevant:
+            out.append((lab, "right"))
+        else:
+            out.append((lab, "unjudged"))
+    return tuple(out), ()
+
+
+def _norm_text(s: str) -> str:
+    return " ".join(s.split()).casefold()
+
+
+def _replay_events(engine: Any, rp: _Replay) -> list[WriteRecord]:
+    records: list[WriteRecord] = []
+    stored_texts: set[str] = set()
+    for ev in rp.case.events:
+        fact = {"key": ev.fact[0], "value": ev.fact[1]} if ev.fact else None
+        wr = engine.add(
+            ev.text,
+            user_id=ev.user,
+            tenant_id=ev.tenant,
+            session_id=ev.session,
+            role=ev.role,
+            memory_type=ev.memory_type,
+            metadata=ev.metadata,
+            fact=fact,
+            now=ev.at,
+        )
+        rp.writes[ev.label] = wr
+        rp.label_id[ev.label] = wr.memory_id if wr.outcome != "rejected" else None
+        sup_labels: list[str] = []
+        for sid in wr.superseded_ids:
+            labs = rp.labels_of(sid)
+            sup_labels.extend(lab for lab in labs if lab != ev.label)
+        sup = tuple(dict.fromkeys(sup_labels))
+        verdicts, missed = _judge_supersession(rp.case, ev, sup)
+        norm = _norm_text(ev.text)
+        duplicate = wr.outcome == "stored" and (norm in stored_texts or ev.expect_write == "merged")
+        if wr.outcome == "stored":
+            stored_texts.add(norm)
+        records.append(
+            WriteRecord(
+                label=ev.label,
+                outcome=str(wr.outcome),
+                memory_id=wr.memory_id,
+                reason=wr.reason or "",
+                expected=ev.expect_write,
+                superseded=sup,
+                supersession=verdicts,
+                missed_supersessions=missed,
+                duplicate=duplicate,
+            )
+        )
+    return records
+
+
+def _explain_miss(engine: Any, rp: _Replay, q: Query, label: str, expl: dict[str, Any] | None, cfg: EngineConfig) -> Miss:
+    wr = rp.writes.get(label)
+    ev = rp.events[label]
+    mid = rp.label_id.get(label)
+    if wr is None or mid is None:
+        outcome = getattr(wr, "outcome", None)
+        reason = getattr(wr, "reason", "") or ""
+        return Miss(label, MissKind.NEVER_STORED, f"never stored: write {outcome}" + (f" ({reason})" if reason else ""), outcome)
+    outcome = str(wr.outcome)
+    if expl is not None and mid in expl:
+        c = expl[mid]
+        ranks, scores = dict(c.route_ranks), dict(c.route_scores)
+        if c.dropped_at == "floor":
+            return Miss(
+                label, MissKind.BELOW_FLOOR,
+                f"below the floor: relevance {c.relevance:.3f} < floor {cfg.retrieval.floor} (routes: {_fmt_routes(ranks, scores)})",
+                outcome, c.fused_score, c.relevance, ranks,
+            )
+        return Miss(
+            label, MissKind.OUTRANKED,
+            f"outranked: fused score {c.fused_score:.3f}, dropped at {c.dropped_at or 'unknown'}; routes: {_fmt_routes(ranks, scores)}",
+            outcome, c.fused_score, c.relevance, ranks,
+        )
+    if ev.user != q.user or ev.tenant != q.tenant:
+        return Miss(label, MissKind.FILTERED, f"filtered: stored for user {ev.user}/tenant {ev.tenant}, queried as {q.user}/{q.tenant}", outcome)
+    rec = engine.memory(mid, user_id=ev.user, tenant_id=ev.tenant)
+    if rec is None:
+        return Miss(label, MissKind.NEVER_STORED, f"never stored: no record {mid} (write {outcome})", outcome)
+    status = getattr(rec.status, "value", rec.status)
+    if rec.superseded_by or status == "deprecated":
+        by = rp.labels_of(rec.superseded_by) if rec.superseded_by else ()
+        who = ", ".join(by) if by else (rec.superseded_by or "?")
+        return Miss(label, MissKind.FILTERED, f"filtered: superseded by {who}", outcome)
+    if rec.archived_at is not None:
+        return Miss(label, MissKind.FILTERED, "filtered: archived", outcome)
+    if status == "candidate":
+        return Miss(label, MissKind.FILTERED, "filtered: candidate (not promoted)", outcome)
+    if status == "pending_confirmation":
+        return Miss(label, MissKind.FILTERED, "filtered: pending confirmation", outcome)
+    if rec.expires_at is not None and rec.expires_at <= to_epoch(q.at):
+        return Miss(label, MissKind.FILTERED, "filtered: expired", outcome)
+    if expl is None:
+        return Miss(label, MissKind.UNEXPLAINED, "not returned (engine gave no explanation)", outcome)
+    return Miss(
+        label, MissKind.NOT_CANDIDATE,
+        f"not a candidate: no route returned it within route_limit {cfg.retrieval.route_limit}", outcome,
+    )
+
+
+def _run_query(engine: Any, rp: _Replay, q: Query, cfg: EngineConfig, cutoffs: Sequence[int], explain: bool) -> QueryResult:
+    case = rp.case
+    k = q.top_k or cfg.retrieval.top_k
+    t0 = time.perf_counter()
+    res = engine.retrieve(
+        q.text, user_id=q.user, tenant_id=q.tenant, session_id=q.session, top_k=k, now=q.at, explain=explain
+    )
+    wall_ms = (time.perf_counter() - t0) * 1000.0
+    hits = list(res.hits)[:k]
+    ranked = [h.memory_id for h in hits]
+    retrieved = tuple(
+        Retrieved(i, h.memory_id, rp.labels_of(h.memory_id), h.content, float(h.score), tuple(h.sources))
+        for i, h in enumerate(hits, start=1)
+    )
+    # relevance over ids: a label never stored gets its own id, so it counts in the denominator
+    rel_ids: dict[str, float] = {}
+    label_item: dict[str, str] = {}
+    for lab, g in q.relevant.items():
+        item = rp.label_id.get(lab) or f"<unstored:{lab}>"
+        label_item[lab] = item
+        rel_ids[item] = max(rel_ids.get(item, 0.0), g)
+    item_ranks = ranks_of(ranked, set(label_item.values()))
+    relevant_ranks = {lab: item_ranks[label_item[lab]] for lab in q.relevant}
+    m = rank_metrics(ranked, rel_ids, k)
+    recall_at = {c: rank_metrics(ranked, rel_ids, c).recall for c in cutoffs if c <= k}
+
+    assertions: list[Assertion] = []
+    positive = [lab for lab, g in q.relevant.items() if g > 0]
+    if q.relevant:
+        missing = [lab for lab in positive if relevant_ranks[lab] is None]
+        assertions.append(Assertion("relevant", not missing, f"missing {missing}" if missing else ""))
+    returned_labels = {lab for r in retrieved for lab in r.labels}
+    violations = tuple(lab for lab in q.irrelevant if lab in returned_labels)
+    if q.irrelevant:
+        assertions.append(Assertion("irrelevant", not violations, f"returned {list(violations)}" if violations else ""))
+    if q.empty is not None:
+        ok = (len(hits) == 0) if q.empty else (len(hits) > 0)
+        assertions.append(Assertion("empty", ok, f"{len(hits)} hits returned" if not ok else ""))
+    for key, want in q.fact.items():
+        got = engine.get_fact(key, user_id=q.user, tenant_id=q.tenant)
+        assertions.append(Assertion(f"fact:{key}", got == want, "" if got == want else f"got {got!r}, want {want!r}"))
+    leaks = tuple(s for s in q.not_contains if any(s in h.content for h in hits))
+    if q.not_contains:
+        assertions.append(Assertion("not_contains", not leaks, f"leaked {list(leaks)}" if leaks else ""))
+    if getattr(res, "degraded", False):
+        assertions.append(Assertion("not_degraded", False, getattr(res, "error", None) or "retrieval degraded"))
+
+    expl = None
+    if res.explanations is not None:
+        expl = {c.memory_id: c for c in res.explanations}
+    misses = tuple(
+        _explain_miss(engine, rp, q, lab, expl, cfg) for lab in positive if relevant_ranks[lab] is None
+    )
+    latency = float(getattr(res, "latency_ms", 0.0) or 0.0) or wall_ms
+    return QueryResult(
+        suite="", case_id=case.id, query_id=q.id, category=case.category, lang=case.lang,
+        tags=tuple(dict.fromkeys((*case.tags, *q.tags))), must_pass=case.must_pass, text=q.text, k=k,
+        passed=all(a.passed for a in assertions), assertions=tuple(assertions), relevant=dict(q.relevant),
+        relevant_ranks=relevant_ranks, retrieved=retrieved, hit=m.hit, recall=m.recall, rr=m.rr, ndcg=m.ndcg,
+        recall_at=recall_at, latency_ms=latency, irrelevant_violations=violations, leaks=leaks, misses=misses,
+        degraded=bool(getattr(res, "degraded", False)), error=getattr(res, "error", None), answer=q.answer,
+    )
+
+
+def run_case(
+    suite: ResolvedSuite,
+    case: Case,
+    cfg: EngineConfig,
+    *,
+    engine_factory: EngineFactory = default_engine_factory,
+    cutoffs: Sequence[int] = DEFAULT_CUTOFFS,
+    explain: bool = True,
+) -> CaseResult:
+    """Replay one case on a fresh engine from ``engine_factory(cfg)`` and check its queries.
+
+    Engine errors are not swallowed: a case that raises is a bug to see.
+    """
+    from dataclasses import replace
+
+    engine = engine_factory(cfg)
+    try:
+        rp = _Replay(case)
+        writes = _replay_events(engine, rp)
+        queries = [replace(_run_query(engine, rp, q, cfg, cutoffs, explain), suite=suite.name) for q in case.queries]
+    finally:
+        engine.close()
+    return CaseResult(
+        suite=suite.name, case_id=case.id, category=case.category, lang=case.lang, tags=case.tags,
+        must_pass=case.must_pass, writes=tuple(writes), queries=tuple(queries),
+    )
+
+
+def run_suites(
+    suites: Iterable[ResolvedSuite],
+    cfg: EngineConfig | None = None,
+    *,
+    engine_factory: EngineFactory = default_engine_factory,
+    cutoffs: Sequence[int] = DEFAULT_CUTOFFS,
+    explain: bool = True,
+    progress: Callable[[int], None] | None = None,
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+) -> EvalRun:
+    """Replay every case of every suite; ``progress(n_queries_done)`` is called after each case.
+
+    ``clock`` stamps the run's own start/finish (wall time of the run, never
+    used by scoring). Returns an :class:`EvalRun`.
+    """
+    cfg = cfg or EngineConfig()
+    suites = list(suites)
+    started = clock()
+    results: list[CaseResult] = []
+    for s in suites:
+        for c in s.cases:
+            results.append(run_case(s, c, cfg, engine_factory=engine_factory, cutoffs=cutoffs, explain=explain))
+            if progress is not None:
+                progress(len(c.queries))
+    finished = clock()
+    return EvalRun(
+        run_id=uuid.uuid4().hex[:12],
+        started_at=started,
+        finished_at=finished,
+        config=cfg.to_dict(),
+        config_hash=cfg.config_hash(),
+        git_commit=git_commit(),
+        suites=tuple((s.name, s.path) for s in suites),
+        cases=tuple(results),
+    )
+
+
+def suites_digest(suites: Iterable[ResolvedSuite]) -> str:
+    """Short hash of suite names and paths (to tell runs over different inputs apart)."""
+    h = hashlib.sha256()
+    for s in suites:
+        h.update(f"{s.name}\0{s.path}\0".encode())
+    return h.hexdigest()[:12]
