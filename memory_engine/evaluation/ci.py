@@ -137,11 +137,14 @@ def compare(
     confidence: float = 0.95,
     n_resamples: int = 2000,
     seed: int = 0,
+    fail_on_regression: bool = True,
 ) -> CiOutcome:
     """Gate ``run`` against ``baseline`` (``None``: only the absolute checks apply).
 
     A metric regresses when ``now < baseline - max_drop`` for the group
-    (``all`` or ``category:<name>``) with both values defined.
+    (``all`` or ``category:<name>``) with both values defined. With
+    ``fail_on_regression=False`` (accepting a new baseline) regressions are
+    reported in ``deltas`` but do not fail the gate.
     """
     if max_drop < 0:
         raise ValueError(f"max_drop must be >= 0, got {max_drop}")
@@ -175,6 +178,6 @@ def compare(
                     )
                 regressed = now is not None and base is not None and now < base - max_drop - 1e-12
                 deltas.append(MetricDelta(g, m, base, now, interval, regressed))
-                if regressed:
+                if regressed and fail_on_regression:
                     reasons.append(f"{g} {m} dropped {base:.3f} -> {now:.3f} (more than {max_drop})")
     return CiOutcome(1 if reasons else 0, tuple(reasons), tuple(deltas), summary)

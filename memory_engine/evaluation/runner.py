@@ -116,6 +116,8 @@ class QueryResult:
     degraded: bool = False
     error: str | None = None
     answer: str | None = None
+    relevant_ids: dict[str, str | None] = field(default_factory=dict)
+    relevant_texts: dict[str, str] = field(default_factory=dict)
 
     @property
     def key(self) -> str:
@@ -424,6 +426,8 @@ def _run_query(engine: Any, rp: _Replay, q: Query, cfg: EngineConfig, cutoffs: S
         relevant_ranks=relevant_ranks, retrieved=retrieved, hit=m.hit, recall=m.recall, rr=m.rr, ndcg=m.ndcg,
         recall_at=recall_at, latency_ms=latency, irrelevant_violations=violations, leaks=leaks, misses=misses,
         degraded=bool(getattr(res, "degraded", False)), error=getattr(res, "error", None), answer=q.answer,
+        relevant_ids={lab: rp.label_id.get(lab) for lab in q.relevant},
+        relevant_texts={lab: rp.events[lab].text for lab in q.relevant},
     )
 
 

@@ -117,7 +117,9 @@ class FactWrite(_Model):
 
 
 class EventSpec(_Model):
-    id: str = Field(min_length=1, description="Case-local label that expectations refer to.")
+    id: str | None = Field(
+        None, min_length=1, description="Case-local label that expectations refer to; omitted -> 'event<index>'."
+    )
     at: str | datetime | None = Field(None, description="Absolute ISO-8601 time with offset or relative -9d/+2h/+30m.")
     user: str | None = None
     tenant: str | None = None
@@ -304,6 +306,11 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
+def event_label(ev: EventSpec, index: int) -> str:
+    """The event's label: its ``id``, or ``event<index>`` (0-based) when it has none."""
+    return ev.id if ev.id is not None else f"event{index}"
+
+
 def _path(loc: Iterable[Any]) -> str:
     out = ""
     for part in loc:
@@ -359,9 +366,9 @@ def _semantic_errors(file: str, spec: SuiteSpec) -> list[SuiteError]:
         def err(msg: str, path: str, _cid: str = case.id) -> None:
             errs.append(SuiteError(msg, file=file, case_id=_cid, field=path))
 
-        labels = [e.id for e in case.events]
+        labels = [event_label(e, i) for i, e in enumerate(case.events)]
         for lab in _duplicates(labels):
-            idx = [i for i, e in enumerate(case.events) if e.id == lab][1]
+            idx = [i for i, x in enumerate(labels) if x == lab][1]
             err(f"duplicate event id {lab!r}", f"{base}.events[{idx}].id")
         for qid in _duplicates(q.id for q in case.queries):
             idx = [i for i, q in enumerate(case.queries) if q.id == qid][1]
@@ -412,7 +419,7 @@ def _resolve(spec: SuiteSpec, path: str, epoch: datetime, step: timedelta) -> Re
         n_ev = len(c.events)
         events = tuple(
             Event(
-                label=e.id,
+                label=event_label(e, i),
                 at=times[i],
                 user=e.user or d.user or "",
                 tenant=e.tenant or d.tenant or "default",

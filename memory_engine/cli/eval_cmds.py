@@ -1,0 +1,213 @@
+"""`memwb eval`, `memwb ci`, `memwb import`: golden-case evaluation from the command line.
+
+Thin: parse, call :mod:`memory_engine.evaluation`, write reports, exit code.
+Exit codes: 0 ok; 1 (``ci`` only) the gate failed; 2 bad input (suite,
+config, baseline or benchmark file), with the error on stderr and nothing run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from memory_engine.cli import app
+from memory_engine.config import EngineConfig
+from memory_engine.errors import ConfigError, MemoryEngineError, SuiteError
+
+FORMATS = ("table", "json", "markdown")
+
+
+def _fail(msg: str, code: int = 2) -> typer.Exit:
+    typer.echo(msg, err=True)
+    return typer.Exit(code)
+
+
+def _load_config(config: Path | None, sets: list[str] | None) -> EngineConfig:
+    cfg = EngineConfig.from_toml(config) if config else EngineConfig()
+    overrides = {}
+    for item in sets or []:
+        if "=" not in item:
+            raise ConfigError(f"--set expects dotted.key=value, got {item!r}")
+        k, v = item.split("=", 1)
+        overrides[k.strip()] = v
+    return cfg.with_overrides(overrides) if overrides else cfg
+
+
+def _prepare(paths: list[Path], config: Path | None, sets: list[str] | None):  # noqa: ANN202
+    from memory_engine.evaluation.suite import load_suites
+
+    try:
+        cfg = _load_config(config, sets)
+        suites = load_suites(paths)
+    except SuiteError as e:
+        raise _fail(f"invalid suite input (nothing was run):\n{e}") from None
+    except ConfigError as e:
+        raise _fail(f"invalid configuration: {e}") from None
+    return cfg, suites
+
+
+def _run(suites, cfg: EngineConfig, *, ragas: bool, quiet: bool):  # noqa: ANN001, ANN202
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from memory_engine.evaluation.runner import run_suites
+
+    total = sum(s.n_queries for s in suites)
+    with Progress(
+        TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
+        TimeElapsedColumn(), disable=quiet, transient=True,
+    ) as prog:
+        task = prog.add_task("replaying cases", total=total)
+        run = run_suites(suites, cfg, progress=lambda n: prog.advance(task, n))
+    if ragas:
+        from memory_engine.evaluation.ragas_bridge import evaluate_queries
+
+        r = evaluate_queries(run.queries)
+        run = dataclasses.replace(run, extras=run.extras | {"ragas": r.to_dict()})
+    return run
+
+
+def _store(run, cfg: EngineConfig, store: bool) -> None:  # noqa: ANN001
+    if not store:
+        return
+    from memory_engine.evaluation.store import save_run
+
+    try:
+        save_run(run, workspace=cfg.workspace)
+    except MemoryEngineError as e:  # the run itself is valid: report, don't lose the results
+        typer.echo(f"warning: run not stored in the warehouse: {e}", err=True)
+
+
+PathsArg = Annotated[list[Path], typer.Argument(help="Suite YAML files or folders (every *.yaml below is loaded).")]
+ConfigOpt = Annotated[Path | None, typer.Option("--config", help="Engine configuration TOML file (default: built-in defaults).")]
+SetOpt = Annotated[
+    list[str] | None,
+    typer.Option("--set", help="Override one config field, dotted.key=value (repeatable), e.g. retrieval.floor=0.4."),
+]
+RagasOpt = Annotated[
+    bool, typer.Option("--ragas/--no-ragas", help="Also compute ragas ID-based and non-LLM context precision/recall.")
+]
+StoreOpt = Annotated[
+    bool, typer.Option("--store/--no-store", help="Save the run (config, hash, commit, per-query rows) in the workspace warehouse.")
+]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+
+
+@app.command("eval")
+def eval_cmd(
+    paths: PathsArg,
+    config: ConfigOpt = None,
+    set_: SetOpt = None,
+    fmt: Annotated[str, typer.Option("--format", help="Report printed on stdout: table | json | markdown.")] = "table",
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Folder for report.json, report.md, report.html and junit.xml of this run."),
+    ] = None,
+    ragas: RagasOpt = True,
+    store: StoreOpt = True,
+    quiet: QuietOpt = False,
+) -> None:
+    """Replay golden suites through the engine and report per-query and aggregate metrics."""
+    if fmt not in FORMATS:
+        raise _fail(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    from memory_engine.evaluation import reports
+
+    cfg, suites = _prepare(paths, config, set_)
+    run = _run(suites, cfg, ragas=ragas, quiet=quiet)
+    _store(run, cfg, store)
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "report.json").write_text(json.dumps(reports.run_to_dict(run), indent=2, ensure_ascii=False), encoding="utf-8")
+        (out / "report.md").write_text(reports.render_markdown(run), encoding="utf-8")
+        (out / "report.html").write_text(reports.render_html(run), encoding="utf-8")
+        (out / "junit.xml").write_text(reports.render_junit(run), encoding="utf-8")
+    if fmt == "json":
+        typer.echo(json.dumps(reports.run_to_dict(run), indent=2, ensure_ascii=False))
+    elif fmt == "markdown":
+        typer.echo(reports.render_markdown(run))
+    else:
+        typer.echo(reports.render_table(run))
+
+
+@app.command("ci")
+def ci_cmd(
+    paths: PathsArg,
+    baseline: Annotated[Path, typer.Option("--baseline", help="Baseline JSON written by --update-baseline.")],
+    max_drop: Annotated[
+        float, typer.Option("--max-drop", min=0.0, help="Tolerated absolute drop of a metric (0..1) per category before failing.")
+    ] = 0.02,
+    junit: Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML (one testcase per query) here.")] = None,
+    markdown: Annotated[Path | None, typer.Option("--markdown", help="Write the pull-request Markdown report here.")] = None,
+    html_out: Annotated[Path | None, typer.Option("--html", help="Write the self-contained HTML report (Plotly) here.")] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write the full JSON report here.")] = None,
+    update_baseline: Annotated[
+        bool,
+        typer.Option(
+            "--update-baseline",
+            help="Write (or create) the baseline from this run; drops against the old baseline are then reported, not fatal.",
+        ),
+    ] = False,
+    config: ConfigOpt = None,
+    set_: SetOpt = None,
+    ragas: RagasOpt = False,
+    store: StoreOpt = True,
+    quiet: QuietOpt = False,
+) -> None:
+    """Gate a change: exit 1 when a must-pass case fails, an irrelevant label or a
+    not_contains string is returned, or a metric drops more than --max-drop below
+    the baseline (overall or in a category); 2 on bad input; 0 otherwise."""
+    from memory_engine.evaluation import reports
+    from memory_engine.evaluation.ci import BaselineError, compare, load_baseline, save_baseline
+
+    cfg, suites = _prepare(paths, config, set_)
+    base = None
+    if baseline.exists() or not update_baseline:
+        try:
+            base = load_baseline(baseline)
+        except BaselineError as e:
+            raise _fail(f"invalid baseline: {e}") from None
+    run = _run(suites, cfg, ragas=ragas, quiet=quiet)
+    _store(run, cfg, store)
+    outcome = compare(run, base, max_drop=max_drop, fail_on_regression=not update_baseline)
+    if update_baseline:
+        save_baseline(run, baseline)
+        typer.echo(f"baseline written: {baseline}", err=True)
+    for target, text in (
+        (junit, lambda: reports.render_junit(run)),
+        (markdown, lambda: reports.render_markdown(run, outcome)),
+        (html_out, lambda: reports.render_html(run, outcome)),
+        (json_out, lambda: json.dumps(reports.run_to_dict(run, outcome), indent=2, ensure_ascii=False)),
+    ):
+        if target is not None:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text(), encoding="utf-8")
+    typer.echo(reports.render_table(run, outcome))
+    raise typer.Exit(outcome.exit_code)
+
+
+@app.command("import")
+def import_cmd(
+    benchmark: Annotated[str, typer.Argument(help="Benchmark format: locomo | memdaily | longmemeval.")],
+    paths: Annotated[list[Path], typer.Argument(help="The benchmark's own JSON file(s).")],
+    out: Annotated[Path, typer.Option("--out", help="Folder the suite YAML files are written to.")],
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=1, help="Keep the first N conversations / trajectories / questions per file.")
+    ] = None,
+    top_k: Annotated[int, typer.Option("--top-k", min=1, help="top_k written into the suites' defaults.")] = 10,
+) -> None:
+    """Turn a public memory benchmark (LoCoMo, MemDaily, LongMemEval) into golden suites."""
+    from memory_engine.evaluation.importers import Benchmark, import_benchmark
+
+    try:
+        b = Benchmark(benchmark)
+    except ValueError:
+        raise _fail(f"unknown benchmark {benchmark!r}; valid: {', '.join(x.value for x in Benchmark)}") from None
+    try:
+        report = import_benchmark(b, paths, out, limit=limit, top_k=top_k)
+    except SuiteError as e:
+        raise _fail(f"import failed: {e}") from None
+    for line in report.lines():
+        typer.echo(line)
