@@ -20,6 +20,7 @@ Measured pitfalls of qdrant-edge-py 0.9 this module works around:
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
 import threading
@@ -92,6 +93,13 @@ def _dense_of(vector: Any) -> list[float] | None:
     return None
 
 
+def _ephemeral_root() -> str | None:
+    """tmpfs (/dev/shm) when writable, else the temp default: shard creation and
+    the 11 payload-index builds fsync, ~3 s on a busy disk vs ~0.1 s in RAM (measured)."""
+    shm = Path("/dev/shm")
+    return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
+
+
 def _remove_tree(path: str) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
@@ -101,8 +109,8 @@ class EdgeStore:
 
     ``EdgeStore(path)`` opens the shard at ``path`` when it exists (data kept)
     or prepares to create it there on :meth:`ensure_collection`;
-    ``EdgeStore(ephemeral=True)`` uses a fresh temporary directory that
-    :meth:`close` removes (``MemoryEngine.in_memory()``). Every call is
+    ``EdgeStore(ephemeral=True)`` uses a fresh temporary directory (in
+    /dev/shm when writable) that :meth:`close` removes (``MemoryEngine.in_memory()``). Every call is
     serialised by one re-entrant lock, so a UI thread and a writer thread may
     share an instance. Backend failures raise :class:`StoreError`.
 
@@ -121,7 +129,7 @@ class EdgeStore:
         if ephemeral:
             if path is not None:
                 raise ValueError("EdgeStore: pass either a path or ephemeral=True, not both")
-            tmp = tempfile.mkdtemp(prefix="memwb-edge-")
+            tmp = tempfile.mkdtemp(prefix="memwb-edge-", dir=_ephemeral_root())
             self._finalizer: weakref.finalize | None = weakref.finalize(self, _remove_tree, tmp)
             self.path = Path(tmp) / "shard"
         else:
@@ -448,7 +456,8 @@ class EdgeStore:
             shard, self._shard = self._shard, None
             try:
                 if shard is not None:
-                    shard.flush()
+                    if not self.ephemeral:  # an ephemeral shard's files are removed right after
+                        shard.flush()
                     shard.close()
             except Exception as e:
                 raise StoreError(f"closing edge shard {self.path} failed: {e}") from e

@@ -438,14 +438,14 @@ class StoreContract:
 
 class TestEdgeStore(StoreContract):
     @pytest.fixture
-    def store(self, tmp_path) -> Iterator[EdgeStore]:
-        s = EdgeStore(tmp_path / "shard")
+    def store(self, fast_tmp) -> Iterator[EdgeStore]:
+        s = EdgeStore(fast_tmp / "shard")
         s.ensure_collection(DIM)
         yield s
         s.close()
 
-    def test_reopen_keeps_data_and_indexes(self, tmp_path) -> None:
-        path = tmp_path / "shard"
+    def test_reopen_keeps_data_and_indexes(self, fast_tmp) -> None:
+        path = fast_tmp / "shard"
         s = EdgeStore(path)
         s.ensure_collection(DIM)
         s.upsert([point(record(i)) for i in range(1, 4)])
@@ -459,8 +459,8 @@ class TestEdgeStore(StoreContract):
         assert ids(s2.scroll(flt(), order_by="created_at")) == [mid(3), mid(2), mid(1)]
         s2.close()
 
-    def test_reopen_with_other_dimension_raises(self, tmp_path) -> None:
-        path = tmp_path / "shard"
+    def test_reopen_with_other_dimension_raises(self, fast_tmp) -> None:
+        path = fast_tmp / "shard"
         s = EdgeStore(path)
         s.ensure_collection(DIM)
         s.upsert([point(record(1))])
@@ -471,8 +471,8 @@ class TestEdgeStore(StoreContract):
         assert s2.count(flt()) == 1  # nothing lost
         s2.close()
 
-    def test_reopen_without_metadata_file_lets_edge_check(self, tmp_path) -> None:
-        path = tmp_path / "shard"
+    def test_reopen_without_metadata_file_lets_edge_check(self, fast_tmp) -> None:
+        path = fast_tmp / "shard"
         s = EdgeStore(path)
         s.ensure_collection(DIM)
         s.upsert([point(record(1))])
@@ -487,8 +487,8 @@ class TestEdgeStore(StoreContract):
         assert s3.count(flt()) == 1 and (path / META_FILE).exists()
         s3.close()
 
-    def test_use_before_ensure_collection_raises(self, tmp_path) -> None:
-        s = EdgeStore(tmp_path / "fresh")
+    def test_use_before_ensure_collection_raises(self, fast_tmp) -> None:
+        s = EdgeStore(fast_tmp / "fresh")
         with pytest.raises(StoreError, match="ensure_collection"):
             s.count(flt())
         s.close()
