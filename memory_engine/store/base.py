@@ -228,7 +228,9 @@ class VectorStore(Protocol):
         """Insert or replace points (by id), in one batch."""
 
     def search_dense(self, vector: Sequence[float], flt: StoreFilter, limit: int) -> list[ScoredPayload]:
-        """Top ``limit`` by cosine similarity (score in [-1, 1]), best first."""
+        """Top ``limit`` by cosine similarity (score in [-1, 1]), best first.
+        A metadata filter value that is not str/int/float raises ValueError
+        (every read, see :func:`filter_conditions`)."""
 
     def search_sparse(self, sparse: SparseVec, flt: StoreFilter, limit: int) -> list[ScoredPayload]:
         """Top ``limit`` by sparse dot product with IDF (BM25-style), best first;
@@ -237,8 +239,12 @@ class VectorStore(Protocol):
     def search_rrf(
         self, vector: Sequence[float], sparse: SparseVec, flt: StoreFilter, limit: int, prefetch_limit: int, k: float
     ) -> list[ScoredPayload]:
-        """Server-side RRF of the dense and sparse routes (prefetch each with the
-        filter, fuse with 1/(k + rank)); score = the RRF score."""
+        """Server-side RRF of the dense and sparse routes (prefetch
+        ``prefetch_limit`` of each with the filter, fuse with the sum of
+        1/(k + rank), rank 1-based, Cormack et al. 2009); score = the RRF
+        score. ``k`` must be a whole number >= 0 (Qdrant takes an int; see
+        :func:`qdrant_rrf_k`), else ValueError. An empty ``sparse`` fuses the
+        dense route alone."""
 
     def scroll(
         self,
@@ -248,15 +254,19 @@ class VectorStore(Protocol):
         descending: bool = True,
         with_vectors: bool = False,
     ) -> list[ScoredPayload]:
-        """Points matching the filter (all when ``limit`` is None), optionally
-        ordered by a float payload field (``created_at``, ``last_access_at``)."""
+        """Points matching the filter (all when ``limit`` is None), by point id
+        or ordered by an indexed float payload field (``created_at``,
+        ``last_access_at``; anything else is a ValueError). Points whose order
+        field is null or missing are left out (Qdrant's order_by skips them)."""
 
     def retrieve(self, ids: Sequence[str], with_vectors: bool = False) -> list[ScoredPayload]:
         """Points by memory id (missing ids are skipped). Callers must check
         ownership in the payload: this is an id lookup, not a filtered read."""
 
     def set_payload(self, ids: Sequence[str], patch: dict[str, Any]) -> None:
-        """Merge ``patch`` into the payload of each point."""
+        """Merge ``patch`` into the payload of each point at the top level (a
+        nested dict such as ``metadata`` is replaced whole), after
+        :func:`normalize_patch`; absent ids are ignored."""
 
     def delete(self, ids: Sequence[str]) -> None:
         """Remove points by memory id (missing ids are ignored)."""
