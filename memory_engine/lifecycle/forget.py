@@ -1,0 +1,269 @@
+"""Explicit forgetting (seed 002: one memory, by condition, or everything of an owner).
+
+* :func:`forget_where` deletes the owner's memories matching a filter (type,
+  topic, creation-time range), every status, archived or not.
+* :func:`erase_user` removes every record of the owner from the vector store
+  and then deletes or pseudonymises the owner's rows in the DuckDB trace
+  warehouse (spans, retrievals, writes, answers, and reviewer verdicts on the
+  owner's retrievals), returning counts per place.
+
+Forgetting is a hard delete, unlike the lifecycle job's soft archive.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ValidationError
+from ..models import MemoryType
+from ..observability.tracing import SPAN_FORGET, set_attrs
+from ..store.base import StoreFilter
+from .runner import epoch_now
+
+if TYPE_CHECKING:
+    from ..engine import MemoryEngine
+    from ..observability.warehouse import Warehouse
+
+__all__ = ["EraseMode", "EraseReport", "ForgetReport", "erase_user", "erase_user_warehouse", "forget_where", "pseudonym"]
+
+
+class EraseMode(StrEnum):
+    """What ``erase_user`` does with the owner's warehouse rows."""
+
+    DELETE = "delete"
+    PSEUDONYMISE = "pseudonymise"
+    KEEP = "keep"
+
+
+#: span attributes that carry user text; pseudonymising drops them
+CONTENT_ATTRIBUTES: tuple[str, ...] = (
+    "memory.query", "memory.rewritten_query", "memory.retrieved_contents", "memory.content", "memory.answer_text",
+    "memory.session_id",
+)
+#: derived-table columns that carry user text; pseudonymising nulls them
+_CONTENT_COLUMNS: dict[str, tuple[str, ...]] = {
+    "retrievals": ("query", "rewritten_query", "retrieved_contents", "session_id"),
+    "writes": ("content", "session_id"),
+    "answers": ("answer_text", "session_id"),
+}
+
+
+@dataclass(frozen=True)
+class ForgetReport:
+    """Memories deleted by :func:`forget_where` (ids, in store order)."""
+
+    user_id: str
+    tenant_id: str
+    deleted_ids: tuple[str, ...]
+
+    @property
+    def count(self) -> int:
+        return len(self.deleted_ids)
+
+
+@dataclass(frozen=True)
+class EraseReport:
+    """Counts removed by :func:`erase_user`: ``store`` records deleted and, per
+    warehouse table, rows deleted (mode ``delete``) or pseudonymised (mode
+    ``pseudonymise``); ``pseudonym`` is the replacement user id in that mode."""
+
+    tenant_id: str
+    store: int
+    warehouse_mode: str
+    warehouse: dict[str, int] = field(default_factory=dict)
+    pseudonym: str | None = None
+
+    @property
+    def total(self) -> int:
+        return self.store + sum(self.warehouse.values())
+
+
+def _owner(user_id: Any, tenant_id: Any) -> None:
+    if not isinstance(user_id, str) or not user_id.strip():
+        raise ValidationError("user_id is required: forgetting is always per owner", field="user_id")
+    if not isinstance(tenant_id, str) or not tenant_id.strip():
+        raise ValidationError("tenant_id must be a non-empty string", field="tenant_id")
+
+
+def forget_where(
+    eng: MemoryEngine,
+    *,
+    user_id: str,
+    tenant_id: str = "default",
+    memory_types: Sequence[str] | None = None,
+    topic: str | None = None,
+    created_after: datetime | None = None,
+    created_before: datetime | None = None,
+    metadata: dict[str, Any] | None = None,
+    dry_run: bool = False,
+) -> ForgetReport:
+    """Delete the owner's memories that match every given condition.
+
+    ``memory_types``: any of the :class:`MemoryType` values; ``topic``: exact
+    ``metadata.topic``; ``created_after``/``created_before``: inclusive bounds
+    on ``created_at`` (timezone-aware); ``metadata``: further exact matches.
+    At least one condition is required (use :func:`erase_user` for
+    everything). Returns the deleted ids; emits one ``memory.forget`` span.
+    Raises ValidationError for a missing owner, no condition, an unknown type
+    or a naive time.
+    """
+    _owner(user_id, tenant_id)
+    if memory_types is not None:
+        bad = [t for t in memory_types if t not in {m.value for m in MemoryType}]
+        if bad:
+            raise ValidationError(f"unknown memory type(s) {bad}; valid: {', '.join(m.value for m in MemoryType)}",
+                                  field="memory_types")
+    meta = dict(metadata or {})
+    if topic is not None:
+        meta["topic"] = topic
+    after = epoch_now(created_after) if created_after is not None else None
+    before = epoch_now(created_before) if created_before is not None else None
+    if not memory_types and not meta and after is None and before is None:
+        raise ValidationError("forget_where needs at least one condition (type, topic, time range, metadata)",
+                              field="filter")
+    flt = StoreFilter(tenant_id=tenant_id, user_id=user_id, statuses=None, include_archived=True,
+                      memory_types=tuple(memory_types) if memory_types else None, created_after=after,
+                      created_before=before, metadata=meta)
+    with eng.tracing.tracer.start_as_current_span(SPAN_FORGET) as span:
+        ids = tuple(p.id for p in eng.store.scroll(flt) if p.payload.get("user_id") == user_id)
+        if ids and not dry_run:
+            eng.store.delete(list(ids))
+        set_attrs(span, {"memory.tenant_id": tenant_id, "memory.user_id": user_id, "memory.forgotten_count": len(ids),
+                         "memory.forget_filter": json.dumps({"types": list(memory_types or []), "metadata": meta,
+                                                              "created_after": after, "created_before": before}),
+                         "memory.forget_dry_run": dry_run})
+        return ForgetReport(user_id, tenant_id, ids)
+
+
+def pseudonym(user_id: str, tenant_id: str, salt: str = "") -> str:
+    """Stable replacement id ``anon-<12 hex>`` = sha256(salt | tenant | user); without the salt it cannot be reversed
+    by guessing only if user ids are not guessable, so pass a secret salt in production."""
+    return "anon-" + hashlib.sha256(f"{salt}|{tenant_id}|{user_id}".encode()).hexdigest()[:12]
+
+
+def erase_user_warehouse(
+    wh: Warehouse, user_id: str, *, tenant_id: str = "default", mode: EraseMode | str = EraseMode.DELETE, salt: str = ""
+) -> tuple[dict[str, int], str | None]:
+    """Delete or pseudonymise the owner's warehouse rows, in one transaction.
+
+    Rows belong to the owner when their ``user_id`` column (retrievals, writes,
+    answers) or span attribute ``memory.user_id`` (spans) equals ``user_id``
+    within ``tenant_id``; reviewer verdicts belong to the owner when they judge
+    one of the owner's retrievals. ``pseudonymise`` replaces the user id by
+    :func:`pseudonym` and nulls every column/attribute that carries user text
+    (queries, contents, answers, session ids, verdict notes), keeping the
+    numbers metrics need. Returns ({table: rows}, pseudonym or None).
+    Raises ValidationError for an unknown mode, WarehouseError from DuckDB.
+    """
+    _owner(user_id, tenant_id)
+    try:
+        m = EraseMode(mode)
+    except ValueError as e:
+        raise ValidationError(f"unknown erase mode {mode!r}; valid: {', '.join(x.value for x in EraseMode)}",
+                              field="mode") from e
+    if m == EraseMode.KEEP:
+        return {}, None
+    import duckdb
+
+    from ..errors import WarehouseError
+
+    wh._require_writable()
+    span_pred = ("json_extract_string(attributes, '$.\"memory.user_id\"') = ? AND "
+                 "coalesce(json_extract_string(attributes, '$.\"memory.tenant_id\"'), ?) = ?")
+    span_args = [user_id, tenant_id, tenant_id]
+    row_pred = "user_id = ? AND coalesce(tenant_id, ?) = ?"
+    row_args = [user_id, tenant_id, tenant_id]
+    counts: dict[str, int] = {}
+    alias = pseudonym(user_id, tenant_id, salt) if m == EraseMode.PSEUDONYMISE else None
+    with wh._write_lock, wh.connection() as con:
+        try:
+            con.execute("BEGIN TRANSACTION")
+            retrieve_ids = [r[0] for r in con.execute(f"SELECT span_id FROM retrievals WHERE {row_pred}", row_args).fetchall()]
+            span_rows = con.execute(f"SELECT trace_id, span_id, attributes FROM spans WHERE {span_pred}", span_args).fetchall()
+            if retrieve_ids:
+                placeholders = ",".join("?" * len(retrieve_ids))
+                vq = f"verdicts WHERE retrieve_span_id IN ({placeholders})"
+                counts["verdicts"] = int(con.execute(f"SELECT count(*) FROM {vq}", retrieve_ids).fetchone()[0])
+                if m == EraseMode.DELETE:
+                    con.execute(f"DELETE FROM {vq}", retrieve_ids)
+                else:
+                    con.execute(f"UPDATE verdicts SET note = NULL WHERE retrieve_span_id IN ({placeholders})", retrieve_ids)
+            else:
+                counts["verdicts"] = 0
+            for table in ("retrievals", "writes", "answers"):
+                counts[table] = int(con.execute(f"SELECT count(*) FROM {table} WHERE {row_pred}", row_args).fetchone()[0])
+                if m == EraseMode.DELETE:
+                    con.execute(f"DELETE FROM {table} WHERE {row_pred}", row_args)
+                else:
+                    sets = ", ".join(f"{c} = NULL" for c in _CONTENT_COLUMNS[table])
+                    con.execute(f"UPDATE {table} SET user_id = ?, {sets} WHERE {row_pred}", [alias, *row_args])
+            counts["spans"] = len(span_rows)
+            if m == EraseMode.DELETE:
+                con.execute(f"DELETE FROM spans WHERE {span_pred}", span_args)
+            else:
+                for trace_id, span_id, attrs in span_rows:
+                    a = json.loads(attrs) if isinstance(attrs, str) else dict(attrs or {})
+                    for k in CONTENT_ATTRIBUTES:
+                        a.pop(k, None)
+                    a["memory.user_id"] = alias
+                    con.execute("UPDATE spans SET attributes = ? WHERE trace_id = ? AND span_id = ?",
+                                [json.dumps(a, ensure_ascii=False), trace_id, span_id])
+            con.execute("COMMIT")
+        except duckdb.Error as e:
+            con.execute("ROLLBACK")
+            raise WarehouseError(f"erasing user from warehouse {wh.path} failed: {e}") from e
+    return counts, alias
+
+
+def erase_user(
+    eng: MemoryEngine,
+    user_id: str,
+    *,
+    tenant_id: str = "default",
+    warehouse: Warehouse | None = None,
+    mode: EraseMode | str = EraseMode.DELETE,
+    salt: str = "",
+    now: datetime | None = None,
+) -> EraseReport:
+    """GDPR-style erase (seed 002): every record of the owner leaves the vector
+    store (all statuses, archived, every embedding version), then the owner's
+    warehouse rows are deleted or pseudonymised (``mode``; ``keep`` leaves them).
+
+    ``warehouse`` defaults to the engine's own (``eng.warehouse``; None for
+    in-memory engines). The engine's spans are flushed into the warehouse
+    before it is cleaned, so the erase's own ``memory.forget`` span is erased
+    too; the summary span this function emits carries only the pseudonym.
+    Returns an :class:`EraseReport` with counts.
+    """
+    _owner(user_id, tenant_id)
+    ts = epoch_now(now)
+    n_store = eng.erase_user(user_id, tenant_id=tenant_id)
+    wh = warehouse if warehouse is not None else _engine_warehouse(eng)
+    counts: dict[str, int] = {}
+    alias = None
+    m = EraseMode(mode) if mode in {x.value for x in EraseMode} else mode
+    if wh is not None:
+        eng.tracing.force_flush()
+        counts, alias = erase_user_warehouse(wh, user_id, tenant_id=tenant_id, mode=m, salt=salt)
+    elif m not in (EraseMode.DELETE, EraseMode.PSEUDONYMISE, EraseMode.KEEP):
+        raise ValidationError(f"unknown erase mode {mode!r}", field="mode")
+    with eng.tracing.tracer.start_as_current_span(SPAN_FORGET) as span:
+        set_attrs(span, {"memory.tenant_id": tenant_id, "memory.user_id": pseudonym(user_id, tenant_id, salt),
+                         "memory.erase": True, "memory.forgotten_count": n_store, "memory.erase_mode": str(m),
+                         "memory.erase_warehouse_rows": sum(counts.values()), "memory.erase_at": ts})
+    return EraseReport(tenant_id=tenant_id, store=n_store, warehouse_mode=str(m) if wh is not None else "none",
+                       warehouse=counts, pseudonym=alias)
+
+
+def _engine_warehouse(eng: MemoryEngine) -> Warehouse | None:
+    wh = getattr(eng, "warehouse", None)
+    if wh is None:
+        return None
+    # the exporter object may wrap the warehouse
+    return wh if hasattr(wh, "connection") else getattr(wh, "warehouse", None)
