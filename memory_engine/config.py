@@ -92,6 +92,9 @@ class WriteSection(_Section):
     fact_bonus: float = Field(0.3, description="Added for a structured fact or a factual statement (seed 000).")
     preference_bonus: float = Field(0.3, description="Added for preference/constraint markers (seed 000).")
     decision_bonus: float = Field(0.2, description="Added for decision markers such as 结论/决定/confirm (seed 000).")
+    correction_bonus: float = Field(
+        0.2, description="Added for corrections/negations (更正/改为/no longer/instead): an update the user insists on."
+    )
     identifier_bonus: float = Field(0.1, description="Added when the text carries an identifier (order number, version).")
     short_penalty: float = Field(0.3, description="Subtracted for texts shorter than short_length characters (seed 000).")
     short_length: int = Field(4, ge=0, description="Characters (after trimming) below which short_penalty applies.")

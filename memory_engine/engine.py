@@ -59,7 +59,15 @@ from .observability.tracing import (
 )
 from .retrieve.fusion import Candidate, apply_budget, apply_floor, fuse
 from .store.base import ScoredPayload, StoredPoint, StoreFilter, VectorStore
-from .text import content_terms, count_tokens, identifiers, keyword_coverage, sparse_document, sparse_query
+from .text import (
+    content_terms,
+    count_tokens,
+    identifiers,
+    keyword_coverage,
+    sparse_document,
+    sparse_query,
+    surface_words,
+)
 from .write import rules
 from .write.pii import redact
 
@@ -293,7 +301,10 @@ class MemoryEngine:
                 return WriteResult(WriteOutcome.MERGED.value, dup.id, f"duplicate_of:{dup.id}", importance=imp,
                                    memory_type=mtype.value, redactions=kinds)
             if sig.correction:
-                superseded.extend(self._related_for_correction(clean, vec, terms, tenant_id, user_id))
+                related = self._related_for_correction(clean, vec, terms, tenant_id, user_id)
+                superseded.extend(pid for pid, _ in related)
+                if related and hint is None:
+                    mtype = MemoryType(related[0][1])  # a correction replaces a memory of the same kind
         if mtype != MemoryType.FACT and rules.is_constraint(clean, sig):
             base["metadata"] = {**base["metadata"], "_kind": "constraint"}
         rec = MemoryRecord(id=self._new_id(), content=clean, memory_type=mtype, status=MemoryStatus.CURRENT,
@@ -352,10 +363,12 @@ class MemoryEngine:
             return MemoryRecord.from_payload(p.id, p.payload)
         return None
 
-    def _related_for_correction(self, clean: str, vec: np.ndarray, terms: tuple[str, ...], tenant_id: str, user_id: str) -> list[str]:
+    def _related_for_correction(
+        self, clean: str, vec: np.ndarray, terms: tuple[str, ...], tenant_id: str, user_id: str
+    ) -> list[tuple[str, str]]:
         """Older current memories a correction replaces (seed 000, step 4): related by
         rescaled similarity >= supersede_similarity plus shared content terms, or by a
-        strong similarity alone. Two negations (two constraints) only when strongly similar."""
+        strong similarity alone. Two negations (two constraints) only when strongly similar. Returns (memory id, memory type) pairs."""
         wcfg = self.config.write
         flt = self._filter(tenant_id, user_id, memory_types=(MemoryType.SEMANTIC.value, MemoryType.EPISODIC.value,
                                                               MemoryType.PROCEDURAL.value))
@@ -375,7 +388,7 @@ class MemoryEngine:
             if both_negative and not (strong and overlap >= wcfg.supersede_keyword_overlap):
                 continue
             if overlap >= wcfg.supersede_keyword_overlap or strong:
-                out.append(p.id)
+                out.append((p.id, p.payload.get("memory_type", MemoryType.SEMANTIC.value)))
         return out
 
     def _supersede(self, old_ids: Iterable[str], new_id: str, ts: float) -> None:
@@ -519,9 +532,9 @@ class MemoryEngine:
         recent = self.store.scroll(flt, limit=3, order_by="created_at", descending=True)
         extra: list[str] = []
         for p in recent:
-            for t in p.payload.get("terms") or ():
-                if t not in q_terms and t not in extra and not t.startswith("["):
-                    extra.append(t)
+            for w in surface_words(p.payload.get("content", "")):
+                if w not in extra and not w.startswith("[") and not (content_terms(w) <= q_terms):
+                    extra.append(w)
         extra = extra[: rcfg.rewrite_terms]
         return f"{query} {' '.join(extra)}" if extra else None
 
@@ -565,8 +578,9 @@ class MemoryEngine:
                 if p.dense is not None:
                     sims[p.id] = float(np.dot(np.asarray(p.dense, dtype=np.float32), qvec))
         fact_ids = {p.id for p in routes["fact"]}
-        cands = [self._candidate(mid, pl, sims.get(mid, 0.0), q_terms, ranks[mid], scores[mid], mid in fact_ids,
-                                 session_id, ts)
+        q_idents = frozenset(identifiers(text))
+        cands = [self._candidate(mid, pl, sims.get(mid, 0.0), q_terms, ranks[mid], scores[mid],
+                                 mid in fact_ids or bool(q_idents & set(pl.get("terms") or ())), session_id, ts)
                  for mid, pl in payloads.items()]
         fused = fuse(cands, rcfg.fusion.value, self._fusion_params())
         kept, below = apply_floor(fused, rcfg.floor)
@@ -608,7 +622,7 @@ class MemoryEngine:
 
     def _candidate(
         self, mid: str, pl: dict[str, Any], cos: float, q_terms: frozenset[str], ranks: dict[str, int],
-        scores: dict[str, float], fact_hit: bool, session_id: str | None, ts: float,
+        scores: dict[str, float], exact_hit: bool, session_id: str | None, ts: float,
     ) -> Candidate:
         rcfg = self.config.retrieval
         mtype = pl.get("memory_type", "episodic")
@@ -624,7 +638,7 @@ class MemoryEngine:
             memory_id=mid,
             similarity=self.embedder.rescale(cos),
             coverage=keyword_coverage(q_terms, pl.get("terms") or ()),
-            fact_match=1.0 if fact_hit else 0.0,
+            exact_match=1.0 if exact_hit else 0.0,
             metadata_match=sum(checks) / len(checks) if checks else 0.0,
             importance=float(pl.get("importance", 0.5)),
             age_seconds=max(0.0, ts - float(pl.get("updated_at") or pl.get("created_at") or ts)),

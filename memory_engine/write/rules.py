@@ -125,7 +125,8 @@ def importance(text: str, sig: Signals, cfg: WriteSection, has_fact: bool = Fals
 
     base 0.5; +fact_bonus (0.3) for a structured fact or factual statement;
     +preference_bonus (0.3) for preference/constraint markers;
-    +decision_bonus (0.2) for decision markers; +identifier_bonus (0.1) for
+    +decision_bonus (0.2) for decision markers; +correction_bonus (0.2) for
+    corrections without a preference marker; +identifier_bonus (0.1) for
     identifiers; -short_penalty (0.3) below short_length (4) characters;
     -uncertainty_penalty (0.2) for questions/guesses/hedges (seed 002); clipped.
     """
@@ -136,6 +137,8 @@ def importance(text: str, sig: Signals, cfg: WriteSection, has_fact: bool = Fals
         s += cfg.preference_bonus
     if sig.decision:
         s += cfg.decision_bonus
+    if sig.correction and not sig.preference:
+        s += cfg.correction_bonus
     if sig.identifier:
         s += cfg.identifier_bonus
     if len(text.strip()) < cfg.short_length:
