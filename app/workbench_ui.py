@@ -1,0 +1,161 @@
+"""Layout helpers shared by the workbench pages (Streamlit only, no SQL, no scoring).
+
+One engine and one warehouse per process (``st.cache_resource``); query
+results cached with ``st.cache_data`` keyed on the warehouse's change marker
+(:func:`memory_engine.demo.workspace_summary`), so a new span, verdict, eval
+run or sweep trial invalidates them.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from datetime import UTC, datetime, time, timedelta
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # pages run with app/ as cwd-independent scripts
+    sys.path.insert(0, str(ROOT))
+
+from memory_engine import demo  # noqa: E402
+from memory_engine.viz import Tile  # noqa: E402
+
+PAGE_TITLE = "memwb workbench"
+
+
+def workspace() -> str:
+    """The workspace folder (``MEMWB_HOME``, default ``.memwb``), as an absolute path."""
+    return str(Path(os.environ.get("MEMWB_HOME", ".memwb")).resolve())
+
+
+@st.cache_resource(show_spinner="Opening the memory engine (Qdrant shard + bundled model)…")
+def _engine(ws: str) -> Any:
+    from memory_engine.config import EngineConfig
+    from memory_engine.engine import MemoryEngine
+
+    return MemoryEngine(EngineConfig(workspace=ws))
+
+
+@st.cache_resource(show_spinner=False)
+def _warehouse(ws: str) -> Any:
+    from memory_engine.observability.warehouse import Warehouse
+
+    eng = _engine(ws)
+    return eng.warehouse if getattr(eng, "warehouse", None) is not None else Warehouse.open(ws)
+
+
+def engine() -> Any:
+    """The process-wide engine on the workspace (embedded default)."""
+    return _engine(workspace())
+
+
+def warehouse() -> Any:
+    """The process-wide read-write warehouse of the workspace (the engine's, when it exports spans)."""
+    return _warehouse(workspace())
+
+
+def setup(title: str) -> None:
+    st.set_page_config(page_title=f"{title} · {PAGE_TITLE}", layout="wide")
+    ensure_workspace()
+
+
+def ensure_workspace() -> None:
+    """On an empty workspace, build the demo workspace first with a progress bar, then rerun."""
+    ws = workspace()
+    if not demo.workspace_is_empty(ws):
+        return
+    st.info(f"Empty workspace {ws}: building the demo workspace (golden suites + LoCoMo slice replayed "
+            "through the engine, answered by the extractive reader)…")  # fmt: skip
+    bar = st.progress(0.0, text="starting")
+
+    def tick(p: demo.DemoProgress) -> None:
+        frac = p.done / p.total if p.total else 1.0
+        bar.progress(min(1.0, frac), text=f"{p.stage}: {p.done}/{p.total} {p.message}")
+
+    rep = demo.build_demo(ws, now=demo.now_utc(), progress=tick)
+    st.success(f"Demo built in {rep.duration_s:.0f} s: {rep.writes} writes, {rep.retrievals} retrievals, "
+               f"{rep.answers} answers, {rep.spans_stored} spans.")  # fmt: skip
+    for n in rep.notes:
+        st.warning(n)
+    st.rerun()
+
+
+def summary() -> demo.WorkspaceSummary:
+    return demo.workspace_summary(warehouse())
+
+
+def provenance(s: demo.WorkspaceSummary | None = None) -> demo.WorkspaceSummary:
+    """Caption naming where the page's data comes from; returns the summary."""
+    s = s or summary()
+    st.caption(f"Data: {s.provenance} · workspace `{workspace()}`")
+    return s
+
+
+@st.cache_data(show_spinner=False, max_entries=512)
+def _cached(version: tuple[Any, ...], name: str, key: str, _fn: Callable[[], Any]) -> Any:
+    return _fn()
+
+
+def cached(s: demo.WorkspaceSummary, name: str, key: Any, fn: Callable[[], Any]) -> Any:
+    """``fn()`` cached until the warehouse changes (``s.version``); ``name``/``key`` identify the call."""
+    return _cached(tuple(str(x) for x in s.version), name, repr(key), fn)
+
+
+def tile(col: Any, t: Tile) -> None:
+    col.metric(t.label, t.value, t.delta, delta_color=t.delta_color if t.delta else "off", help=t.help or None,
+               border=True)  # fmt: skip
+    col.caption(t.detail)
+
+
+def sidebar_filters(s: demo.WorkspaceSummary, *, default_days: int = 7) -> tuple[Any, Any, dict[str, Any]]:
+    """Filter widgets (tenant, user, service, config hash, date range) in the sidebar.
+
+    Returns the ``Filters`` of the chosen window, those of the previous window
+    of the same length (for the tiles' deltas) and the raw choices.
+    """
+    from memory_engine.observability.metrics import Filters
+
+    wh = warehouse()
+    opts = cached(s, "filter_options", (), lambda: demo.filter_options(wh))
+    sb = st.sidebar
+    sb.header("Filters")
+    choice: dict[str, Any] = {}
+    for col, label in (("tenant_id", "Tenant"), ("user_id", "User"), ("service", "Service"),
+                       ("config_hash", "Config hash")):  # fmt: skip
+        v = sb.selectbox(label, ["(all)", *opts.get(col, [])], key=f"f_{col}")
+        choice[col] = None if v == "(all)" else v
+    last = (s.last or datetime.now(UTC)).date()
+    start_default = last - timedelta(days=default_days - 1)
+    rng = sb.date_input("Date range (UTC)", (start_default, last), key="f_dates")
+    if isinstance(rng, tuple | list) and len(rng) == 2:
+        d0, d1 = rng
+    else:
+        d0 = d1 = rng[0] if isinstance(rng, tuple | list) else rng
+    since = datetime.combine(d0, time.min, tzinfo=UTC)
+    until = datetime.combine(d1, time.min, tzinfo=UTC) + timedelta(days=1)
+    span = until - since
+    cur = Filters(since=since, until=until, **choice)
+    prev = Filters(since=since - span, until=since, **choice)
+    choice.update(since=since, until=until)
+    return cur, prev, choice
+
+
+def not_available(what: str, module: str) -> None:
+    st.info(f"{what} is not available yet: `{module}` has not landed in this build. The page will use it as soon "
+            "as it exists.")  # fmt: skip
+
+
+def optional(module: str) -> Any | None:
+    """Import ``module`` when it exists (a library piece built in parallel), else None."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as e:
+        if e.name and module.startswith(e.name):
+            return None
+        raise
