@@ -94,7 +94,9 @@ def _write_suite(doc: dict[str, Any], out_dir: Path, report: ImportReport) -> No
     target = out_dir / f"{_slug(name)}.yaml"
     parse_suite(doc, str(target))  # never write what the loader would reject
     out_dir.mkdir(parents=True, exist_ok=True)
-    target.write_text(yaml.safe_dump(doc, allow_unicode=True, sort_keys=False, width=120), encoding="utf-8")
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    text = yaml.dump(doc, Dumper=dumper, allow_unicode=True, sort_keys=False, width=120)
+    target.write_text(text, encoding="utf-8")
     report.files.append(str(target))
     for c in doc["cases"]:
         report.n_cases += 1

@@ -158,7 +158,7 @@ def test_missing_user_and_category(tmp_path: Path) -> None:
 
 def test_yaml_errors_and_duplicate_keys(tmp_path: Path) -> None:
     assert messages(tmp_path, "suite: [unclosed\n") == [
-        "F: invalid YAML: line 2, column 1: expected ',' or ']', but got '<stream end>'"
+        "F: invalid YAML: line 2, column 1: did not find expected ',' or ']'"
     ]
     dup = GOOD.replace("    lang: zh\n", "    lang: zh\n    lang: en\n")
     assert messages(tmp_path, dup) == ["F: invalid YAML: line 7, column 5: duplicate key 'lang' (first at line 6)"]
@@ -176,8 +176,11 @@ def test_load_suites_collects_all_files_and_duplicate_names(tmp_path: Path) -> N
         "c.yaml: case c1: cases[0].lang: Input should be 'zh', 'en' or 'mixed'",
         "b.yaml: suite: duplicate suite name 's1' (also in a.yaml)",
     ]
+    (tmp_path / "empty").mkdir()
     with pytest.raises(SuiteErrors, match="no suite files found"):
-        load_suites([tmp_path / "empty_dir_does_not_exist"])
+        load_suites([tmp_path / "empty"])
+    with pytest.raises(SuiteErrors, match="missing.yaml: cannot read: No such file or directory"):
+        load_suites([tmp_path / "missing.yaml"])
 
 
 def test_fixture_suites_load() -> None:
