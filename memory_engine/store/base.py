@@ -155,7 +155,7 @@ def filter_conditions(flt: StoreFilter) -> list[Cond] | None:
     if flt.statuses is not None:
         if not flt.statuses:
             return None
-        conds.append(Cond("status", CondKind.ANY, tuple(flt.statuses)))
+        conds.append(Cond("status", CondKind.ANY, tuple(str(x) for x in flt.statuses)))
     if not flt.include_archived:
         conds.append(Cond("archived", CondKind.EQ, 0))
     if flt.memory_types is not None:

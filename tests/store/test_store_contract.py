@@ -236,6 +236,8 @@ class StoreContract:
         )
         assert ids(store.scroll(flt())) == [mid(1)]
         assert set(ids(store.scroll(flt(statuses=("candidate", "pending_confirmation"))))) == {mid(2), mid(4)}
+        assert store.count(flt(statuses=(MemoryStatus.CURRENT, MemoryStatus.DEPRECATED))) == 2  # enums work too
+        assert store.count(flt(memory_types=(MemoryType.EPISODIC,))) == 1
         assert store.count(flt(statuses=None)) == 4
         assert store.count(flt(statuses=())) == 0
         assert store.search_dense(basis(0), flt(statuses=()), 10) == []
