@@ -19,9 +19,10 @@ re-ingesting a file adds nothing (spans are keyed by trace id + span id).
 from __future__ import annotations
 
 import gzip
+import logging
 import os
 import struct
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,8 @@ from .records import (
     proto_attributes,
 )
 from .warehouse import Warehouse
+
+log = logging.getLogger(__name__)
 
 BATCH_SPANS = 20_000
 """Spans per Arrow insert batch: big enough to amortise a transaction, small enough to bound memory."""
@@ -153,7 +156,7 @@ def decode_otlp_json(
             scope = scope_obj.get("name") if type(scope_obj) is dict else None
             for sp in ss.get("spans") or ():
                 try:
-                    append(decode_json_span(sp, resource, scope if isinstance(scope, str) else None, rwarn))
+                    append(decode_json_span(sp, resource, scope if isinstance(scope, str) and scope else None, rwarn))
                 except SpanRejected as e:
                     out.rejected += 1
                     if len(out.problems) < MAX_PROBLEMS:
@@ -214,31 +217,47 @@ def _open_bytes(path: Path) -> bytes:
     return data
 
 
-def _iter_json_lines(data: bytes, source: str, dec: _Decoded, progress: ProgressFn | None) -> Iterator[None]:
-    """Decode JSON lines one by one; yields after each line so the caller can flush batches."""
+FAST_CHUNK_BYTES = 32 * 1024 * 1024
+"""Bytes of JSON lines handed to the DuckDB fast path at once (bounds memory)."""
+
+
+def _decode_line(chunk: bytes, lineno: int, source: str, dec: _Decoded) -> None:
+    try:
+        doc = orjson.loads(chunk)
+    except orjson.JSONDecodeError as e:
+        dec.malformed += 1
+        if len(dec.problems) < MAX_PROBLEMS:
+            dec.problems.append(IngestProblem(source, lineno, "malformed", f"invalid JSON: {e}"))
+    else:
+        decode_otlp_json(doc, source=source, line=lineno, out=dec)
+
+
+def _iter_line_chunks(data: bytes, chunk_bytes: int) -> Iterator[tuple[list[int], list[bytes], int]]:
+    """Non-blank lines grouped into chunks: (1-based line numbers, line bytes, bytes consumed)."""
     pos = 0
     lineno = 0
     n = len(data)
+    nums: list[int] = []
+    texts: list[bytes] = []
+    size = 0
+    start = 0
     while pos < n:
         end = data.find(b"\n", pos)
         if end < 0:
             end = n
         lineno += 1
-        chunk = data[pos:end]
-        consumed = end + 1 - pos
+        line = data[pos:end]
         pos = end + 1
-        if chunk.strip():
-            try:
-                doc = orjson.loads(chunk)
-            except orjson.JSONDecodeError as e:
-                dec.malformed += 1
-                if len(dec.problems) < MAX_PROBLEMS:
-                    dec.problems.append(IngestProblem(source, lineno, "malformed", f"invalid JSON: {e}"))
-            else:
-                decode_otlp_json(doc, source=source, line=lineno, out=dec)
-        if progress is not None:
-            progress(consumed)
-        yield None
+        if line.strip():
+            nums.append(lineno)
+            texts.append(line)
+            size += len(line)
+        if size >= chunk_bytes:
+            yield nums, texts, min(pos, n) - start
+            start = min(pos, n)
+            nums, texts, size = [], [], 0
+    if nums or start < n:
+        yield nums, texts, n - start
 
 
 def _looks_like_json_lines(data: bytes) -> bool:
@@ -261,11 +280,14 @@ def ingest_file(
     *,
     progress: bool | ProgressFn = False,
     batch_spans: int = BATCH_SPANS,
+    fast: bool = True,
 ) -> IngestSummary:
     """Ingest one OTLP JSON / JSON-lines / protobuf file (gzip allowed) into ``wh``.
 
     ``progress`` True shows a tqdm bar over bytes on stderr; a callable gets
-    the number of bytes processed since its last call. Records one
+    the number of bytes processed since its last call. ``fast`` lets DuckDB
+    decode clean JSON lines (:mod:`.fastpath`); other lines always go through
+    the Python reference decoder, which reports problems. Records one
     ``ingest_batches`` row with source ``file:<name>``. A missing or
     unreadable file raises :class:`~memory_engine.errors.TraceIngestError`.
     """
@@ -291,7 +313,6 @@ def ingest_file(
 
     dec = _Decoded()
     stored = duplicate = warnings = 0
-
     decoded = 0
 
     def flush() -> None:
@@ -311,9 +332,21 @@ def ingest_file(
             dec.problems.append(IngestProblem(source, None, "malformed", "empty file"))
         elif stripped[:1] in (b"{", b"["):
             if _looks_like_json_lines(stripped):
-                for _ in _iter_json_lines(data, source, dec, tick):
-                    if len(dec.records) >= batch_spans:
-                        flush()
+                for nums, texts, consumed in _iter_line_chunks(data, FAST_CHUNK_BYTES):
+                    leftover: Sequence[int] = range(len(nums))
+                    if fast and nums:
+                        got = _fast_chunk(wh, nums, texts, f"file:{source}")
+                        if got is not None:
+                            stored += got.stored
+                            duplicate += got.duplicate
+                            decoded += got.stored + got.duplicate
+                            leftover = got.leftover
+                    for i in leftover:
+                        _decode_line(texts[i], nums[i], source, dec)
+                        if len(dec.records) >= batch_spans:
+                            flush()
+                    if tick:
+                        tick(consumed)
             else:
                 try:
                     doc = orjson.loads(data)
@@ -349,6 +382,27 @@ def ingest_file(
         problems=tuple(dec.problems[:MAX_PROBLEMS]),
         files=(str(p),),
     )
+
+
+def _fast_chunk(wh: Warehouse, nums: list[int], texts: list[bytes], source: str) -> Any:
+    """Run the DuckDB fast path on one chunk; ``None`` when it could not (then Python decodes all)."""
+    import duckdb
+    import pyarrow as pa
+
+    from .fastpath import ingest_json_lines
+
+    try:
+        text_arr = pa.array(texts, pa.binary()).cast(pa.string())
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None  # invalid UTF-8 somewhere: the Python decoder reports the line
+    table = pa.table({"line": pa.array(nums, pa.int64()), "text": text_arr})
+    wh._require_writable()
+    with wh._write_lock, wh.connection() as con:
+        try:
+            return ingest_json_lines(con, table, source=source)
+        except duckdb.Error as e:
+            log.info("fast path declined a chunk (%s); decoding it in Python", e)
+            return None
 
 
 def _decode_proto_file(data: bytes, source: str, dec: _Decoded) -> None:

@@ -401,7 +401,7 @@ def decode_json_span(
         name=name,
         start_ns=start,
         end_ns=end,
-        kind=_json_enum(span.get("kind", 1), SPAN_KINDS, "SPAN_KIND_", "UNSPECIFIED"),
+        kind=_json_enum(span.get("kind", 0), SPAN_KINDS, "SPAN_KIND_", "UNSPECIFIED"),
         status_code=_json_enum(status.get("code", 0), STATUS_CODES, "STATUS_CODE_", "UNSET"),
         status_message=msg if isinstance(msg, str) and msg else None,
         service=_service(resource),

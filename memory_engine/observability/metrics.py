@@ -1,0 +1,422 @@
+"""Dashboard metrics: one named, parameterised SQL query each over the warehouse.
+
+Definitions are TRACES.md's ("Metric definitions") and SEED_DIGEST.md
+section 6. Every function returns a frozen :class:`MetricValue` carrying the
+value with its numerator and denominator, so a dashboard shows
+``0.62 (31/50)``; an empty window gives ``value=None`` ("no data"), never 0.
+SQL does the work; Python only shapes the rows.
+
+Filters (:class:`Filters`) apply to the span the metric is about (the
+retrieval for hit rate, latency, degraded share and verdicts; the write for
+write efficacy): tenant, user, service, config hash and a time range
+``[since, until)`` on the span start time.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+from ..errors import ValidationError
+from .warehouse import Warehouse
+
+NS_PER_DAY = 86_400 * 1_000_000_000
+WILSON_Z_95 = 1.959963984540054
+"""Standard normal quantile for a two-sided 95% interval (Wilson 1927)."""
+
+
+class Bucket(StrEnum):
+    """Time series bucket width."""
+
+    HOUR = "hour"
+    DAY = "day"
+
+
+class Metric(StrEnum):
+    """Metrics that :func:`metric_timeseries` can bucket."""
+
+    CITATION_HIT_RATE = "citation_hit_rate"
+    CITATION_ACCURACY = "citation_accuracy"
+    WRITE_EFFICACY = "write_efficacy"
+    LATENCY_P50 = "latency_p50"
+    LATENCY_P95 = "latency_p95"
+    LATENCY_P99 = "latency_p99"
+    DEGRADED_SHARE = "degraded_share"
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Which spans a metric covers. ``since``/``until``: aware datetimes or
+    epoch seconds, half-open ``[since, until)`` on span start; string filters
+    match exactly; ``None`` means no filter."""
+
+    since: datetime | float | None = None
+    until: datetime | float | None = None
+    tenant_id: str | None = None
+    user_id: str | None = None
+    service: str | None = None
+    config_hash: str | None = None
+
+
+@dataclass(frozen=True)
+class MetricValue:
+    """A metric value with its parts.
+
+    ``value`` is ``None`` when the window holds no data. ``numerator`` and
+    ``denominator`` are the counts behind a ratio (for a latency percentile
+    ``numerator`` is ``None`` and ``denominator`` the number of retrievals);
+    ``low``/``high`` a confidence interval when the metric has one;
+    ``bucket`` the bucket start (UTC) in a time series; ``extra`` metric
+    specific details (e.g. ``not_yet_mature`` for write efficacy).
+    """
+
+    name: str
+    value: float | None
+    numerator: float | None
+    denominator: int
+    unit: str = "ratio"
+    low: float | None = None
+    high: float | None = None
+    bucket: datetime | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """Display text: ``0.62 (31/50)``, ``41.2 ms (n=50)`` or ``no data``."""
+        if self.value is None:
+            return "no data"
+        if self.unit == "ms":
+            return f"{self.value:.1f} ms (n={self.denominator})"
+        num = self.numerator
+        num_s = f"{int(num)}" if num is not None and float(num).is_integer() else f"{num}"
+        return f"{self.value:.2f} ({num_s}/{self.denominator})"
+
+
+def to_ns(t: datetime | float | None) -> int | None:
+    """Epoch nanoseconds of an aware datetime (naive = UTC) or epoch seconds."""
+    if t is None:
+        return None
+    if isinstance(t, datetime):
+        if t.tzinfo is None:
+            t = t.replace(tzinfo=UTC)
+        return int(t.timestamp() * 1_000_000) * 1000
+    return int(float(t) * 1_000_000) * 1000
+
+
+def _where(f: Filters, alias: str, *, config: bool = True) -> tuple[str, list[Any]]:
+    conds: list[str] = []
+    params: list[Any] = []
+    since, until = to_ns(f.since), to_ns(f.until)
+    if since is not None:
+        conds.append(f"{alias}.start_ns >= ?")
+        params.append(since)
+    if until is not None:
+        conds.append(f"{alias}.start_ns < ?")
+        params.append(until)
+    for col, val in (("tenant_id", f.tenant_id), ("user_id", f.user_id), ("service", f.service)):
+        if val is not None:
+            conds.append(f"{alias}.{col} = ?")
+            params.append(val)
+    if f.config_hash is not None:
+        if not config:
+            raise ValidationError("config_hash filter does not apply here", field="config_hash")
+        conds.append(f"{alias}.config_hash = ?")
+        params.append(f.config_hash)
+    return (" AND ".join(conds) if conds else "TRUE"), params
+
+
+def _bucket_expr(alias: str, bucket: Bucket | None) -> str:
+    if bucket is None:
+        return "NULL::TIMESTAMP"
+    return f"date_trunc('{Bucket(bucket).value}', make_timestamp({alias}.start_ns // 1000))"
+
+
+def _aware(dt: Any) -> datetime | None:
+    return dt.replace(tzinfo=UTC) if isinstance(dt, datetime) and dt.tzinfo is None else dt
+
+
+def _ratio(name: str, num: float | None, den: int | None, **kw: Any) -> MetricValue:
+    den_i = int(den or 0)
+    n = float(num or 0)
+    return MetricValue(name, (n / den_i) if den_i else None, n if den_i else (num or 0), den_i, **kw)
+
+
+def _series(rows: Sequence[tuple[Any, ...]], bucket: Bucket | None, shape: Any) -> list[MetricValue]:
+    out = [shape(r, _aware(r[0])) for r in rows]
+    return out if bucket is not None else out[:1]
+
+
+# --- citation hit rate ---------------------------------------------------------------------
+_HIT_RATE_SQL = """
+WITH r AS (
+    SELECT r.span_id, r.retrieved_ids, {bucket} AS bucket FROM retrievals r WHERE {where}
+), a AS (
+    SELECT a.retrieve_span_id, list_distinct(flatten(list(a.cited_ids))) AS cited
+    FROM answers a WHERE a.retrieve_span_id IN (SELECT span_id FROM r) GROUP BY a.retrieve_span_id
+)
+SELECT r.bucket,
+       coalesce(sum(len(list_intersect(r.retrieved_ids, a.cited))), 0) AS hits,
+       coalesce(sum(len(r.retrieved_ids)), 0) AS retrieved,
+       count(*) AS retrievals
+FROM r JOIN a ON a.retrieve_span_id = r.span_id
+GROUP BY r.bucket ORDER BY r.bucket
+"""
+
+
+def _hit_rate(wh: Warehouse, f: Filters, bucket: Bucket | None) -> list[MetricValue]:
+    where, params = _where(f, "r")
+    rows = wh.fetchall(_HIT_RATE_SQL.format(bucket=_bucket_expr("r", bucket), where=where), params)
+    return _series(
+        rows,
+        bucket,
+        lambda r, b: _ratio("citation_hit_rate", r[1], r[2], bucket=b, extra={"retrievals_with_answer": int(r[3])}),
+    )
+
+
+def citation_hit_rate(wh: Warehouse, filters: Filters | None = None) -> MetricValue:
+    """Citation hit rate = sum |cited ∩ retrieved| / sum |retrieved| over
+    retrievals with a linked answer (TRACES.md; SEED_DIGEST 6 "hit rate",
+    seed 000). Several answers to one retrieval: their citations are united.
+    ``extra["retrievals_with_answer"]`` counts the retrievals used."""
+    got = _hit_rate(wh, filters or Filters(), None)
+    return got[0] if got else MetricValue("citation_hit_rate", None, 0, 0)
+
+
+# --- latency and degraded share ---------------------------------------------------------------
+def _latency(wh: Warehouse, f: Filters, bucket: Bucket | None, percentile: float) -> list[MetricValue]:
+    if not 0 <= percentile <= 100:
+        raise ValidationError(f"percentile must be in [0, 100], got {percentile}", field="percentile")
+    where, params = _where(f, "r")
+    sql = (
+        f"SELECT {_bucket_expr('r', bucket)} AS bucket, quantile_cont(r.latency_ms, ?), count(*) "
+        f"FROM retrievals r WHERE {where} GROUP BY bucket ORDER BY bucket"
+    )
+    rows = wh.fetchall(sql, [percentile / 100.0, *params])
+    name = f"retrieval_latency_p{percentile:g}"
+    return _series(
+        rows,
+        bucket,
+        lambda r, b: MetricValue(name, float(r[1]) if r[2] else None, None, int(r[2]), unit="ms", bucket=b),
+    )
+
+
+def retrieval_latency(wh: Warehouse, filters: Filters | None = None, *, percentile: float = 95.0) -> MetricValue:
+    """Retrieval latency percentile in milliseconds (span duration of
+    ``memory.retrieve``; linear interpolation, ``quantile_cont``). Seed 000's
+    target is p95 < 50 ms. ``denominator`` = retrievals in the window."""
+    got = _latency(wh, filters or Filters(), None, percentile)
+    return got[0] if got else MetricValue(f"retrieval_latency_p{percentile:g}", None, None, 0, unit="ms")
+
+
+def _degraded(wh: Warehouse, f: Filters, bucket: Bucket | None) -> list[MetricValue]:
+    where, params = _where(f, "r")
+    sql = (
+        f"SELECT {_bucket_expr('r', bucket)} AS bucket, count(*) FILTER (WHERE r.degraded), count(*) "
+        f"FROM retrievals r WHERE {where} GROUP BY bucket ORDER BY bucket"
+    )
+    return _series(wh.fetchall(sql, params), bucket, lambda r, b: _ratio("degraded_share", r[1], r[2], bucket=b))
+
+
+def degraded_share(wh: Warehouse, filters: Filters | None = None) -> MetricValue:
+    """Share of retrievals flagged ``memory.degraded`` (a failure made them return empty)."""
+    got = _degraded(wh, filters or Filters(), None)
+    return got[0] if got else MetricValue("degraded_share", None, 0, 0)
+
+
+# --- write efficacy -------------------------------------------------------------------------------
+_EFFICACY_SQL = """
+WITH w AS (
+    SELECT w.memory_id, min(w.start_ns) AS start_ns, min({bucket}) AS bucket
+    FROM writes w WHERE w.memory_id IS NOT NULL AND list_contains(?, w.outcome) AND {where}
+    GROUP BY w.memory_id
+), mature AS (
+    SELECT * FROM w WHERE start_ns <= ?
+), bounds AS (
+    SELECT min(start_ns) AS lo, max(start_ns) + ? AS hi FROM mature
+), r AS (
+    SELECT unnest(r.retrieved_ids) AS memory_id, r.start_ns
+    FROM retrievals r, bounds WHERE r.start_ns BETWEEN bounds.lo AND bounds.hi
+), hit AS (
+    SELECT DISTINCT m.memory_id FROM mature m JOIN r ON r.memory_id = m.memory_id
+    WHERE r.start_ns >= m.start_ns AND r.start_ns <= m.start_ns + ?
+)
+SELECT w.bucket,
+       count(*) FILTER (WHERE w.memory_id IN (SELECT memory_id FROM hit)) AS hits,
+       count(*) FILTER (WHERE w.start_ns <= ?) AS mature,
+       count(*) FILTER (WHERE w.start_ns > ?) AS immature
+FROM w GROUP BY w.bucket ORDER BY w.bucket
+"""
+
+
+def _efficacy(
+    wh: Warehouse, f: Filters, bucket: Bucket | None, now: datetime | float, window_days: float,
+    outcomes: Sequence[str],
+) -> list[MetricValue]:  # fmt: skip
+    if window_days <= 0:
+        raise ValidationError(f"window_days must be > 0, got {window_days}", field="window_days")
+    now_ns = to_ns(now)
+    assert now_ns is not None
+    win = int(window_days * NS_PER_DAY)
+    cutoff = now_ns - win
+    where, params = _where(f, "w")
+    sql = _EFFICACY_SQL.format(bucket=_bucket_expr("w", bucket), where=where)
+    rows = wh.fetchall(sql, [list(outcomes), *params, cutoff, win, win, cutoff, cutoff])
+    name = f"write_efficacy_{window_days:g}d"
+    return _series(
+        rows,
+        bucket,
+        lambda r, b: _ratio(name, r[1], r[2], bucket=b, extra={"not_yet_mature": int(r[3]), "window_days": window_days}),
+    )
+
+
+def write_efficacy(
+    wh: Warehouse,
+    filters: Filters | None = None,
+    *,
+    now: datetime | float,
+    window_days: float = 7.0,
+    outcomes: Sequence[str] = ("stored",),
+) -> MetricValue:
+    """7-day write efficacy (seed 000; TRACES.md): share of memories stored in
+    the window (write span with an outcome in ``outcomes``) whose id appears in
+    ``retrieved_ids`` of a retrieval starting within ``window_days`` after the
+    write. Maturity rule: only writes at least ``window_days`` old at ``now``
+    count; younger ones are reported in ``extra["not_yet_mature"]``. A low
+    value means the write threshold is too loose (seed 000)."""
+    got = _efficacy(wh, filters or Filters(), None, now, window_days, outcomes)
+    if got:
+        return got[0]
+    return MetricValue(f"write_efficacy_{window_days:g}d", None, 0, 0, extra={"not_yet_mature": 0, "window_days": window_days})
+
+
+# --- citation accuracy ------------------------------------------------------------------------------
+def wilson_interval(successes: int, n: int, z: float = WILSON_Z_95) -> tuple[float, float] | None:
+    """Wilson score interval for a binomial proportion (Wilson 1927, JASA 22:209).
+
+    ``z`` is the normal quantile (1.96 for 95%). Returns ``(low, high)`` in
+    [0, 1], or ``None`` when ``n == 0``. Better than the normal approximation
+    near 0 and 1 and for small ``n``, which is where reviewer samples live.
+    """
+    if n <= 0:
+        return None
+    if not 0 <= successes <= n:
+        raise ValidationError(f"successes {successes} not in [0, {n}]", field="successes")
+    p = successes / n
+    z2 = z * z
+    denom = 1 + z2 / n
+    centre = (p + z2 / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+_ACCURACY_SQL = """
+SELECT {bucket} AS bucket,
+       count(*) FILTER (WHERE v.verdict = 'correct') AS correct,
+       count(*) FILTER (WHERE v.verdict = 'incorrect') AS incorrect,
+       count(*) FILTER (WHERE v.verdict = 'unsure') AS unsure
+FROM verdicts v LEFT JOIN retrievals r ON r.span_id = v.retrieve_span_id
+WHERE {where} AND (? IS NULL OR v.reviewer = ?)
+GROUP BY bucket ORDER BY bucket
+"""
+
+
+def _accuracy(wh: Warehouse, f: Filters, bucket: Bucket | None, reviewer: str | None, z: float) -> list[MetricValue]:
+    where, params = _where(f, "r")
+    rows = wh.fetchall(_ACCURACY_SQL.format(bucket=_bucket_expr("r", bucket), where=where), [*params, reviewer, reviewer])
+
+    def shape(r: tuple[Any, ...], b: datetime | None) -> MetricValue:
+        correct, incorrect, unsure = int(r[1]), int(r[2]), int(r[3])
+        n = correct + incorrect
+        ci = wilson_interval(correct, n, z)
+        return MetricValue(
+            "citation_accuracy", correct / n if n else None, correct, n,
+            low=ci[0] if ci else None, high=ci[1] if ci else None, bucket=b,
+            extra={"unsure": unsure, "reviewer": reviewer},
+        )  # fmt: skip
+
+    return _series(rows, bucket, shape)
+
+
+def citation_accuracy(
+    wh: Warehouse, filters: Filters | None = None, *, reviewer: str | None = None, z: float = WILSON_Z_95
+) -> MetricValue:
+    """Citation accuracy = correct / (correct + incorrect) over reviewer
+    verdicts on cited memories, "unsure" excluded (counted in
+    ``extra["unsure"]``), with a Wilson interval in ``low``/``high``
+    (TRACES.md; seed 000 "human spot checks"). ``reviewer`` restricts to one
+    reviewer; otherwise every verdict counts (two reviewers on one citation
+    give two verdicts). ``extra["agreement"]`` lists Cohen's kappa per
+    reviewer pair that judged common citations."""
+    f = filters or Filters()
+    got = _accuracy(wh, f, None, reviewer, z)
+    mv = got[0] if got else MetricValue("citation_accuracy", None, 0, 0, extra={"unsure": 0, "reviewer": reviewer})
+    if reviewer is None:
+        from .verdicts import reviewer_agreement
+
+        agreements = reviewer_agreement(wh, f)
+        mv = MetricValue(**{**mv.__dict__, "extra": {**mv.extra, "agreement": agreements}})
+    return mv
+
+
+def citation_accuracy_by_reviewer(wh: Warehouse, filters: Filters | None = None) -> dict[str, MetricValue]:
+    """:func:`citation_accuracy` per reviewer, keyed by reviewer name."""
+    names = [r[0] for r in wh.fetchall("SELECT DISTINCT reviewer FROM verdicts ORDER BY reviewer")]
+    return {n: citation_accuracy(wh, filters, reviewer=n) for n in names}
+
+
+# --- time series ------------------------------------------------------------------------------------
+def metric_timeseries(
+    wh: Warehouse,
+    metric: Metric | str,
+    bucket: Bucket | str = Bucket.DAY,
+    filters: Filters | None = None,
+    *,
+    now: datetime | float | None = None,
+    window_days: float = 7.0,
+    reviewer: str | None = None,
+) -> list[MetricValue]:
+    """One :class:`MetricValue` per non-empty hour or day bucket (UTC), oldest first.
+
+    ``now`` is required for :attr:`Metric.WRITE_EFFICACY` (buckets by write
+    time). Raises ValidationError for an unknown metric or bucket, naming the
+    valid ones.
+    """
+    try:
+        metric = Metric(metric)
+    except ValueError as e:
+        raise ValidationError(f"unknown metric {metric!r}; valid: {', '.join(m.value for m in Metric)}", field="metric") from e
+    try:
+        bucket = Bucket(bucket)
+    except ValueError as e:
+        raise ValidationError(f"unknown bucket {bucket!r}; valid: {', '.join(b.value for b in Bucket)}", field="bucket") from e
+    f = filters or Filters()
+    if metric is Metric.CITATION_HIT_RATE:
+        return _hit_rate(wh, f, bucket)
+    if metric is Metric.DEGRADED_SHARE:
+        return _degraded(wh, f, bucket)
+    if metric is Metric.CITATION_ACCURACY:
+        return _accuracy(wh, f, bucket, reviewer, WILSON_Z_95)
+    if metric is Metric.WRITE_EFFICACY:
+        if now is None:
+            raise ValidationError("write efficacy needs 'now' (the maturity rule)", field="now")
+        return _efficacy(wh, f, bucket, now, window_days, ("stored",))
+    pct = {Metric.LATENCY_P50: 50.0, Metric.LATENCY_P95: 95.0, Metric.LATENCY_P99: 99.0}[metric]
+    return _latency(wh, f, bucket, pct)
+
+
+def dashboard(wh: Warehouse, filters: Filters | None = None, *, now: datetime | float) -> dict[str, MetricValue]:
+    """Every headline metric for one window, keyed by metric name."""
+    f = filters or Filters()
+    out = {
+        "citation_hit_rate": citation_hit_rate(wh, f),
+        "citation_accuracy": citation_accuracy(wh, f),
+        "write_efficacy_7d": write_efficacy(wh, f, now=now),
+        "degraded_share": degraded_share(wh, f),
+    }
+    for p in (50, 95, 99):
+        out[f"retrieval_latency_p{p}"] = retrieval_latency(wh, f, percentile=p)
+    return out
