@@ -540,6 +540,178 @@ def filter_options(wh: Any, *, limit: int = 500) -> dict[str, list[str]]:
     return out
 
 
+def known_owners(wh: Any, *, limit: int = 2000) -> list[tuple[str, str]]:
+    """(tenant, user) pairs seen on write or retrieval spans, most active first."""
+    rows = wh.fetchall(
+        "SELECT tenant_id, user_id, count(*) AS n FROM (SELECT tenant_id, user_id FROM writes UNION ALL "
+        "SELECT tenant_id, user_id FROM retrievals) WHERE user_id IS NOT NULL "
+        "GROUP BY tenant_id, user_id ORDER BY n DESC, tenant_id, user_id LIMIT ?",
+        [limit],
+    )
+    return [(str(t or "default"), str(u)) for t, u, _ in rows]
+
+
+def parse_overrides(text: str) -> dict[str, str]:
+    """``dotted.key=value`` lines (blank lines and ``#`` comments skipped) as a dict
+    for :meth:`EngineConfig.with_overrides`. Raises ValidationError naming the
+    1-based line that has no ``=``."""
+    from .errors import ValidationError
+
+    out: dict[str, str] = {}
+    for i, raw in enumerate((text or "").splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if "=" not in line:
+            raise ValidationError(f"line {i}: expected dotted.key=value, got {line!r}", field=f"line {i}")
+        k, v = line.split("=", 1)
+        out[k.strip()] = v.strip()
+    return out
+
+
+# --- trace browsing (paginated in SQL; never the whole table in pandas) -------------------------------
+@dataclass(frozen=True)
+class RetrievalPage:
+    """One page of retrievals (newest first) and the ``total`` matching the filters."""
+
+    rows: tuple[dict[str, Any], ...]
+    total: int
+    limit: int
+    offset: int
+
+
+_LIST_SQL = """
+SELECT r.span_id, r.trace_id, make_timestamptz(r.start_ns // 1000) AS started_at, r.tenant_id, r.user_id,
+       r.query, r.retrieved_count, r.latency_ms, r.degraded, r.config_hash, r.service,
+       (SELECT coalesce(sum(len(a.cited_ids)), 0) FROM answers a WHERE a.retrieve_span_id = r.span_id) AS cited,
+       count(*) OVER () AS total
+FROM retrievals r
+WHERE {where} AND (? IS NULL OR r.query ILIKE '%' || ? || '%' OR r.span_id = ? OR r.trace_id = ?)
+ORDER BY r.start_ns DESC, r.span_id
+LIMIT ? OFFSET ?
+"""
+
+
+def list_retrievals(
+    wh: Any, filters: Any = None, *, search: str | None = None, limit: int = 50, offset: int = 0
+) -> RetrievalPage:
+    """Retrievals matching ``filters`` (metrics ``Filters``) and ``search`` (a
+    substring of the query, or an exact span/trace id), newest first, paginated
+    in SQL (``limit`` rows from ``offset``). Raises ValidationError for a
+    negative offset or a limit outside 1..1000."""
+    from .errors import ValidationError
+    from .observability.metrics import Filters, _where
+
+    if not 1 <= limit <= 1000 or offset < 0:
+        raise ValidationError("limit must be in 1..1000 and offset >= 0", field="limit")
+    where, params = _where(filters or Filters(), "r")
+    q = (search or "").strip() or None
+    rows = wh.fetch_dicts(_LIST_SQL.format(where=where), [*params, q, q, q, q, limit, offset])
+    total = int(rows[0].pop("total")) if rows else 0
+    for r in rows[1:]:
+        r.pop("total", None)
+    if not rows and offset:
+        cnt = wh.fetchone(f"SELECT count(*) FROM retrievals r WHERE {where} AND (? IS NULL OR r.query ILIKE "
+                          "'%' || ? || '%' OR r.span_id = ? OR r.trace_id = ?)", [*params, q, q, q, q])  # fmt: skip
+        total = int(cnt[0]) if cnt else 0
+    return RetrievalPage(tuple(rows), total, limit, offset)
+
+
+@dataclass(frozen=True)
+class RetrievalDetail:
+    """One retrieval: its row, the ranked ``hits`` (rank, memory_id, score,
+    routes, content, cited), its ``answers`` (text, cited ids) and the owner's
+    ``writes`` around it (outcome, reason, superseded ids), oldest first."""
+
+    retrieval: dict[str, Any]
+    hits: tuple[dict[str, Any], ...]
+    answers: tuple[dict[str, Any], ...]
+    writes: tuple[dict[str, Any], ...]
+
+
+def retrieval_detail(
+    wh: Any, span_id: str, *, writes_before_days: float = 7.0, writes_after_days: float = 1.0, max_writes: int = 50
+) -> RetrievalDetail | None:
+    """The retrieval with span id ``span_id`` (None when absent) with its hits,
+    answers and the same owner's writes from ``writes_before_days`` days before
+    to ``writes_after_days`` days after it (at most ``max_writes``, nearest first)."""
+    rows = wh.fetch_dicts(
+        "SELECT r.*, make_timestamptz(r.start_ns // 1000) AS started_at FROM retrievals r WHERE r.span_id = ?",
+        [span_id],
+    )
+    if not rows:
+        return None
+    r = rows[0]
+    answers = wh.fetch_dicts(
+        "SELECT a.span_id, make_timestamptz(a.start_ns // 1000) AS answered_at, a.answer_text, a.cited_ids "
+        "FROM answers a WHERE a.retrieve_span_id = ? ORDER BY a.start_ns",
+        [span_id],
+    )
+    cited = {c for a in answers for c in (a.get("cited_ids") or [])}
+    ids = list(r.get("retrieved_ids") or [])
+    scores = list(r.get("retrieved_scores") or [])
+    routes = list(r.get("retrieved_sources") or [])
+    contents = list(r.get("retrieved_contents") or [])
+
+    def at(xs: list[Any], i: int) -> Any:
+        return xs[i] if i < len(xs) else None
+
+    hits = tuple(
+        {"rank": i + 1, "memory_id": mid, "score": at(scores, i), "routes": at(routes, i), "content": at(contents, i),
+         "cited": mid in cited}
+        for i, mid in enumerate(ids)
+    )  # fmt: skip
+    day = 86_400 * 1_000_000_000
+    writes = wh.fetch_dicts(
+        "SELECT w.span_id, make_timestamptz(w.start_ns // 1000) AS written_at, w.memory_id, w.memory_type, w.outcome, "
+        "w.reject_reason, w.superseded_ids, w.content, w.importance, w.start_ns > ? AS after_retrieval "
+        "FROM writes w WHERE w.user_id IS NOT DISTINCT FROM ? AND w.tenant_id IS NOT DISTINCT FROM ? "
+        "AND w.start_ns BETWEEN ? AND ? ORDER BY abs(w.start_ns - ?) LIMIT ?",
+        [r["start_ns"], r.get("user_id"), r.get("tenant_id"), r["start_ns"] - int(writes_before_days * day),
+         r["start_ns"] + int(writes_after_days * day), r["start_ns"], max_writes],
+    )  # fmt: skip
+    writes.sort(key=lambda w: w["written_at"])
+    return RetrievalDetail(r, hits, tuple(answers), tuple(writes))
+
+
+_TIMELINE_SQL = """
+SELECT * FROM (
+    SELECT w.start_ns, 'write' AS event, w.outcome AS what, coalesce(w.reject_reason, '') AS detail,
+           w.span_id, w.user_id, w.content AS text
+    FROM writes w WHERE w.memory_id = ?
+    UNION ALL
+    SELECT w.start_ns, 'superseded', 'superseded by ' || coalesce(w.memory_id, '?'), '', w.span_id, w.user_id, w.content
+    FROM writes w WHERE list_contains(w.superseded_ids, ?)
+    UNION ALL
+    SELECT r.start_ns, 'retrieved', 'rank ' || list_position(r.retrieved_ids, ?)::VARCHAR,
+           'score ' || coalesce(round(r.retrieved_scores[list_position(r.retrieved_ids, ?)], 4)::VARCHAR, '?'),
+           r.span_id, r.user_id, r.query
+    FROM retrievals r WHERE list_contains(r.retrieved_ids, ?)
+    UNION ALL
+    SELECT a.start_ns, 'cited', 'cited in answer', '', a.retrieve_span_id, a.user_id, a.answer_text
+    FROM answers a WHERE list_contains(a.cited_ids, ?)
+    UNION ALL
+    SELECT epoch_ns(v.judged_at), 'verdict', v.verdict, 'by ' || v.reviewer || coalesce(': ' || v.note, ''),
+           v.retrieve_span_id, NULL, NULL
+    FROM verdicts v WHERE v.memory_id = ?
+)
+ORDER BY start_ns, event
+LIMIT ?
+"""
+
+
+def memory_timeline(wh: Any, memory_id: str, *, limit: int = 500) -> list[dict[str, Any]]:
+    """The whole life of one memory from the warehouse, oldest first: its
+    write (outcome, reason), retrievals that returned it (rank, score), answers
+    citing it, reviewer verdicts and the write that superseded it. Each row:
+    ``at`` (UTC), ``event``, ``what``, ``detail``, ``span_id``, ``user_id``, ``text``."""
+    rows = wh.fetch_dicts(_TIMELINE_SQL, [memory_id] * 7 + [limit])
+    for r in rows:
+        ns = r.pop("start_ns")
+        r["at"] = datetime.fromtimestamp(ns / 1e9, tz=UTC) if ns is not None else None
+    return rows
+
+
 def now_utc() -> datetime:
     """Wall clock (UTC) for callers at the edge (CLI, app); library functions take ``now``."""
     return datetime.now(UTC)
@@ -548,6 +720,6 @@ def now_utc() -> datetime:
 __all__ = [
     "DEMO_SERVICE", "DEMO_SOURCE", "LABEL_REVIEWER", "NO_MEMORY_ANSWER", "DemoOptions", "DemoPlan", "DemoProgress",
     "DemoReport", "TimeShiftProcessor", "answer_retrieval", "build_demo", "describe_source", "extractive_answer",
-    "FILTER_COLUMNS", "WorkspaceSummary", "filter_options", "now_utc", "plan_demo", "spread_times",
+    "FILTER_COLUMNS", "WorkspaceSummary", "filter_options", "RetrievalDetail", "RetrievalPage", "known_owners", "list_retrievals", "memory_timeline", "parse_overrides", "retrieval_detail", "now_utc", "plan_demo", "spread_times",
     "workspace_is_empty", "workspace_summary",
 ]

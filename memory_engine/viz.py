@@ -242,7 +242,123 @@ def records_frame(records: Sequence[Any], columns: Sequence[str]) -> pd.DataFram
     return pd.DataFrame([{c: get(r, c) for c in columns} for r in records], columns=list(columns))
 
 
+def supersede_edges(records: Sequence[Any]) -> pd.DataFrame:
+    """One row per supersession among ``records`` (MemoryRecord-like): ``old_id``,
+    ``old_content``, ``old_status``, ``new_id``, ``new_content`` and ``head``, the
+    newest record reached by following ``superseded_by`` (cycles are cut), so
+    rows grouped by ``head`` read as chains. Records outside the set show as ids only."""
+    by_id = {r.id: r for r in records}
+    rows = []
+
+    def head_of(rid: str) -> str:
+        seen = {rid}
+        cur = rid
+        while True:
+            nxt = getattr(by_id.get(cur), "superseded_by", None)
+            if not nxt or nxt in seen:
+                return cur
+            seen.add(nxt)
+            cur = nxt
+
+    for r in records:
+        new = getattr(r, "superseded_by", None)
+        if not new:
+            continue
+        n = by_id.get(new)
+        rows.append({
+            "old_id": r.id, "old_content": r.content, "old_status": getattr(r.status, "value", r.status),
+            "new_id": new, "new_content": n.content if n is not None else None, "head": head_of(r.id),
+        })  # fmt: skip
+    cols = ["old_id", "old_content", "old_status", "new_id", "new_content", "head"]
+    return pd.DataFrame(rows, columns=cols).sort_values(["head", "old_id"]).reset_index(drop=True)
+
+
+EVAL_METRICS: tuple[str, ...] = ("pass", "hit@k", "recall@k", "mrr", "ndcg@k")
+"""Per-query metrics shown on the Golden eval page (names of ``QueryResult.scores()``)."""
+
+
+def _defined(xs: Any) -> list[float]:
+    return [float(x) for x in xs if x is not None and not (isinstance(x, float) and x != x)]
+
+
+def eval_groups_frame(rows: Sequence[Mapping[str, Any]], by: str, metrics: Sequence[str] = EVAL_METRICS) -> pd.DataFrame:
+    """Mean of each metric per group over stored eval query rows (``metrics`` and
+    ``details`` mappings, as :meth:`Warehouse.eval_queries` returns them).
+
+    ``by`` is a ``details`` key (``category``, ``lang``, ``suite``). Columns:
+    ``group, metric, value, n`` where ``n`` counts the queries defining the
+    metric; a metric no query defines is left out (no data, not 0).
+    """
+    groups: dict[str, list[Mapping[str, Any]]] = {}
+    for r in rows:
+        g = str((r.get("details") or {}).get(by) or "unspecified")
+        groups.setdefault(g, []).append(r)
+    out = []
+    for g in sorted(groups):
+        for m in metrics:
+            vals = _defined((r.get("metrics") or {}).get(m) for r in groups[g])
+            if vals:
+                out.append({"group": g, "metric": m, "value": sum(vals) / len(vals), "n": len(vals)})
+    return pd.DataFrame(out, columns=["group", "metric", "value", "n"])
+
+
+def compare_runs_frame(
+    rows_a: Sequence[Mapping[str, Any]],
+    rows_b: Sequence[Mapping[str, Any]],
+    metrics: Sequence[str] = EVAL_METRICS,
+    *,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Run B against run A over the queries both ran (paired by case id + query id).
+
+    Columns ``metric, a, b, delta, low, high, n``: means over the pairs where
+    both define the metric, ``delta = b - a`` with a paired bootstrap 95%
+    interval (:func:`memory_engine.evaluation.metrics.paired_bootstrap_delta`).
+    Metrics without pairs are left out.
+    """
+    from .evaluation.metrics import paired_bootstrap_delta
+
+    def index(rows: Sequence[Mapping[str, Any]]) -> dict[tuple[str, str], Mapping[str, Any]]:
+        return {(str(r.get("case_id")), str(r.get("query_id"))): (r.get("metrics") or {}) for r in rows}
+
+    a, b = index(rows_a), index(rows_b)
+    keys = sorted(set(a) & set(b))
+    out = []
+    for m in metrics:
+        pairs = [(a[k].get(m), b[k].get(m)) for k in keys]
+        pairs = [(float(x), float(y)) for x, y in pairs if x is not None and y is not None]
+        if not pairs:
+            continue
+        xa, xb = [p[0] for p in pairs], [p[1] for p in pairs]
+        d = paired_bootstrap_delta(xa, xb, seed=seed)
+        out.append({"metric": m, "a": sum(xa) / len(xa), "b": sum(xb) / len(xb), "delta": d.delta, "low": d.low,
+                    "high": d.high, "n": d.n})  # fmt: skip
+    return pd.DataFrame(out, columns=["metric", "a", "b", "delta", "low", "high", "n"])
+
+
+def failed_queries_frame(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Failed stored queries with what was expected and what came back: one dict
+    per query with ``key``, ``text``, ``category``, ``lang``, ``expected``
+    (label -> rank or None), ``retrieved`` (rank, labels, content, score),
+    ``misses`` (label, kind, detail) and the failed ``assertions``."""
+    out = []
+    for r in rows:
+        d = r.get("details") or {}
+        if d.get("passed", True):
+            continue
+        out.append({
+            "key": f"{r.get('case_id')}/{r.get('query_id')}", "text": d.get("text"), "category": d.get("category"),
+            "lang": d.get("lang"), "expected": dict(d.get("relevant_ranks") or {}),
+            "retrieved": [{"rank": x.get("rank"), "labels": ", ".join(x.get("labels") or []) or "–",
+                           "content": x.get("content"), "score": x.get("score")} for x in d.get("retrieved") or []],
+            "misses": [{"label": x.get("label"), "kind": x.get("kind"), "detail": x.get("detail")}
+                       for x in d.get("misses") or []],
+            "assertions": [a for a in d.get("assertions") or [] if not a.get("passed", True)],
+        })  # fmt: skip
+    return out
+
+
 __all__ = [
-    "NO_DATA", "Tile", "components_figure", "delta_figure", "grouped_bar_figure", "highlight_citations",
-    "hits_figure", "kpi_tile", "records_frame", "series_frame", "stacked_count_figure", "timeseries_figure",
+    "EVAL_METRICS", "NO_DATA", "compare_runs_frame", "eval_groups_frame", "failed_queries_frame", "Tile", "components_figure", "delta_figure", "grouped_bar_figure", "highlight_citations",
+    "hits_figure", "kpi_tile", "records_frame", "series_frame", "stacked_count_figure", "supersede_edges", "timeseries_figure",
 ]

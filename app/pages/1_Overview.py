@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-import streamlit as st
-import workbench_ui as ui
+import sys
+from pathlib import Path
 
-from memory_engine import viz
-from memory_engine.observability import metrics as m
+import streamlit as st
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # app/ holds the shared layout module
+import workbench_ui as ui  # noqa: E402
+
+from memory_engine import viz  # noqa: E402
+from memory_engine.observability import metrics as m  # noqa: E402
 
 ui.setup("Overview")
 st.title("Overview")
