@@ -149,7 +149,11 @@ class EdgeStore:
             try:
                 self._shard = qe.EdgeShard.load(str(self.path), self._load_config())
             except Exception as e:
-                raise StoreError(f"cannot open edge shard at {self.path}: {e}") from e
+                hint = ""
+                if "WouldBlock" in str(e):
+                    # edge locks the WAL: one open EdgeStore per shard directory (per process too)
+                    hint = " (already open: share one EdgeStore/engine per shard directory)"
+                raise StoreError(f"cannot open edge shard at {self.path}{hint}: {e}") from e
 
     # ---------------------------------------------------------------- helpers
     @property

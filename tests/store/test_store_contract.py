@@ -489,6 +489,15 @@ class TestEdgeStore(StoreContract):
         assert s3.count(flt()) == 1 and (path / META_FILE).exists()
         s3.close()
 
+    def test_second_open_of_same_shard_is_refused(self, fast_tmp) -> None:
+        first = EdgeStore(fast_tmp / "shard")
+        first.ensure_collection(DIM)
+        with pytest.raises(StoreError, match="already open"):
+            EdgeStore(fast_tmp / "shard")
+        first.upsert([point(record(1))])
+        assert first.count(flt()) == 1
+        first.close()
+
     def test_use_before_ensure_collection_raises(self, fast_tmp) -> None:
         s = EdgeStore(fast_tmp / "fresh")
         with pytest.raises(StoreError, match="ensure_collection"):
