@@ -159,3 +159,17 @@ def optional(module: str) -> Any | None:
         if e.name and module.startswith(e.name):
             return None
         raise
+
+
+FRESHNESS_DAYS = 7.0  # the health module's default freshness window (seed 001)
+
+
+def health(s: demo.WorkspaceSummary, now: datetime) -> tuple[Any, list[dict[str, Any]]]:
+    """Health report of the store snapshot (owners seen in the warehouse) and the fact rows behind it."""
+    from memory_engine.observability.health import health_report
+
+    def run() -> tuple[Any, list[dict[str, Any]]]:
+        memories, facts = demo.health_inputs(engine(), demo.known_owners(warehouse()))
+        return health_report(memories, facts, now=now.timestamp(), freshness_days=FRESHNESS_DAYS), facts
+
+    return cached(s, "health.report", now, run)

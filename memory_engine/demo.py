@@ -712,6 +712,31 @@ def memory_timeline(wh: Any, memory_id: str, *, limit: int = 500) -> list[dict[s
     return rows
 
 
+# --- health inputs ----------------------------------------------------------------------------------
+def health_inputs(
+    engine: Any, owners: Sequence[tuple[str, str]], *, per_user: int | None = 10_000
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Rows for :func:`memory_engine.observability.health.health_report` from the
+    store: every record of each (tenant, user) in ``owners`` (all statuses,
+    at most ``per_user`` each) as memory rows, and the current facts as fact
+    rows (``key``, ``value``, ``updated_at`` epoch seconds, ``user_id``, ``id``)."""
+    memories: list[dict[str, Any]] = []
+    facts: list[dict[str, Any]] = []
+    for tenant, user in owners:
+        for r in engine.list_memories(user_id=user, tenant_id=tenant, limit=per_user):
+            status = getattr(r.status, "value", r.status)
+            memories.append({
+                "id": r.id, "user_id": r.user_id, "tenant_id": r.tenant_id,
+                "memory_type": getattr(r.memory_type, "value", r.memory_type), "status": status,
+                "content": r.content, "embedding_version": r.embedding_version, "fact_key": r.fact_key,
+            })  # fmt: skip
+            if r.fact_key and status == "current" and r.archived_at is None:
+                facts.append({"id": r.id, "key": r.fact_key, "value": r.fact_value,
+                              "updated_at": r.updated_at or r.created_at, "user_id": r.user_id,
+                              "tenant_id": r.tenant_id})  # fmt: skip
+    return memories, facts
+
+
 def now_utc() -> datetime:
     """Wall clock (UTC) for callers at the edge (CLI, app); library functions take ``now``."""
     return datetime.now(UTC)
@@ -720,6 +745,6 @@ def now_utc() -> datetime:
 __all__ = [
     "DEMO_SERVICE", "DEMO_SOURCE", "LABEL_REVIEWER", "NO_MEMORY_ANSWER", "DemoOptions", "DemoPlan", "DemoProgress",
     "DemoReport", "TimeShiftProcessor", "answer_retrieval", "build_demo", "describe_source", "extractive_answer",
-    "FILTER_COLUMNS", "WorkspaceSummary", "filter_options", "RetrievalDetail", "RetrievalPage", "known_owners", "list_retrievals", "memory_timeline", "parse_overrides", "retrieval_detail", "now_utc", "plan_demo", "spread_times",
+    "FILTER_COLUMNS", "WorkspaceSummary", "filter_options", "RetrievalDetail", "health_inputs", "RetrievalPage", "known_owners", "list_retrievals", "memory_timeline", "parse_overrides", "retrieval_detail", "now_utc", "plan_demo", "spread_times",
     "workspace_is_empty", "workspace_summary",
 ]

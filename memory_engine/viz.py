@@ -358,7 +358,32 @@ def failed_queries_frame(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, An
     return out
 
 
+def fact_ages_frame(facts: Sequence[Mapping[str, Any]], *, now: float, days: float = 7.0) -> pd.DataFrame:
+    """Facts with their age in days at ``now`` (epoch seconds) and ``stale`` =
+    age above ``days`` (the freshness rule of the health score), oldest first."""
+    rows = [
+        {"user_id": f.get("user_id"), "key": f.get("key"), "value": str(f.get("value")), "id": f.get("id"),
+         "age_days": (now - float(f.get("updated_at") or now)) / 86_400.0}
+        for f in facts
+    ]  # fmt: skip
+    df = pd.DataFrame(rows, columns=["user_id", "key", "value", "id", "age_days"])
+    df["stale"] = df["age_days"] > days
+    return df.sort_values("age_days", ascending=False).reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class Score:
+    """A 0..100 score as a MetricValue-like object for :func:`kpi_tile` (``unit='score'``)."""
+
+    value: float | None
+    denominator: int
+    numerator: float | None = None
+    unit: str = "score"
+    low: float | None = None
+    high: float | None = None
+
+
 __all__ = [
-    "EVAL_METRICS", "NO_DATA", "compare_runs_frame", "eval_groups_frame", "failed_queries_frame", "Tile", "components_figure", "delta_figure", "grouped_bar_figure", "highlight_citations",
+    "EVAL_METRICS", "NO_DATA", "Score", "fact_ages_frame", "compare_runs_frame", "eval_groups_frame", "failed_queries_frame", "Tile", "components_figure", "delta_figure", "grouped_bar_figure", "highlight_citations",
     "hits_figure", "kpi_tile", "records_frame", "series_frame", "stacked_count_figure", "supersede_edges", "timeseries_figure",
 ]

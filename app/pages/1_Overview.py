@@ -20,7 +20,6 @@ wh = ui.warehouse()
 cur, prev, choice = ui.sidebar_filters(s, default_days=14)
 now = ui.demo.now_utc().replace(minute=0, second=0, microsecond=0)  # hour granularity keeps the cache warm
 
-health_mod = ui.optional("memory_engine.observability.health")
 
 
 def headline(f: m.Filters) -> dict[str, m.MetricValue]:
@@ -30,14 +29,12 @@ def headline(f: m.Filters) -> dict[str, m.MetricValue]:
         "eff": m.write_efficacy(wh, f, now=now),
         "p95": m.retrieval_latency(wh, f, percentile=95),
     }
-    if health_mod is not None and hasattr(health_mod, "health_metric"):
-        out["health"] = health_mod.health_metric(wh, f, now=now)
     return out
 
 
 now_vals = ui.cached(s, "overview.headline", (cur, now), lambda: headline(cur))
 prev_vals = ui.cached(s, "overview.headline", (prev, now), lambda: headline(prev))
-no_health = m.MetricValue("health_score", None, None, 0, unit="score")
+rep, _facts = ui.health(s, now)
 
 cols = st.columns(5)
 tiles = [
@@ -49,13 +46,11 @@ tiles = [
                  help="stored memories retrieved within 7 days of their write (mature writes only)"),
     viz.kpi_tile("Retrieval p95", now_vals["p95"], prev_vals["p95"], higher_is_better=False,
                  help="95th percentile of memory.retrieve span duration"),
-    viz.kpi_tile("Health score", now_vals.get("health", no_health), prev_vals.get("health"),
-                 help="composite of freshness, coverage, consistency (0..100)"),
+    viz.kpi_tile("Health score", viz.Score(rep.composite, rep.extra.get("memories", 0)),
+                 help="composite of freshness, coverage, consistency minus penalties (0..100), store snapshot now"),
 ]
 for col, t in zip(cols, tiles, strict=True):
     ui.tile(col, t)
-if health_mod is None:
-    st.caption("Health score: the health module has not landed yet (no data).")
 eff = now_vals["eff"]
 if eff.extra.get("not_yet_mature"):
     st.caption(f"Write efficacy: {eff.extra['not_yet_mature']} writes in the window are younger than 7 days "
