@@ -88,6 +88,9 @@ class SpanRecord:
 
 
 # --- ids ----------------------------------------------------------------------
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
 def normalize_id(value: Any, nbytes: int, what: str) -> str:
     """Lowercase hex of an id given as hex text, base64 text or raw bytes.
 
@@ -109,7 +112,10 @@ def normalize_id(value: Any, nbytes: int, what: str) -> str:
             except (binascii.Error, ValueError):
                 raw = None
     if raw is None or len(raw) != nbytes:
-        got = "unreadable" if raw is None else f"{len(raw)} bytes"
+        if isinstance(value, str) and value and len(value) % 2 == 0 and all(c in _HEX for c in value):
+            got = f"{len(value) // 2} bytes as hex"
+        else:
+            got = "unreadable" if raw is None else f"{len(raw)} bytes"
         raise SpanRejected(f"{what} {value!r} is not {nbytes} bytes ({got}; expected hex or base64)")
     if not any(raw):
         raise SpanRejected(f"{what} is all zero (invalid)")
