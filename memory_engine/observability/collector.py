@@ -25,7 +25,7 @@ import gzip
 import threading
 import time
 import zlib
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 import orjson
@@ -73,9 +73,7 @@ class CollectorCounters:
 
     def snapshot(self) -> dict[str, int]:
         with self.lock:
-            d = asdict(self)
-        d.pop("lock", None)
-        return d
+            return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "lock"}
 
 
 def _encoding(request: Request) -> str | None:
@@ -111,6 +109,8 @@ async def _read_body(request: Request, max_bytes: int) -> bytes:
         raise _BodyError(400, f"invalid gzip body: {e}") from e
     if len(out) > max_bytes or d.unconsumed_tail:
         raise _BodyError(413, f"decompressed body exceeds the {max_bytes}-byte limit")
+    if not d.eof:
+        raise _BodyError(400, "invalid gzip body: truncated stream")
     return out
 
 
