@@ -1,0 +1,125 @@
+"""Reviewer verdicts (upsert, Wilson, kappa, stratified sampler), retrieval list/detail and one memory's life."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from sklearn.metrics import cohen_kappa_score
+from statsmodels.stats.proportion import proportion_confint
+
+from memory_engine.errors import ValidationError
+from memory_engine.observability import explore, metrics, verdicts
+from memory_engine.observability.synthetic import emit_answer, emit_retrieve, emit_workload, emit_write
+
+DAY_NS = 86_400 * 10**9
+T0 = 1_750_000_000 * 10**9
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("k,n", [(0, 1), (1, 1), (3, 10), (31, 50), (499, 500), (0, 0)])
+def test_wilson_matches_statsmodels(k, n):
+    got = metrics.wilson_interval(k, n)
+    if n == 0:
+        assert got is None
+        return
+    lo, hi = proportion_confint(k, n, alpha=0.05, method="wilson")
+    assert got == pytest.approx((lo, hi), abs=1e-9)
+
+
+@pytest.mark.unit
+def test_cohen_kappa_matches_sklearn():
+    a = ["correct", "correct", "incorrect", "unsure", "correct", "incorrect", "correct"]
+    b = ["correct", "incorrect", "incorrect", "unsure", "correct", "correct", "correct"]
+    assert verdicts.cohen_kappa(a, b) == pytest.approx(cohen_kappa_score(a, b))
+    assert verdicts.cohen_kappa([], []) is None
+    assert verdicts.cohen_kappa(["correct"] * 3, ["correct"] * 3) is None  # p_e = 1: undefined
+
+
+@pytest.fixture
+def cited(wh, tracer):
+    emit_write(tracer, at_ns=T0, user_id="u1", memory_id="m1", importance=0.8, content="likes tea")
+    emit_write(tracer, at_ns=T0 + 10**9, user_id="u1", memory_id="m2", content="likes coffee now",
+               superseded_ids=["m1"])  # fmt: skip
+    r1 = emit_retrieve(tracer, at_ns=T0 + DAY_NS, user_id="u1", ids=["m1", "m2"], contents=["likes tea", "likes coffee now"],
+                       sources=["vector", "vector+keyword"], scores=[0.9, 0.7], query="drink?")  # fmt: skip
+    a1 = emit_answer(tracer, at_ns=T0 + DAY_NS + 10**8, user_id="u1", retrieve_span_id=r1, cited_ids=["m1", "m2"],
+                     answer_text="You like tea [mem-m1] and coffee [mem-m2].")  # fmt: skip
+    r2 = emit_retrieve(tracer, at_ns=T0 + 2 * DAY_NS, user_id="u1", ids=["m2"], query="coffee?")
+    return {"r1": r1, "a1": a1, "r2": r2}
+
+
+@pytest.mark.integration
+def test_verdicts_upsert_accuracy_and_agreement(wh, cited):
+    r1 = cited["r1"]
+    at = datetime(2025, 7, 1, tzinfo=UTC)
+    verdicts.record_verdict(wh, r1, "m1", "incorrect", reviewer="ana", at=at)
+    verdicts.record_verdict(wh, r1, "m1", "correct", reviewer="ana", note="re-checked", at=at)  # re-judge: update
+    verdicts.record_verdict(wh, r1, "m2", "correct", reviewer="ana", at=at)
+    verdicts.record_verdict(wh, r1, "m1", "correct", reviewer="bo", at=at)
+    verdicts.record_verdict(wh, r1, "m2", "unsure", reviewer="bo", at=at)
+    assert wh.fetchone("SELECT count(*) FROM verdicts")[0] == 4
+    acc = metrics.citation_accuracy(wh)
+    assert (acc.numerator, acc.denominator, acc.extra["unsure"]) == (3, 3, 1)
+    assert acc.low == pytest.approx(proportion_confint(3, 3, method="wilson")[0])
+    (agr,) = acc.extra["agreement"]
+    assert (agr.reviewer_a, agr.reviewer_b, agr.n, agr.observed) == ("ana", "bo", 2, 0.5)
+    assert agr.kappa == pytest.approx(cohen_kappa_score(["correct", "correct"], ["correct", "unsure"]))
+    by = metrics.citation_accuracy_by_reviewer(wh)
+    assert by["bo"].denominator == 1 and by["ana"].value == 1.0
+    with pytest.raises(ValidationError, match="valid: correct"):
+        verdicts.record_verdict(wh, r1, "m1", "great", reviewer="ana")
+    with pytest.raises(ValidationError) as e:
+        verdicts.record_verdict(wh, r1, "m9", "correct", reviewer="ana")
+    assert e.value.field == "memory_id"
+
+
+@pytest.mark.integration
+def test_sampler_is_seeded_stratified_and_skips_reviewed(wh, tracer):
+    emit_workload(tracer, start_ns=T0, days=4, users=3, seed=11)
+    all_c = verdicts.sample_citations(wh, 10_000, seed=0)
+    strata = {(c.user_id, c.day) for c in all_c}
+    assert len(strata) == 12 and len({(c.retrieve_span_id, c.memory_id) for c in all_c}) == len(all_c)
+    s1 = verdicts.sample_citations(wh, 12, seed=7)
+    assert s1 == verdicts.sample_citations(wh, 12, seed=7)
+    assert s1 != verdicts.sample_citations(wh, 12, seed=8)
+    assert {(c.user_id, c.day) for c in s1} == strata  # one per user-day before any second
+    assert all(c.content and c.rank for c in s1)
+    verdicts.record_verdict(wh, s1[0].retrieve_span_id, s1[0].memory_id, "correct", reviewer="ana")
+    rest = verdicts.sample_citations(wh, 10_000, seed=0)
+    assert len(rest) == len(all_c) - 1
+    assert len(verdicts.sample_citations(wh, 10_000, seed=0, reviewer="bo")) == len(all_c)  # bo has judged nothing
+
+
+@pytest.mark.integration
+def test_retrieval_list_and_detail(wh, cited):
+    page = explore.list_retrievals(wh, limit=1)
+    assert page.total == 2 and len(page.rows) == 1 and page.rows[0].span_id == cited["r2"]  # newest first
+    page2 = explore.list_retrievals(wh, limit=1, offset=1)
+    assert page2.rows[0].span_id == cited["r1"] and page2.rows[0].answered and page2.rows[0].cited_count == 2
+    assert explore.list_retrievals(wh, query_contains="DRINK").total == 1
+    verdicts.record_verdict(wh, cited["r1"], "m2", "correct", reviewer="ana")
+    d = explore.retrieval_detail(wh, cited["r1"], around_s=2 * 86_400)
+    assert [(h.rank, h.memory_id, h.score, h.sources, h.cited) for h in d.hits] == [
+        (1, "m1", 0.9, "vector", True), (2, "m2", 0.7, "vector+keyword", True)]  # fmt: skip
+    assert d.hits[1].verdicts[0]["verdict"] == "correct"
+    assert d.answers[0]["answer_text"].startswith("You like tea")
+    assert [w["memory_id"] for w in d.writes_around] == ["m1", "m2"]
+    assert d.attributes["memory.query"] == "drink?"
+    with pytest.raises(ValidationError):
+        explore.retrieval_detail(wh, "0" * 16)
+
+
+@pytest.mark.integration
+def test_memory_timeline_joins_every_event(wh, cited):
+    verdicts.record_verdict(wh, cited["r1"], "m1", "incorrect", reviewer="ana", at=datetime(2026, 1, 1, tzinfo=UTC))
+    tl = explore.memory_timeline(wh, "m1")
+    assert [e.kind for e in tl.events] == ["write", "superseded_by", "retrieved", "cited", "verdict"]
+    w = tl.events[0].details
+    assert (w["outcome"], w["importance"]) == ("stored", 0.8)
+    assert tl.events[1].details["by_memory_id"] == "m2"
+    assert tl.events[2].details == {"rank": 1, "score": 0.9, "routes": "vector", "query": "drink?", "user_id": "u1"}
+    assert tl.events[3].span_id == cited["a1"]
+    tl2 = explore.memory_timeline(wh, "m2")
+    assert tl2.count("retrieved") == 2 and tl2.count("supersedes") == 1 and tl2.count("cited") == 1
+    assert explore.memory_timeline(wh, "nope").events == ()
