@@ -1,0 +1,215 @@
+"""`memwb ingest`, `memwb collect`, `memwb metrics`, `memwb timeline`, `memwb health`, `memwb sample-traces`.
+
+Thin: parse, call :mod:`memory_engine.observability`, print, exit code.
+Exit codes: 0 ok; 1 some input was rejected or malformed (the valid parts
+were kept); 2 bad arguments or unreadable input.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from memory_engine.cli import app
+from memory_engine.errors import MemoryEngineError
+
+WorkspaceOpt = Annotated[
+    Path | None,
+    typer.Option("--workspace", "-w", help="Workspace folder holding warehouse.duckdb (default $MEMWB_HOME or .memwb)."),
+]
+
+
+def _ws(ws: Path | None) -> Path:
+    return ws if ws is not None else Path(os.environ.get("MEMWB_HOME", ".memwb"))
+
+
+def _fail(msg: str, code: int = 2) -> None:
+    typer.echo(msg, err=True)
+    raise typer.Exit(code)
+
+
+@app.command("ingest")
+def ingest_cmd(
+    files: Annotated[list[Path], typer.Argument(help="OTLP files: JSON lines (collector file exporter), one JSON "
+                                                      "document, or protobuf (.gz allowed).")],  # fmt: skip
+    workspace: WorkspaceOpt = None,
+    progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar per file.")] = True,
+    show: Annotated[int, typer.Option("--show", help="Print at most this many problems (file:line: reason).")] = 20,
+) -> None:
+    """Ingest OTLP trace files into the workspace warehouse. Re-ingesting a file adds nothing."""
+    from memory_engine.observability.ingest import IngestSummary, ingest_file
+    from memory_engine.observability.warehouse import Warehouse
+
+    wh = Warehouse.open(_ws(workspace))
+    total = IngestSummary()
+    for f in files:
+        try:
+            s = ingest_file(wh, f, progress=progress and sys.stderr.isatty())
+        except MemoryEngineError as e:
+            typer.echo(f"{f}: {e}", err=True)
+            total = total + IngestSummary(malformed=1)
+            continue
+        typer.echo(f"{f}: ingested {s.ingested}, duplicate {s.duplicate}, rejected {s.rejected}, "
+                   f"malformed {s.malformed}, warnings {s.warnings}")  # fmt: skip
+        total = total + s
+    for p in total.problems[:show]:
+        typer.echo(f"  {p}", err=True)
+    if len(total.problems) > show:
+        typer.echo(f"  ... {len(total.problems) - show} more", err=True)
+    typer.echo(f"total: ingested {total.ingested} / duplicate {total.duplicate} / rejected {total.rejected} "
+               f"(malformed {total.malformed}, warnings {total.warnings})")  # fmt: skip
+    wh.close()
+    if not total.ok:
+        raise typer.Exit(1)
+
+
+@app.command("collect")
+def collect_cmd(
+    host: Annotated[str, typer.Option("--host", help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="TCP port (4318 is the OTLP/HTTP default).")] = 4318,
+    workspace: WorkspaceOpt = None,
+    max_body_mb: Annotated[float, typer.Option("--max-body-mb", help="Largest accepted body in MB (also after gzip).")] = 16.0,
+) -> None:
+    """Run an OTLP/HTTP receiver (POST /v1/traces, protobuf or JSON, gzip) writing into the warehouse.
+
+    /v1/metrics and /v1/logs are accepted and answered as not stored; GET /health shows the counters.
+    """
+    from memory_engine.observability.collector import CollectorServer
+    from memory_engine.observability.warehouse import Warehouse
+
+    wh = Warehouse.open(_ws(workspace))
+    srv = CollectorServer(wh, host=host, port=port, max_body_bytes=int(max_body_mb * 1024 * 1024), log_level="info")
+    typer.echo(f"memwb collector on http://{host}:{port}/v1/traces -> {wh.path}")
+    try:
+        srv.serve()
+    finally:
+        wh.close()
+
+
+def _parse_time(s: str | None) -> datetime | None:
+    if s is None:
+        return None
+    try:
+        dt = datetime.fromisoformat(s)
+    except ValueError:
+        _fail(f"bad date {s!r}: use ISO 8601 such as 2025-06-01 or 2025-06-01T12:00")
+    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
+
+
+@app.command("metrics")
+def metrics_cmd(
+    workspace: WorkspaceOpt = None,
+    since: Annotated[str | None, typer.Option("--since", help="Window start, ISO date/time (UTC if no zone).")] = None,
+    until: Annotated[str | None, typer.Option("--until", help="Window end (exclusive), ISO date/time.")] = None,
+    user: Annotated[str | None, typer.Option("--user", help="Only this user id.")] = None,
+    tenant: Annotated[str | None, typer.Option("--tenant", help="Only this tenant id.")] = None,
+    service: Annotated[str | None, typer.Option("--service", help="Only spans of this service.name.")] = None,
+    config_hash: Annotated[str | None, typer.Option("--config-hash", help="Only this engine config hash.")] = None,
+    now: Annotated[str | None, typer.Option("--now", help="Reference time for the 7-day maturity rule (default: now).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """Print the dashboard metrics (value with numerator/denominator; 'no data' for an empty window)."""
+    from memory_engine.observability import metrics as m
+    from memory_engine.observability.warehouse import Warehouse
+
+    f = m.Filters(_parse_time(since), _parse_time(until), tenant, user, service, config_hash)
+    wh = Warehouse.open(_ws(workspace))
+    ref = _parse_time(now) or datetime.now(UTC)
+    d = m.dashboard(wh, f, now=ref)
+    if as_json:
+        typer.echo(json.dumps({k: {"value": v.value, "numerator": v.numerator, "denominator": v.denominator,
+                                   "low": v.low, "high": v.high, "label": v.label} for k, v in d.items()}, indent=2))  # fmt: skip
+    else:
+        for k, v in d.items():
+            ci = f"  [{v.low:.2f}, {v.high:.2f}]" if v.low is not None and v.high is not None else ""
+            typer.echo(f"{k:<24} {v.label}{ci}")
+    wh.close()
+
+
+@app.command("timeline")
+def timeline_cmd(
+    memory_id: Annotated[str, typer.Argument(help="Memory id whose life to show.")],
+    workspace: WorkspaceOpt = None,
+) -> None:
+    """Show one memory's life: write, retrievals (rank, score, routes), citations, verdicts, supersession."""
+    from memory_engine.observability.explore import memory_timeline
+    from memory_engine.observability.warehouse import Warehouse
+
+    wh = Warehouse.open(_ws(workspace))
+    tl = memory_timeline(wh, memory_id)
+    if not tl.events:
+        typer.echo(f"no events for memory {memory_id!r}")
+    for e in tl.events:
+        typer.echo(f"{e.at.isoformat(timespec='seconds')}  {e.kind:<14} {json.dumps(e.details, ensure_ascii=False)}")
+    wh.close()
+
+
+@app.command("health")
+def health_cmd(
+    input_file: Annotated[Path, typer.Option("--input", help="JSON file {\"memories\": [...], \"facts\": [...]} "
+                                                               "(rows as in memory_engine.observability.health).")],  # fmt: skip
+    key_attributes: Annotated[list[str] | None, typer.Option("--key", help="A key attribute for coverage (repeat).")] = None,
+    now: Annotated[str | None, typer.Option("--now", help="Reference time (default: now).")] = None,
+    workspace: WorkspaceOpt = None,
+    save: Annotated[bool, typer.Option("--save", help="Also append the report to the warehouse health_reports table.")] = False,
+) -> None:
+    """Print the memory health score 0..100 with each component, penalties and alert entries."""
+    from memory_engine.observability.health import health_report, save_health_report
+
+    try:
+        data = json.loads(input_file.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as e:
+        _fail(f"{input_file}: {e}")
+    ref = (_parse_time(now) or datetime.now(UTC)).timestamp()
+    r = health_report(data.get("memories", []), data.get("facts", []), now=ref, key_attributes=tuple(key_attributes or ()))
+    typer.echo(f"health {r.composite:.1f}/100" if r.composite is not None else "health: no data")
+    for c in r.components:
+        share = f"{c.share:.1%}" if c.share is not None else "no data"
+        typer.echo(f"  {c.name:<12} score {'-' if c.score is None else f'{c.score:.2f}'}  "
+                   f"({share}, {c.numerator}/{c.denominator}){'  ALERT' if c.alert else ''}")  # fmt: skip
+    for p in r.penalties:
+        typer.echo(f"  penalty {p.name}: -{p.points:g} ({p.detail})")
+    for a in r.alerts:
+        typer.echo(f"ALERT {a}")
+    if save:
+        from memory_engine.observability.warehouse import Warehouse
+
+        wh = Warehouse.open(_ws(workspace))
+        save_health_report(wh, r)
+        wh.close()
+
+
+@app.command("sample-traces")
+def sample_traces_cmd(
+    out_dir: Annotated[Path, typer.Argument(help="Folder to write memwb_sample.jsonl and memwb_sample.pb into.")] = Path("traces"),
+    days: Annotated[int, typer.Option("--days", help="Days of simulated activity.")] = 10,
+    users: Annotated[int, typer.Option("--users", help="Simulated users.")] = 4,
+    seed: Annotated[int, typer.Option("--seed", help="Random seed.")] = 0,
+    start: Annotated[str, typer.Option("--start", help="First day, ISO date (UTC).")] = "2025-06-01",
+) -> None:
+    """Write engine-shaped sample trace files (OTLP JSON lines + protobuf) through the OTLP file exporter."""
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    from memory_engine.observability.otlp_files import OTLPFileSpanExporter
+    from memory_engine.observability.synthetic import emit_workload
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    files = [out_dir / "memwb_sample.jsonl", out_dir / "memwb_sample.pb"]
+    for f in files:
+        f.unlink(missing_ok=True)
+    tp = TracerProvider(resource=Resource.create({"service.name": "memwb"}))
+    tp.add_span_processor(BatchSpanProcessor(OTLPFileSpanExporter(files[0], "json")))
+    tp.add_span_processor(BatchSpanProcessor(OTLPFileSpanExporter(files[1], "proto")))
+    t0 = _parse_time(start)
+    assert t0 is not None
+    counts = emit_workload(tp.get_tracer("memwb"), start_ns=int(t0.timestamp()) * 10**9, days=days, users=users, seed=seed)
+    tp.shutdown()
+    typer.echo(f"wrote {sum(counts.values())} spans ({counts}) to {', '.join(map(str, files))}")
