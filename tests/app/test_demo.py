@@ -1,0 +1,116 @@
+"""The demo builder and the workbench queries on a real seeded workspace."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from memory_engine import demo
+from memory_engine.engine import parse_citations
+from memory_engine.errors import ValidationError
+from memory_engine.models import Hit
+
+from .conftest import NOW
+
+
+def _hit(mid: str, content: str) -> Hit:
+    return Hit(memory_id=mid, content=content, score=0.5, sources=("vector",), memory_type="semantic",
+               created_at=datetime(2026, 1, 1, tzinfo=UTC), importance=0.5)  # fmt: skip
+
+
+@pytest.mark.unit
+def test_extractive_answer_cites_hits_sharing_terms():
+    hits = [_hit("00000000000000a1", "The user likes blue Jabra headphones"),
+            _hit("00000000000000a2", "Dinner was pasta"),
+            _hit("00000000000000a3", "Ordered Jabra Elite 8 in blue")]  # fmt: skip
+    ans = demo.extractive_answer("which blue headphones?", hits)
+    assert parse_citations(ans) == ["00000000000000a1", "00000000000000a3"]
+    assert "Dinner" not in ans
+    assert demo.extractive_answer("which blue headphones?", hits, max_citations=1).count("[mem-") == 1
+    assert demo.extractive_answer("weather tomorrow", hits) == demo.NO_MEMORY_ANSWER
+    zh = demo.extractive_answer("蓝色的耳机", [_hit("00000000000000b1", "下单了蓝色的 Jabra 耳机")])
+    assert parse_citations(zh) == ["00000000000000b1"]
+    with pytest.raises(ValueError):
+        demo.extractive_answer("q", hits, max_citations=0)
+
+
+@pytest.mark.unit
+def test_spread_times_shifts_and_compresses():
+    t = datetime(2026, 1, 1, tzinfo=UTC)
+    end = datetime(2026, 6, 1, tzinfo=UTC)
+    short = demo.spread_times([t, t + timedelta(days=2)], end, timedelta(days=10))
+    assert short == [end - timedelta(days=2), end]
+    long = demo.spread_times([t, t + timedelta(days=40), t + timedelta(days=20)], end, timedelta(days=10))
+    assert long == [end - timedelta(days=10), end, end - timedelta(days=5)]
+
+
+@pytest.mark.unit
+def test_parse_overrides_names_bad_line():
+    assert demo.parse_overrides("# c\nretrieval.floor = 0.4\n\nretrieval.top_k=8") == {
+        "retrieval.floor": "0.4", "retrieval.top_k": "8"}
+    with pytest.raises(ValidationError, match="line 2"):
+        demo.parse_overrides("a=1\nbroken")
+
+
+@pytest.mark.unit
+def test_plan_without_locomo_says_so(tmp_path):
+    opts = demo.DemoOptions(max_cases_per_suite=1, locomo_path=tmp_path / "missing.json")
+    plan = demo.plan_demo(opts, now=NOW)
+    assert plan.cases and all(c.origin == "golden" for c in plan.cases)
+    assert any("LoCoMo" in n for n in plan.notes)
+    lo = NOW - timedelta(days=opts.days)
+    assert all(lo <= s.at < NOW for c in plan.cases for s in c.steps)
+
+
+@pytest.mark.unit
+def test_describe_source():
+    assert demo.describe_source("demo") == "demo replay"
+    assert demo.describe_source("file:x.json") == "ingested file x.json"
+    assert demo.describe_source("http") == "live collector"
+
+
+@pytest.mark.integration
+def test_demo_build_fills_the_warehouse_over_days(demo_build, wh):
+    _, _, rep = demo_build
+    assert rep.locomo_used and rep.writes > 50 and rep.retrievals > 20 and rep.answers == rep.retrievals
+    assert rep.cited > 0 and rep.verdicts > 0 and rep.spans_stored == rep.writes + rep.retrievals + rep.answers
+    s = demo.workspace_summary(wh)
+    assert s.sources[0][0] == demo.DEMO_SOURCE and "demo replay" in s.provenance
+    assert s.first is not None and s.first < NOW - timedelta(days=7) and s.last < NOW
+    days = wh.fetchone("SELECT count(DISTINCT start_ns // 86400000000000) FROM retrievals")[0]
+    assert days >= 5
+    # every answer span is linked to its retrieval and cites only retrieved ids
+    bad = wh.fetchone("SELECT count(*) FROM answers a JOIN retrievals r ON r.span_id = a.retrieve_span_id "
+                      "WHERE NOT list_has_all(r.retrieved_ids, a.cited_ids)")[0]
+    assert bad == 0
+
+
+@pytest.mark.integration
+def test_list_detail_and_timeline(wh):
+    page = demo.list_retrievals(wh, limit=5)
+    assert len(page.rows) == 5 and page.total > 5
+    second = demo.list_retrievals(wh, limit=5, offset=5)
+    assert {r["span_id"] for r in page.rows}.isdisjoint(r["span_id"] for r in second.rows)
+    assert page.rows[0]["started_at"] >= second.rows[0]["started_at"]
+    cited_row = wh.fetchone("SELECT retrieve_span_id, cited_ids[1] FROM answers WHERE len(cited_ids) > 0 LIMIT 1")
+    d = demo.retrieval_detail(wh, cited_row[0])
+    assert d is not None and any(h["cited"] and h["memory_id"] == cited_row[1] for h in d.hits)
+    assert d.answers and d.writes
+    life = demo.memory_timeline(wh, cited_row[1])
+    events = [e["event"] for e in life]
+    assert events[0] == "write" and "retrieved" in events and "cited" in events
+    assert [e["at"] for e in life] == sorted(e["at"] for e in life)
+    assert demo.retrieval_detail(wh, "0" * 16) is None
+    q = wh.fetchone("SELECT query FROM retrievals WHERE span_id = ?", [cited_row[0]])[0]
+    assert demo.list_retrievals(wh, search=q[:6]).total >= 1
+    with pytest.raises(ValidationError):
+        demo.list_retrievals(wh, limit=0)
+
+
+@pytest.mark.unit
+def test_workspace_is_empty(tmp_path: Path):
+    assert demo.workspace_is_empty(tmp_path / "nothing")
+    (tmp_path / "ws" / "qdrant").mkdir(parents=True)
+    assert not demo.workspace_is_empty(tmp_path / "ws")
