@@ -51,6 +51,7 @@ def _prepare(paths: list[Path], config: Path | None, sets: list[str] | None):  #
 
 
 def _run(suites, cfg: EngineConfig, *, ragas: bool, quiet: bool):  # noqa: ANN001, ANN202
+    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from memory_engine.evaluation.runner import run_suites
@@ -58,7 +59,7 @@ def _run(suites, cfg: EngineConfig, *, ragas: bool, quiet: bool):  # noqa: ANN00
     total = sum(s.n_queries for s in suites)
     with Progress(
         TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
-        TimeElapsedColumn(), disable=quiet, transient=True,
+        TimeElapsedColumn(), disable=quiet, transient=True, console=Console(stderr=True),
     ) as prog:
         task = prog.add_task("replaying cases", total=total)
         run = run_suites(suites, cfg, progress=lambda n: prog.advance(task, n))

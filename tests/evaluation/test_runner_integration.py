@@ -169,3 +169,17 @@ def test_cli_import_longmemeval_and_eval(cli, tmp_path: Path) -> None:  # noqa: 
     assert "longmemeval: 1 suite file(s), 1 cases, 24 events, 1 queries" in res.output
     res = cli("import", "nope", LME, "--out", tmp_path / "x")
     assert res.exit_code == 2 and "unknown benchmark 'nope'" in res.output
+
+
+def test_prewarm_embeds_each_distinct_text_once() -> None:
+    from memory_engine.embedding import make_embedder
+    from memory_engine.evaluation.runner import prewarm_embeddings
+
+    cfg = EngineConfig()
+    suites = load_suites([RECALL])
+    emb = make_embedder(cfg.embedding)
+    assert prewarm_embeddings(suites, cfg) == 5
+    before = emb.misses
+    prewarm_embeddings(suites, cfg)  # a second run (or case) reuses the shared cache
+    run_suites(suites, cfg, prewarm=False)
+    assert emb.misses - before == 3  # only the three query texts were new
