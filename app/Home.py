@@ -22,7 +22,7 @@ st.subheader("Pages")
 for page, what in (
     ("pages/1_Overview.py", "KPI tiles and time series"),
     ("pages/2_Traces.py", "retrievals, their hits, answers and the memories' lives"),
-    ("pages/3_Citation_review.py", "judge cited memories (keyboard: c / i / u / n)"),
+    ("pages/3_Citation_review.py", "judge cited memories (keyboard: 1 / 2 / 3, n = next)"),
     ("pages/4_Golden_eval.py", "run golden suites, compare runs"),
     ("pages/5_Parameter_sweeps.py", "optuna sweeps over config fields"),
     ("pages/6_Memory_explorer.py", "one user's memories, facts, forget / erase"),

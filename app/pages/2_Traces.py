@@ -23,6 +23,9 @@ cur, _prev, _choice = ui.sidebar_filters(s, default_days=30)
 
 PAGE = 50
 search = st.text_input("Search the query text (or paste a span / trace id)", key="tr_search")
+if st.session_state.get("tr_last_search") != (search, cur):  # a new search starts on the first page
+    st.session_state["tr_last_search"] = (search, cur)
+    st.session_state["tr_page"] = 0
 page_no = st.session_state.get("tr_page", 0)
 page = ui.cached(s, "traces.list", (cur, search, page_no),
                  lambda: ui.demo.list_retrievals(wh, cur, search=search, limit=PAGE, offset=page_no * PAGE))

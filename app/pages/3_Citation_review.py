@@ -1,4 +1,4 @@
-"""Citation review: a sampled queue of cited memories, verdict buttons (keyboard c / i / u, n = skip),
+"""Citation review: a sampled queue of cited memories, verdict buttons (keyboard 1 / 2 / 3, n = skip),
 accuracy with its Wilson interval per reviewer and overall, and Cohen's kappa between reviewers."""
 
 from __future__ import annotations
@@ -70,13 +70,14 @@ else:
             st.session_state["queue_pos"] = pos + 1
 
         b1, b2, b3, b4 = st.columns(4)
-        b1.button("Correct (c)", key="v_correct", on_click=judge, args=(Verdict.CORRECT,), type="primary")
-        b2.button("Incorrect (i)", key="v_incorrect", on_click=judge, args=(Verdict.INCORRECT,))
-        b3.button("Unsure (u)", key="v_unsure", on_click=judge, args=(Verdict.UNSURE,))
+        b1.button("Correct (1)", key="v_correct", on_click=judge, args=(Verdict.CORRECT,), type="primary")
+        b2.button("Incorrect (2)", key="v_incorrect", on_click=judge, args=(Verdict.INCORRECT,))
+        b3.button("Unsure (3)", key="v_unsure", on_click=judge, args=(Verdict.UNSURE,))
         b4.button("Next / skip (n)", key="v_next", on_click=skip)
         if add_shortcuts is not None:
-            add_shortcuts(v_correct="c", v_incorrect="i", v_unsure="u", v_next=["n", "arrowright"])
-            st.caption("Keyboard: c = correct, i = incorrect, u = unsure, n or → = next (outside the note box).")
+            # digits, not letters: Streamlit itself binds "c" (clear caches) and "r" (rerun)
+            add_shortcuts(v_correct="1", v_incorrect="2", v_unsure="3", v_next=["n", "arrowright"])
+            st.caption("Keyboard: 1 = correct, 2 = incorrect, 3 = unsure, n or → = next (outside the note box).")
 
 st.divider()
 st.subheader("Citation accuracy")
