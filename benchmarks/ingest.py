@@ -18,6 +18,7 @@ Figures are printed, not asserted: this is a measurement, not a test.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import shutil
 import sys
@@ -150,7 +151,10 @@ def main() -> None:
     ap.add_argument("--spans", type=int, default=1_000_000, help="Total spans in the warehouse for the metric timings.")
     ap.add_argument("--ingest-spans", type=int, default=200_000, help="Spans in the file whose ingest rate is measured.")
     ap.add_argument("--workdir", default=None, help="Folder for the generated files and warehouse (default: a temp dir).")
+    ap.add_argument("--compare-reference", action="store_true",
+                    help="Also time the Python reference decoder (fast=False) on the same file, in a fresh warehouse.")
     args = ap.parse_args()
+    print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     work = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="memwb-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     try:
@@ -165,6 +169,13 @@ def main() -> None:
         s = ingest_file(wh, f1)
         dt = time.perf_counter() - t
         print(f"OTLP JSON ingest: {s.ingested} spans in {dt:.2f} s = {s.ingested / dt:,.0f} spans/s (target >= 50,000)")
+        if args.compare_reference:
+            ref = Warehouse(work / "ref" / "warehouse.duckdb")
+            t = time.perf_counter()
+            sr = ingest_file(ref, f1, fast=False)
+            dtr = time.perf_counter() - t
+            print(f"reference decoder: {sr.ingested} spans in {dtr:.2f} s = {sr.ingested / dtr:,.0f} spans/s")
+            ref.close()
         t = time.perf_counter()
         s2 = ingest_file(wh, f1)
         dt2 = time.perf_counter() - t

@@ -172,10 +172,11 @@ def create_app(
         return _message_response(resp, encoding)
 
     def other_signal(kind: str) -> Any:
-        req_cls, resp_cls = {
+        signals: dict[str, tuple[Any, Any]] = {
             "metrics": (metrics_service_pb2.ExportMetricsServiceRequest, metrics_service_pb2.ExportMetricsServiceResponse),
             "logs": (logs_service_pb2.ExportLogsServiceRequest, logs_service_pb2.ExportLogsServiceResponse),
-        }[kind]
+        }
+        req_cls, resp_cls = signals[kind]
 
         async def handler(request: Request) -> Response:
             encoding = _encoding(request)

@@ -104,3 +104,19 @@ def span_processors(
 
         out.append(wrap(OTLPSpanExporter(endpoint=otlp_traces_url(endpoint))))
     return out
+
+
+def attach_warehouse_exporter(engine: Any, *, batch: bool = True) -> Warehouse:
+    """Hook for ``MemoryEngine``: open the workspace warehouse (shared per process)
+    and add a ``BatchSpanProcessor(DuckDBSpanExporter)`` to ``engine.tracing``.
+
+    ``engine`` needs ``config.workspace`` and ``tracing.add_processor``.
+    Returns the warehouse (the engine keeps it as ``engine.warehouse``).
+    Raises :class:`~memory_engine.errors.WarehouseError` when the file cannot be opened.
+    """
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+
+    wh = Warehouse.open(engine.config.workspace)
+    wrap = BatchSpanProcessor if batch else SimpleSpanProcessor
+    engine.tracing.add_processor(wrap(DuckDBSpanExporter(wh)))
+    return wh

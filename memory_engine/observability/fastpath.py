@@ -74,26 +74,30 @@ CREATE OR REPLACE TEMP MACRO _vk(v) AS (
   END
 );
 CREATE OR REPLACE TEMP MACRO _vk2(v) AS (
-  CASE WHEN _vk(v) = 'a' THEN 'a' || coalesce(_sk(v.arrayValue.values[1]), '') ELSE _vk(v) END
+  CASE WHEN v.arrayValue IS NULL THEN _vk(v)
+       WHEN _vk(v) = 'a' THEN 'a' || coalesce(_sk(v.arrayValue.values[1]), '') END
 );
 CREATE OR REPLACE TEMP MACRO _vplain(v, k) AS (
   CASE WHEN k = 'a' THEN list_transform(coalesce(v.arrayValue.values, []), lambda xc: _sv(xc, _sk(xc)))::JSON
        ELSE _sv(v, k) END
 );
+CREATE OR REPLACE TEMP MACRO _kinded(lst) AS (
+  list_transform(lst, lambda xk: {{'key': xk.key, 'kind': _vk2(xk.value), 'value': xk.value}})
+);
 CREATE OR REPLACE TEMP MACRO _kv_list(j) AS (
   CASE WHEN j IS NULL THEN []
-       WHEN json_type(j) = 'ARRAY' THEN from_json(j, '{_KV_T}')
+       WHEN json_type(j) = 'ARRAY' THEN _kinded(from_json(j, '{_KV_T}'))
   END
 );
-CREATE OR REPLACE TEMP MACRO _kv_ok(lst) AS (
-  lst IS NOT NULL
-  AND coalesce(list_bool_and(list_transform(lst, lambda xd: coalesce(starts_with(xd.key, '"') AND _vk(xd.value) IS NOT NULL, false))), true)
-  AND len(list_distinct(list_transform(lst, lambda xe: xe.key))) = len(lst)
+CREATE OR REPLACE TEMP MACRO _kv_ok(kl) AS (
+  kl IS NOT NULL
+  AND coalesce(list_bool_and(list_transform(kl, lambda xd: coalesce(starts_with(xd.key, '"') AND xd.kind IS NOT NULL, false))), true)
+  AND len(list_distinct(list_transform(kl, lambda xe: xe.key))) = len(kl)
 );
-CREATE OR REPLACE TEMP MACRO _kv_json(lst) AS (
-  CASE WHEN len(lst) = 0 THEN '{{}}'::JSON
-       ELSE map_from_entries(list_transform(lst, lambda xf: {{'k': json_extract_string(xf.key, '$'),
-                                                          'v': _vplain(xf.value, _vk(xf.value))}}))::JSON END
+CREATE OR REPLACE TEMP MACRO _kv_json(kl) AS (
+  CASE WHEN len(kl) = 0 THEN '{{}}'::JSON
+       ELSE map_from_entries(list_transform(kl, lambda xf: {{'k': json_extract_string(xf.key, '$'),
+                                                          'v': _vplain(xf.value, left(xf.kind, 1))}}))::JSON END
 );
 CREATE OR REPLACE TEMP MACRO _hex_id(j, n) AS (
   CASE WHEN json_type(j) = 'VARCHAR' AND regexp_full_match(json_extract_string(j, '$'), '[0-9a-fA-F]{{' || n || '}}')
@@ -165,7 +169,7 @@ def _derived_ok_sql() -> str:
         pairs = ", ".join(f"'{k}': [{', '.join(repr(c) for c in _KIND_CODES[kind])}]" for k, kind in exp.items())
         check = (
             f"coalesce(list_bool_and(list_transform(alist, lambda q: coalesce(list_contains(MAP {{{pairs}}}"
-            "[json_extract_string(q.key, '$')], _vk2(q.value)), true))), true)"
+            "[json_extract_string(q.key, '$')], q.kind), true))), true)"
         )
         if name == SPAN_ANSWER:
             check += (

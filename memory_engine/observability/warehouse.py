@@ -383,7 +383,11 @@ class Warehouse:
         )
         total = self.fetchone("SELECT count(*) FROM spans")
         assert row is not None and orphans is not None and total is not None
-        return IngestionHealth(*(int(x) for x in row), orphaned_parents=int(orphans[0]), spans=int(total[0]))
+        received, stored, duplicate, rejected, warnings = (int(x) for x in row)
+        return IngestionHealth(
+            received=received, stored=stored, duplicate=duplicate, rejected=rejected, warnings=warnings,
+            orphaned_parents=int(orphans[0]), spans=int(total[0]),
+        )  # fmt: skip
 
     def count_spans(self) -> int:
         row = self.fetchone("SELECT count(*) FROM spans")

@@ -134,3 +134,22 @@ def test_sdk_proto_and_json_decoders_agree_for_every_enum(kind, code):
         assert dict(a.attributes) == dict(b.attributes) and a.events == b.events
     child = next(r for r in from_sdk if r.name == "child")
     assert child.kind == kind.name and child.kind in SPAN_KINDS and child.status_code == code.name
+
+
+def test_attach_warehouse_exporter_hook_exports_engine_spans(tmp_path):
+    from types import SimpleNamespace
+
+    from memory_engine.observability.exporter import attach_warehouse_exporter
+    from memory_engine.observability.synthetic import emit_write
+    from memory_engine.observability.tracing import Tracing
+
+    eng = SimpleNamespace(config=SimpleNamespace(workspace=str(tmp_path)), tracing=Tracing("memwb"))
+    wh = attach_warehouse_exporter(eng)
+    try:
+        emit_write(eng.tracing.tracer, at_ns=10**18, user_id="u", memory_id="m1")
+        eng.tracing.force_flush()
+        assert wh.fetchone("SELECT memory_id, service FROM writes") == ("m1", "memwb")
+        assert wh.ingestion_health().stored == 1
+    finally:
+        eng.tracing.shutdown()
+        wh.close()
