@@ -108,7 +108,7 @@ class WriteSection(_Section):
     redact_pii: bool = Field(True, description="Replace PII by typed placeholders before embedding or storing.")
     supersede_mode: SupersedeMode = Field(SupersedeMode.ARCHIVE, description="'archive' (seed 000/002) or 'pending_confirmation' (seed 004).")
     supersede_similarity: float = Field(
-        0.35,
+        0.2,
         ge=0.0,
         le=1.0,
         description="Rescaled dense similarity above which an older memory counts as 'related' to a correction.",
@@ -168,8 +168,9 @@ class RetrievalSection(_Section):
         0.45,
         ge=0.0,
         le=1.0,
-        description="Relevance floor (seed 002). Applies to a candidate's relevance = max(rescaled dense "
-        "similarity, keyword coverage, fact match), for every fusion strategy, before fusion ranks it.",
+        description="Relevance floor (seed 002). Applies, for every fusion strategy, to a candidate's relevance = "
+        "1 if an exact fact/identifier match, else 1-(1-sim)(1-coverage) of rescaled dense similarity and keyword "
+        "coverage; never to the fused score, whose recency and importance terms say nothing about topic.",
     )
     top_k: int = Field(5, ge=1, description="Hits returned (seed 003: recall 5..8).")
     token_budget: int = Field(1500, ge=0, description="Maximum tokens of memory content returned (seed 003/004).")
@@ -190,7 +191,7 @@ class RetrievalSection(_Section):
     )
     identifier_mismatch: float = Field(
         0.5, ge=0.0, le=1.0, description="When the query names identifiers (v3.1, ORD123) and a memory carries none of "
-        "them, its dense similarity is multiplied by this: 'v3.2' is not an answer about 'v3.1'."
+        "them, its dense similarity and keyword coverage are multiplied by this: 'v3.2' is not an answer about 'v3.1'."
     )
     constraints_on_recommend: bool = Field(
         True, description="Recommendation-type queries (推荐/recommend/suggest) also return the user's active "

@@ -294,6 +294,8 @@ class MemoryEngine:
                                    memory_type=MemoryType.FACT.value, redactions=kinds)
             if old is not None:
                 superseded.append(old.id)
+            if sig.correction:  # 'change my default courier to SF' also retires 'I use ZTO'
+                superseded.extend(pid for pid, _ in self._related_for_correction(clean, vec, terms, tenant_id, user_id))
             base.update(fact_key=key, fact_value=value)
             mtype = MemoryType.FACT
         else:
@@ -370,14 +372,16 @@ class MemoryEngine:
     def _related_for_correction(
         self, clean: str, vec: np.ndarray, terms: tuple[str, ...], tenant_id: str, user_id: str
     ) -> list[tuple[str, str]]:
-        """Older current memories a correction replaces (seed 000, step 4): related by
-        rescaled similarity >= supersede_similarity plus shared content terms, or by a
-        strong similarity alone. Two negations (two constraints) only when strongly similar. Returns (memory id, memory type) pairs."""
+        """Older current memories a correction replaces (seed 000, step 4): related when
+        the rescaled similarity is >= supersede_similarity AND the corrected part of the
+        new text (from the first correction marker on) shares content terms with the old
+        one (share >= supersede_keyword_overlap, marker words excluded). Two negations
+        (two constraints) only when also strongly similar. Returns (memory id, memory type) pairs."""
         wcfg = self.config.write
         flt = self._filter(tenant_id, user_id, memory_types=(MemoryType.SEMANTIC.value, MemoryType.EPISODIC.value,
                                                               MemoryType.PROCEDURAL.value))
-        new_terms = set(terms) - rules.MARKER_TERMS
-        new_idents = set(identifiers(clean))
+        new_terms = set(content_terms(rules.correction_scope(clean))) - rules.MARKER_TERMS
+        new_idents = {i for i in identifiers(clean) if sum(ch.isdigit() for ch in i) >= 3}
         neg_new = rules.polarity(clean)
         out = []
         for p in self.store.search_dense(vec.tolist(), flt, self.config.retrieval.route_limit):
@@ -387,17 +391,16 @@ class MemoryEngine:
             if sim < wcfg.supersede_similarity:
                 continue
             old_text = p.payload.get("content", "")
-            old_idents = set(identifiers(old_text))
+            old_idents = {i for i in identifiers(old_text) if sum(ch.isdigit() for ch in i) >= 3}
             if new_idents and old_idents and not (new_idents & old_idents):
                 continue  # different entities (card 尾号0988 vs 尾号8890)
             old_terms = set(p.payload.get("terms") or ()) - rules.MARKER_TERMS
             overlap = len(new_terms & old_terms) / max(1, min(len(new_terms), len(old_terms)))
-            both_negative = neg_new and rules.polarity(old_text)
-            strong = sim >= wcfg.supersede_strong_similarity
-            if both_negative and not (strong and overlap >= wcfg.supersede_keyword_overlap):
-                continue
-            if overlap >= wcfg.supersede_keyword_overlap or strong:
-                out.append((p.id, p.payload.get("memory_type", MemoryType.SEMANTIC.value)))
+            if overlap < wcfg.supersede_keyword_overlap:
+                continue  # the correction must name what the old memory is about
+            if neg_new and rules.polarity(old_text) and sim < wcfg.supersede_strong_similarity:
+                continue  # two constraints ('no games', 'no horror') normally coexist
+            out.append((p.id, p.payload.get("memory_type", MemoryType.SEMANTIC.value)))
         return out
 
     def _supersede(self, old_ids: Iterable[str], new_id: str, ts: float) -> None:
@@ -593,11 +596,12 @@ class MemoryEngine:
         cands = []
         for mid, pl in payloads.items():
             has_ident = bool(q_idents & set(pl.get("terms") or ()))
-            cos = sims.get(mid, 0.0)
+            c = self._candidate(mid, pl, sims.get(mid, 0.0), cover_terms, ranks[mid], scores[mid],
+                                mid in fact_ids or has_ident, session_id, ts)
             if q_idents and not has_ident:
-                cos *= rcfg.identifier_mismatch
-            cands.append(self._candidate(mid, pl, cos, cover_terms, ranks[mid], scores[mid],
-                                         mid in fact_ids or has_ident, session_id, ts))
+                c = replace(c, similarity=c.similarity * rcfg.identifier_mismatch,
+                            coverage=c.coverage * rcfg.identifier_mismatch)
+            cands.append(c)
         fused = fuse(cands, rcfg.fusion.value, self._fusion_params())
         kept, below = apply_floor(fused, rcfg.floor)
         final, over_k, over_budget = apply_budget(kept, k, rcfg.token_budget)

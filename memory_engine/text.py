@@ -31,7 +31,7 @@ _IDENT = re.compile(
     r"|\[[A-Z_]+\]"  # redaction placeholders
 )
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
-_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*[A-Za-z]|[A-Za-z]|\d+")
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’]*[A-Za-z]|[A-Za-z]|\d+")  # hyphenated words split: game-related -> game, related
 
 EN_STOP = frozenset(
     """a an the and or but if then so of to in on at by for with from as is are was were be been being am do does did
@@ -39,13 +39,14 @@ EN_STOP = frozenset(
     there here what which who whom whose when where why how can could would should will shall may might must not no
     yes ok okay just very too also about into over under again more most some any all each other such only own same
     than s t d ll m re ve please let lets get got im i'm it's that's what's don doesn isn wasn say said tell told
-    remember recall know mention mentioned anything something thing things did does ever""".split()
+    remember recall know mention mentioned anything something thing things did does ever don't doesn't didn't
+    won't can't isn't aren't wasn't anymore""".split()
 )
 ZH_STOP = frozenset(
     """的 了 着 过 吗 呢 吧 啊 呀 哦 嗯 么 是 在 有 和 与 及 或 就 都 也 还 又 很 太 更 最 我 你 他 她 它 我们 你们 他们 她们
     这 那 这个 那个 这些 那些 什么 怎么 怎样 如何 哪 哪个 哪些 哪里 一下 一个 一些 一点 给 把 被 让 对 从 到 为 以 于
     可以 能 会 要 想 说 请 帮 帮我 吧 啦 之前 上次 以前 还记得 记得 知道 然后 但是 因为 所以 如果 就是 不是 没有 有没有 现在
-    今天 刚才 个 之 等 其 而 并 已经 曾经 自己 大家""".split()
+    今天 刚才 个 之 等 其 而 并 已经 曾经 自己 大家 来着 叫 说 说过 提到 提过 告诉 问 一下子 吗 呀""".split()
 )
 
 _jieba_lock = threading.Lock()

@@ -52,10 +52,11 @@ class Candidate:
 
     @property
     def relevance(self) -> float:
-        """What the relevance floor is compared with: the strongest evidence that
-        the memory is about the query (dense similarity, keyword coverage or an
-        exact fact/identifier match), independent of recency and importance."""
-        return max(self.similarity, self.coverage, self.exact_match)
+        """What the relevance floor is compared with, in [0, 1]: an exact
+        fact/identifier match, else the noisy-OR of dense similarity and keyword
+        coverage, 1 - (1 - sim)(1 - coverage) (two independent pieces of evidence
+        that the memory is about the query). Recency and importance play no part."""
+        return max(self.exact_match, 1.0 - (1.0 - self.similarity) * (1.0 - self.coverage))
 
 
 def recency(age_seconds: float, tau_days: float) -> float:

@@ -52,7 +52,7 @@ DECISION = re.compile(
     re.IGNORECASE,
 )
 CORRECTION = re.compile(
-    r"不要|不喜欢|取消|改为|改成|更正|不再|换成|改用|其实是|应该是|搞错|不对|"
+    r"不要|不喜欢|取消|改为|改成|更正|不再|换成|改用|其实是|应该是|搞错|不对|别再|别给我|别推|"
     r"\b(don'?t|do not|no longer|not anymore|instead|change to|changed to|switch(ed)? to|actually|correction|"
     r"cancel|cancelled|canceled|stop)\b",
     re.IGNORECASE,
@@ -89,6 +89,14 @@ _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 def numbers(text: str) -> frozenset[str]:
     """Every number in the text ('82 kg' vs '78 kg' must never merge)."""
     return frozenset(_NUMBER.findall(text))
+
+
+def correction_scope(text: str) -> str:
+    """The part of a correction that names what changes: the text from the first
+    correction marker on ('写代码我喜欢用 HHKB，不喜欢鼠标' -> '不喜欢鼠标'), so an
+    older memory is related only when it mentions what is being corrected."""
+    m = CORRECTION.search(text)
+    return text[m.start():] if m else text
 
 
 def normalise(text: str) -> str:

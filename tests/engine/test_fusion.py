@@ -75,8 +75,8 @@ def test_fuse_applies_source_weight_and_rejects_unknown():
 
 
 def test_floor_uses_relevance_not_fused_score():
-    strong_recent = Candidate("noise", similarity=0.1, coverage=0.0, fused=0.9)
-    relevant = Candidate("hit", similarity=0.3, coverage=0.5, fused=0.4)
+    strong_recent = Candidate("noise", similarity=0.1, coverage=0.2, fused=0.9)  # 1 - 0.9*0.8 = 0.28
+    relevant = Candidate("hit", similarity=0.3, coverage=0.3, fused=0.4)  # 1 - 0.7*0.7 = 0.51
     fact = Candidate("fact", exact_match=1.0, fused=0.1)
     kept, dropped = apply_floor([strong_recent, relevant, fact], 0.45)
     assert [c.memory_id for c in kept] == ["hit", "fact"]
