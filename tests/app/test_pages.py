@@ -95,8 +95,18 @@ def test_golden_eval_page_runs_and_compares(demo_ws, tmp_path):
     assert any("against" in h.value for h in at.subheader)
 
 
-def test_sweeps_health_ingest_pages_render(demo_ws):
-    run("sweeps")
+def test_sweep_runs_from_the_page_and_offers_the_best_toml(demo_ws, wh):
+    at = run("sweeps")
+    at.multiselect(key="sw_suites").set_value(["seed_golden.yaml"])
+    at.text_area(key="sw_params").set_value("retrieval.floor=0.4,0.5")
+    at.button(key="sw_go").click().run()
+    assert not at.exception and any("2 trials run" in x.value for x in at.success)
+    assert at.get("download_button")[0].key == "sw_dl" and at.get("plotly_chart")
+    assert wh.fetchone("SELECT count(*) FROM sweep_trials")[0] >= 2
+    assert at.selectbox(key="sw_pick").options
+
+
+def test_health_ingest_pages_render(demo_ws):
     h = run("health")
     assert h.metric[0].label == "Composite health" and NUMBER.search(h.metric[0].value)
     i = run("ingest")
