@@ -291,8 +291,8 @@ def plan_demo(options: DemoOptions, *, now: datetime, scratch: Path | None = Non
     raw: list[tuple[str, str, str, list[DemoStep]]] = []
     if options.suites_dir and Path(options.suites_dir).is_dir():
         for s in load_suites([options.suites_dir]):
-            cases = s.cases if options.max_cases_per_suite is None else s.cases[: options.max_cases_per_suite]
-            for c in cases:
+            picked = s.cases if options.max_cases_per_suite is None else s.cases[: options.max_cases_per_suite]
+            for c in picked:
                 raw.append((s.name, c.id, "golden", _case_steps(c, None, f"{c.id}/")))
     else:
         notes.append(f"no golden suites at {options.suites_dir}")
@@ -305,7 +305,7 @@ def plan_demo(options: DemoOptions, *, now: datetime, scratch: Path | None = Non
     # spread case end points evenly over the period (oldest first), leaving the last hour free
     period = timedelta(days=options.days)
     n = len(raw)
-    cases: list[DemoCase] = []
+    planned: list[DemoCase] = []
     for i, (suite, cid, origin, steps) in enumerate(raw):
         end = now - timedelta(hours=1) - (period - timedelta(hours=2)) * (1 - (i + 0.5) / max(n, 1))
         budget = max(end - (now - period), timedelta(hours=1))
@@ -316,9 +316,8 @@ def plan_demo(options: DemoOptions, *, now: datetime, scratch: Path | None = Non
             for s in moved if s.kind == "query" for d in options.repeat_after_days
             if s.at + timedelta(days=d) < now
         ]  # fmt: skip
-        cases.append(DemoCase(suite, cid, origin, tuple(sorted(moved + extra, key=lambda s: s.at))))
-    # interleave by time is not needed: users are per case; replay case by case
-    return DemoPlan(tuple(cases), tuple(notes))
+        planned.append(DemoCase(suite, cid, origin, tuple(sorted(moved + extra, key=lambda s: s.at))))
+    return DemoPlan(tuple(planned), tuple(notes))
 
 
 def _locomo_cases(options: DemoOptions, scratch: Path | None) -> list[tuple[str, str, str, list[DemoStep]]]:

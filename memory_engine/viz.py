@@ -325,8 +325,8 @@ def compare_runs_frame(
     keys = sorted(set(a) & set(b))
     out = []
     for m in metrics:
-        pairs = [(a[k].get(m), b[k].get(m)) for k in keys]
-        pairs = [(float(x), float(y)) for x, y in pairs if x is not None and y is not None]
+        raw = [(a[k].get(m), b[k].get(m)) for k in keys]
+        pairs = [(float(x), float(y)) for x, y in raw if x is not None and y is not None]
         if not pairs:
             continue
         xa, xb = [p[0] for p in pairs], [p[1] for p in pairs]

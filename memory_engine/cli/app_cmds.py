@@ -36,7 +36,7 @@ def _workspace(ws: Path | None) -> Path:
 
 
 def _build(ws: Path, *, quick: bool, no_locomo: bool, quiet: bool) -> None:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
     from memory_engine import demo
 
@@ -49,7 +49,7 @@ def _build(ws: Path, *, quick: bool, no_locomo: bool, quiet: bool) -> None:
         opts = replace(opts, locomo_path=None)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   disable=quiet, transient=False) as bar:  # fmt: skip
-        tasks: dict[str, int] = {}
+        tasks: dict[str, TaskID] = {}
 
         def tick(p: demo.DemoProgress) -> None:
             if p.stage == "done":
