@@ -163,6 +163,20 @@ class ParamSpec:
         return is_write_key(self.key)
 
     @property
+    def numeric(self) -> bool:
+        """True for a range, or choices that are all numbers (no bool, no null)."""
+        if self.kind == SpecKind.RANGE:
+            return True
+        return all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in self.choices)
+
+    def categorical(self, mode: SearchMode) -> tuple[Any, ...] | None:
+        """The choices when optuna records this parameter as categorical in ``mode`` (their set
+        cannot change within a study), else None. Grids record numbers as plain ranges."""
+        if self.kind == SpecKind.CHOICES and not (mode == SearchMode.GRID and self.numeric):
+            return self.choices
+        return None
+
+    @property
     def gridable(self) -> bool:
         return self.kind == SpecKind.CHOICES or self.step is not None
 
@@ -202,6 +216,11 @@ class ParamSpec:
         declared range with its step.
         """
         if self.kind == SpecKind.CHOICES:
+            if mode == SearchMode.GRID and self.numeric:
+                lo, hi = min(self.choices), max(self.choices)
+                if self.is_int:
+                    return trial.suggest_int(self.key, int(lo), int(hi))
+                return round(trial.suggest_float(self.key, float(lo), float(hi)), GRID_DECIMALS)
             return trial.suggest_categorical(self.key, list(self.choices))
         assert self.low is not None and self.high is not None
         if mode == SearchMode.GRID:
@@ -381,10 +400,10 @@ def parse_metric(text: str) -> MetricRef:
     ``hit``/``recall``/``ndcg`` alone mean ``@k``; ``mrr`` alone is the
     runner's MRR (cut at the query's k). Raises ConfigError listing the valid names.
     """
-    name, _, cat = text.strip().partition(":")
+    name, colon, cat = text.strip().partition(":")
     name = name.strip().lower()
     m = _METRIC_RE.match(name)
-    if not m or (cat and not cat.strip()):
+    if not m or (colon and not cat.strip()):
         raise ConfigError(
             f"unknown metric {text!r}; valid: pass, hit@k, recall@k, mrr, ndcg@k, hit@N, recall@N, mrr@N, ndcg@N, "
             "violations, leaks, latency_p50_ms, latency_p95_ms, stored_memories (optionally ':<category>')"

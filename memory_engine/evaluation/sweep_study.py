@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import math
 import os
 import tempfile
@@ -63,6 +64,8 @@ BASELINE_ATTR = "memwb_baseline"
 BASELINE_TRIAL_NUMBER = -1
 #: Consecutive failed trials after which a worker gives up (an engine bug, not bad luck).
 MAX_CONSECUTIVE_FAILURES = 3
+
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -193,6 +196,14 @@ def open_study(
             raise SweepError(
                 f"study {name!r} belongs to another sweep (differs in: {', '.join(diff)}); "
                 "pass another --study or the same parameters, objectives, constraints, suites and base config"
+            ) from None
+        old_spec = SweepSpec.from_dict(stored["spec"])
+        changed = [p.key for p in spec.params
+                   if p.categorical(spec.search) != next(o for o in old_spec.params if o.key == p.key).categorical(spec.search)]
+        if changed:
+            raise SweepError(
+                f"study {name!r}: the choices of {', '.join(changed)} differ from the stored sweep; optuna keeps one "
+                "value space per categorical parameter, so start another --study to try other choices"
             ) from None
         study.set_user_attr(SPEC_ATTR, {**stored, "spec": spec.to_dict()})
     if spec.search == SearchMode.GRID and enqueue:
@@ -369,10 +380,15 @@ def run_trials(
         try:
             ft = run_trial(study, trial, spec, base, evaluator)
             failures = 0
-        except Exception:
+        except Exception as e:
             failures += 1
+            try:  # a trial that failed before its own bookkeeping must not stay RUNNING
+                study.tell(trial, state=TrialState.FAIL)
+            except Exception:  # noqa: BLE001 - already told FAIL by run_trial
+                pass
+            _log.warning("sweep %s: trial #%d failed: %s: %s", study.study_name, trial.number, type(e).__name__, e)
             if failures >= MAX_CONSECUTIVE_FAILURES:
-                raise
+                raise SweepError(f"{failures} consecutive trials failed; last: {type(e).__name__}: {e}") from e
             continue
         ran += 1
         if on_trial is not None:
@@ -531,6 +547,7 @@ class SweepRun:
     replays: int
     seconds: float
     study: Any
+    failed: int = 0
 
 
 def _target(spec: SweepSpec, trials: int | None) -> int:
@@ -598,8 +615,9 @@ def run_sweep(
         evaluator.close()
     if warehouse is not None:
         sync_warehouse(study, warehouse)
+    failed = _count(study, (TrialState.FAIL,))
     return SweepRun(study.study_name, storage, ran, target, created, evaluator.replays,
-                    time.perf_counter() - t0, study)
+                    time.perf_counter() - t0, study, failed)
 
 
 def _run_parallel(spec: SweepSpec, base: EngineConfig, study_name: str, storage: str, target: int, jobs: int,

@@ -1,0 +1,167 @@
+"""``memwb sweep``: parameter sweeps over golden suites (thin: parse, call the library, report, exit code)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from memory_engine.cli import app
+
+_PARAM_HELP = (
+    "Swept config field by dotted name: KEY=LOW:HIGH:STEP (inclusive grid), KEY=LOW:HIGH (continuous, "
+    "random/tpe only) or KEY=V1,V2,... (values or enum choices). Repeatable. Any field of `EngineConfig` "
+    "(write.threshold, write.dedup_similarity, retrieval.floor, retrieval.tau_days, retrieval.half_life_days.*, "
+    "retrieval.fusion, retrieval.weights.*, retrieval.five_term_weights.*, retrieval.rrf_k, retrieval.top_k, "
+    "retrieval.token_budget...). Weight groups that must sum to 1 are normalised per trial."
+)
+
+
+def _fail(msg: str, code: int = 2) -> None:
+    typer.echo(f"error: {msg}", err=True)
+    raise typer.Exit(code)
+
+
+@app.command("sweep")
+def sweep(
+    paths: Annotated[list[Path], typer.Argument(help="Golden suite YAML files or folders (eval_sets/).")],
+    param: Annotated[list[str], typer.Option("--param", "-p", help=_PARAM_HELP)],
+    search: Annotated[str | None, typer.Option(
+        help="grid (every combination; default when every parameter has a grid), random, or tpe "
+             "(optuna's Tree-structured Parzen Estimator; default when a range is continuous).")] = None,
+    trials: Annotated[int | None, typer.Option(
+        help="Total trials the study should hold (grid: default the grid size; random/tpe: default 20). "
+             "Re-running with a larger number extends the sweep.", min=1)] = None,
+    objective: Annotated[list[str] | None, typer.Option(
+        help="Metric to optimise, overall or ':<category>' (ndcg@5, recall@k, mrr, pass, hit@1, "
+             "ndcg@5:negation_constraint). Give a second one (latency_p95_ms, stored_memories...) for a "
+             "Pareto front. Default ndcg@k. Rank metrics are maximised; violations, leaks, latency_*_ms "
+             "and stored_memories minimised.")] = None,
+    constraint: Annotated[list[str] | None, typer.Option(
+        help="Discard trials that break METRIC(==|!=|<=|>=|<|>)NUMBER, e.g. violations==0, pass>=0.9, "
+             "recall@5:temporal>=0.8. Repeatable.")] = None,
+    jobs: Annotated[int, typer.Option(help="Worker processes sharing the study's storage (2 cores here: 1).",
+                                      min=1)] = 1,
+    seed: Annotated[int, typer.Option(help="Sampler seed (worker i uses seed+i).")] = 0,
+    study: Annotated[str | None, typer.Option(
+        help="Study name (= sweep id in the warehouse). Default: derived from the suites, parameter keys, "
+             "search, objectives, constraints and base config, so the same command resumes.")] = None,
+    storage: Annotated[str | None, typer.Option(
+        help="Optuna RDB URL shared by processes/machines (sqlite:///path.db, postgresql://...). "
+             "Default sqlite:///<workspace>/sweeps.sqlite3.")] = None,
+    export_best: Annotated[Path | None, typer.Option(
+        "--export-best", help="Write the best trial's config as TOML loadable by --config.")] = None,
+    config: Annotated[Path | None, typer.Option(
+        "--config", help="Base config TOML (the sweep varies fields of it; deltas are against it).")] = None,
+    set_: Annotated[list[str] | None, typer.Option(
+        "--set", help="Override a base config field: KEY=VALUE (repeatable).")] = None,
+    top: Annotated[int, typer.Option(help="Rows of the top-trials table.", min=1)] = 10,
+    figures: Annotated[Path | None, typer.Option(
+        help="Folder to write the Plotly figures (parallel coordinates, heatmap, Pareto front, "
+             "importances, history) as HTML.")] = None,
+    json_out: Annotated[Path | None, typer.Option(
+        "--json", help="Write the report (top trials, deltas, importances, counts) as JSON.")] = None,
+    no_store: Annotated[bool, typer.Option(
+        "--no-store", help="Do not write trials into the workspace warehouse.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Sweep config parameters over golden suites with optuna; report the best configs.
+
+    Every trial replays the suites through the real engine (retrieval-only
+    trials reuse the written memory spaces; embeddings are cached). Exit code
+    0 when a feasible trial exists, 1 when none does, 2 on bad input.
+    """
+    from memory_engine.config import EngineConfig
+    from memory_engine.errors import MemoryEngineError
+    from memory_engine.evaluation.suite import load_suites
+    from memory_engine.evaluation.sweep import (
+        SearchMode,
+        SweepError,
+        parse_constraint,
+        parse_metric,
+        parse_params,
+        weight_notes,
+    )
+    from memory_engine.evaluation.sweep_report import build_report, render_report, report_figures, top_frame
+    from memory_engine.evaluation.sweep_study import SweepSpec, default_storage_url, run_sweep
+    from memory_engine.evaluation.sweep_study import export_best as export_best_toml
+
+    try:
+        base = EngineConfig.from_toml(config) if config else EngineConfig()
+        if set_:
+            sets = {}
+            for s in set_:
+                k, eq, v = s.partition("=")
+                if not eq:
+                    _fail(f"--set {s!r}: expected KEY=VALUE")
+                sets[k.strip()] = v
+            base = base.with_overrides(sets)
+        specs = parse_params(param, base)
+        mode = SearchMode(search) if search else (
+            SearchMode.GRID if all(p.gridable for p in specs) else SearchMode.TPE)
+        objs = tuple(parse_metric(o) for o in (objective or ["ndcg@k"]))
+        cons = tuple(parse_constraint(c) for c in (constraint or []))
+        suites = load_suites(paths)
+        spec = SweepSpec(tuple(str(p) for p in paths), specs, mode, objs, cons, seed)
+    except ValueError as e:
+        _fail(f"--search must be grid, random or tpe ({e})")
+        return
+    except MemoryEngineError as e:
+        _fail(str(e))
+        return
+    for n in weight_notes(specs):
+        typer.echo(f"note: {n}", err=True)
+    url = storage or default_storage_url(base.workspace)
+    wh = None
+    if not no_store:
+        from memory_engine.observability.warehouse import Warehouse
+
+        wh = Warehouse.open(base.workspace)
+
+    bar: Any = None
+
+    def progress(done: int, target: int) -> None:
+        nonlocal bar
+        if quiet:
+            return
+        if bar is None:
+            from tqdm import tqdm
+
+            bar = tqdm(total=target, initial=done, unit="trial", desc="sweep", dynamic_ncols=True)
+        bar.total = target
+        bar.update(max(0, done - bar.n))
+
+    try:
+        run = run_sweep(spec, base, suites=suites, trials=trials, study_name=study, storage=url, jobs=jobs,
+                        warehouse=wh, progress=progress)
+    except (SweepError, MemoryEngineError) as e:
+        _fail(str(e))
+        return
+    finally:
+        if bar is not None:
+            bar.close()
+    typer.echo(f"sweep {run.study_name} ({url}): {run.ran} trial(s) run now in {run.seconds:.1f} s, "
+               f"{run.replays} write replay(s); target {run.target}")
+    if run.failed:
+        typer.echo(f"warning: {run.failed} trial(s) failed (engine errors); re-running the sweep retries them",
+                   err=True)
+    report = build_report(run.study, spec, top_n=top)
+    typer.echo(render_report(report))
+    if json_out:
+        payload = {"sweep_id": report.sweep_id, "storage": url, "objectives": list(report.objectives),
+                   "baseline": list(report.baseline_values), "counts": report.counts,
+                   "importances": report.importances, "pareto": list(report.pareto),
+                   "top": json.loads(top_frame(report).to_json(orient="records")), "notes": list(report.notes)}
+        json_out.write_text(json.dumps(payload, indent=2, ensure_ascii=False), encoding="utf-8")
+    if figures:
+        figures.mkdir(parents=True, exist_ok=True)
+        for name, fig in report_figures(run.study, report).items():
+            fig.write_html(str(figures / f"{report.sweep_id}-{name}.html"), include_plotlyjs="cdn")
+    if not report.top:
+        typer.echo("no feasible trial: nothing to export", err=True)
+        raise typer.Exit(1)
+    if export_best:
+        cfg, ft = export_best_toml(run.study, base, export_best)
+        typer.echo(f"best trial #{ft.number} written to {export_best} (config hash {cfg.config_hash()})")
