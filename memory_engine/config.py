@@ -209,6 +209,16 @@ class LifecycleSection(_Section):
     max_memories_per_user: int = Field(10_000, ge=1, description="Capacity of one user's pool; eviction by importance x recency (seed 002).")
     consolidate_after_events: int = Field(50, ge=1, description="Consolidation trigger: new events per user (seed 002).")
     consolidate_after_hours: float = Field(24.0, gt=0, description="Consolidation trigger: hours since last run (seed 002).")
+    relationship_ttl_days: float | None = Field(None, description="Expiry of relationships in days (seed 001: permanent = None).")
+    eviction_tau_days: float = Field(7.0, gt=0, description="Recency time constant of capacity eviction (importance x recency, seed 002).")
+    profile_min_sources: int = Field(3, ge=2, description="Scattered memories about one subject folded into a profile memory from this many on.")
+    extract_min_confidence: float = Field(0.85, ge=0, le=1, description="LLM-extracted facts below this confidence are dropped (seed 001: 0.85).")
+    erase_warehouse: str = Field("delete", description="What erase_user does to the owner's spans and verdicts: delete | pseudonymise | keep.")
+    reactivate_on_keyword: bool = Field(True, description="A keyword hit on a memory archived for inactivity re-activates it (seed 000).")
+    confirm_repeats: int = Field(
+        2, ge=1, description="pending_confirmation mode: the new value is confirmed (old ones archived) once the user "
+        "has repeated it this many times (seed 004)."
+    )
 
 
 class WorkingSection(_Section):
@@ -219,6 +229,7 @@ class WorkingSection(_Section):
     system_tokens: int = Field(2000, description="System block budget (seed 004).")
     conversation_tokens: int = Field(2500, description="Conversation block budget (seed 004).")
     memory_tokens: int = Field(1500, description="Retrieved-memory block budget (seed 004).")
+    summary_tokens: int = Field(300, ge=0, description="Target size of the rolling summary (seed 003: 200..300 chars).")
 
 
 class TracingSection(_Section):

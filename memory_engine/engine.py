@@ -19,6 +19,7 @@ span; it never raises to the caller. ``now`` overrides the clock everywhere.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import secrets
 import threading
@@ -302,6 +303,7 @@ class MemoryEngine:
             dup = self._find_duplicate(clean, vec, mtype, tenant_id, user_id)
             if dup is not None:
                 self._touch(dup, ts, updated=True)
+                self._confirm_if_repeated(dup, ts)
                 return WriteResult(WriteOutcome.MERGED.value, dup.id, f"duplicate_of:{dup.id}", importance=imp,
                                    memory_type=mtype.value, redactions=kinds)
             if sig.correction:
@@ -410,6 +412,18 @@ class MemoryEngine:
             patch = {"status": MemoryStatus.DEPRECATED.value, "superseded_by": new_id, "archived_at": ts,
                      "archived": 1, "updated_at": ts}
         self.store.set_payload(list(old_ids), patch)
+
+    def _confirm_if_repeated(self, rec: MemoryRecord, ts: float) -> None:
+        """Seed 004: in pending_confirmation mode the old values a new memory replaced stay
+        pending until the user repeats the new one ``lifecycle.confirm_repeats`` times;
+        then they are archived like in archive mode."""
+        if not rec.supersedes or rec.access_count + 1 < self.config.lifecycle.confirm_repeats:
+            return
+        pending = [p.id for p in self.store.retrieve(list(rec.supersedes))
+                   if p.payload.get("status") == MemoryStatus.PENDING_CONFIRMATION.value]
+        if pending:
+            self.store.set_payload(pending, {"status": MemoryStatus.DEPRECATED.value, "archived_at": ts, "archived": 1,
+                                             "updated_at": ts})
 
     def _touch(self, rec: MemoryRecord, ts: float, updated: bool = False) -> None:
         patch: dict[str, Any] = {"access_count": rec.access_count + 1, "last_access_at": ts}
@@ -563,7 +577,10 @@ class MemoryEngine:
         # coverage is judged on what the user asked; the rewrite only widens recall
         cover_terms = q_terms or route_terms
         qvec = self.embedder.embed_query(text)
-        flt = self._filter(tenant_id, user_id, memory_types=tuple(memory_types) if memory_types else None)
+        pending_mode = self.config.write.supersede_mode == SupersedeMode.PENDING_CONFIRMATION
+        statuses = (MemoryStatus.CURRENT.value,) + ((MemoryStatus.PENDING_CONFIRMATION.value,) if pending_mode else ())
+        flt = self._filter(tenant_id, user_id, memory_types=tuple(memory_types) if memory_types else None,
+                           statuses=statuses)
         lim = rcfg.route_limit
         routes: dict[str, list[ScoredPayload]] = {"vector": self.store.search_dense(qvec.tolist(), flt, lim)}
         if route_terms:
@@ -601,6 +618,11 @@ class MemoryEngine:
             if q_idents and not has_ident:
                 c = replace(c, similarity=c.similarity * rcfg.identifier_mismatch,
                             coverage=c.coverage * rcfg.identifier_mismatch)
+            if pl.get("status") == MemoryStatus.PENDING_CONFIRMATION.value:
+                # seed 004: an unconfirmed old value shows only when strongly relevant, below the new one
+                if c.relevance < self.config.write.supersede_strong_similarity:
+                    continue
+                c = replace(c, source_weight=c.source_weight * rcfg.inferred_weight)
             cands.append(c)
         fused = fuse(cands, rcfg.fusion.value, self._fusion_params())
         kept, below = apply_floor(fused, rcfg.floor)
@@ -717,18 +739,68 @@ class MemoryEngine:
 
     def erase_user(self, user_id: str, *, tenant_id: str = "default") -> int:
         """Remove every record of the owner (all statuses, archived, every embedding
-        version) from the store (seed 002: GDPR-style erase). Returns the count removed."""
+        version) from the store (seed 002: GDPR-style erase) and, per
+        ``lifecycle.erase_warehouse`` (delete | pseudonymise | keep), the owner's
+        spans and verdicts from the workspace warehouse. Returns the count of
+        store records removed (``lifecycle.forget.erase_user`` gives full counts)."""
         user_id, tenant_id = _require_owner(user_id, tenant_id)
         with self.tracing.tracer.start_as_current_span(SPAN_FORGET) as span:
             flt = StoreFilter(tenant_id=tenant_id, user_id=user_id, statuses=None, include_archived=True)
             ids = [p.id for p in self.store.scroll(flt)]
             if ids:
                 self.store.delete(ids)
-            set_attrs(span, {"memory.tenant_id": tenant_id, "memory.user_id": user_id, "memory.erase": True,
+            # the erase span must not re-introduce the erased id into the warehouse
+            alias = "anon-" + hashlib.sha256(f"|{tenant_id}|{user_id}".encode()).hexdigest()[:12]
+            set_attrs(span, {"memory.tenant_id": tenant_id, "memory.user_id": alias, "memory.erase": True,
                              "memory.forgotten_count": len(ids)})
-            return len(ids)
+        mode = self.config.lifecycle.erase_warehouse
+        if self.warehouse is not None and mode != "keep":
+            from .lifecycle.forget import erase_user_warehouse
 
-    # ------------------------------------------------------------------ lifecycle
+            self.tracing.force_flush()
+            erase_user_warehouse(self.warehouse, user_id, tenant_id=tenant_id, mode=mode)
+        return len(ids)
+
+    # ------------------------------------------------------------------ lifecycle & working memory
+    def build_context(self, query: str, **kw: Any) -> Any:
+        """Context blocks (system, summary, recent turns, memories) within the
+        ``working`` budgets; see :func:`memory_engine.working.build_context`."""
+        from .working import build_context
+
+        return build_context(self, query, **kw)
+
+    def add_turn(self, text: str, **kw: Any) -> Any:
+        """Append a conversation turn to the session's working memory (not the long-term store)."""
+        from .working import sessions_for
+
+        return sessions_for(self).add_turn(text, **kw)
+
+    def lifecycle_run(self, **kw: Any) -> Any:
+        """Archive / expire / evict per the lifecycle rules; see :func:`memory_engine.lifecycle.runner.run_lifecycle`."""
+        from .lifecycle.runner import run_lifecycle
+
+        return run_lifecycle(self, **kw)
+
+    def forget_where(self, **kw: Any) -> Any:
+        """Forget the owner's memories matching a filter (type, topic, time range);
+        see :func:`memory_engine.lifecycle.forget.forget_where`."""
+        from .lifecycle.forget import forget_where
+
+        return forget_where(self, **kw)
+
+    def consolidate(self, **kw: Any) -> Any:
+        """Merge near-duplicates, fold profiles, resolve conflicts for one owner;
+        see :func:`memory_engine.lifecycle.consolidate.consolidate`."""
+        from .lifecycle.consolidate import consolidate
+
+        return consolidate(self, **kw)
+
+    def writer(self, **kw: Any) -> Any:
+        """An :class:`memory_engine.lifecycle.writer.AsyncWriter` (one queue per user, batching, back-pressure)."""
+        from .lifecycle.writer import AsyncWriter
+
+        return AsyncWriter(self, **kw)
+
     def flush(self) -> None:
         self.store.flush()
         self.tracing.force_flush()

@@ -230,9 +230,9 @@ class WorkingMemory:
     def __init__(self, config: WorkingSection | None = None, *, summariser: Summariser | None = None,
                  summary_tokens: int | None = None) -> None:
         self.config = config or WorkingSection()
-        cap = summary_tokens if summary_tokens is not None else getattr(self.config, "summary_tokens", None)
+        cap = summary_tokens
         if cap is None:  # seed 003's 200..300 characters, never more than half the conversation block
-            cap = min(300, max(1, self.config.conversation_tokens // 2))
+            cap = min(getattr(self.config, "summary_tokens", 300), max(1, self.config.conversation_tokens // 2))
         if cap < 1 or cap >= self.config.conversation_tokens:
             raise ValidationError("summary_tokens must be >= 1 and below working.conversation_tokens",
                                   field="summary_tokens")

@@ -48,7 +48,8 @@ def test_erase_deletes_everything_of_the_user(tmp_path, day):
         rep = erase_user(eng, VICTIM, warehouse=wh, mode="delete")
         assert rep.store == n and rep.warehouse_mode == "delete"
         assert rep.warehouse["retrievals"] == 1 and rep.warehouse["answers"] == 1 and rep.warehouse["verdicts"] == 1
-        assert rep.warehouse["writes"] == 3 and rep.warehouse["spans"] >= 6  # 3 writes, retrieve, answer, erase
+        # 3 writes, retrieve, answer: the engine's own erase span carries a pseudonym, never the victim's id
+        assert rep.warehouse["writes"] == 3 and rep.warehouse["spans"] >= 5
         # the store: nothing of the owner in any status, archived or not
         flt = StoreFilter(tenant_id="default", user_id=None, statuses=None, include_archived=True, tenant_scan=True)
         owners = {p.payload["user_id"] for p in eng.store.scroll(flt)}
