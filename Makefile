@@ -18,9 +18,11 @@ $(VENV)/.installed: pyproject.toml
 	$(PIP) install -q -e '.[dev]'
 	touch $@
 
-# Debian's Chromium for the headless screenshot test (no browser download from a hub).
+# Debian's Chromium (+ CJK fonts for Chinese text) for the headless screenshot test;
+# no browser download from a hub.
 browser:
-	@command -v chromium >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
+	@(command -v chromium >/dev/null 2>&1 && fc-list 2>/dev/null | grep -qi "noto sans cjk") || \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk >/dev/null)
 
 lint: install
 	$(VENV)/bin/ruff check memory_engine app tests benchmarks

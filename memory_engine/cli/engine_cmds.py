@@ -1,0 +1,161 @@
+"""`memwb config`, `memwb add`, `memwb retrieve`, `memwb forget`: the engine from the shell."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ..config import EngineConfig
+from ..errors import ConfigError, MemoryEngineError
+from . import app
+
+console = Console()
+
+SetOpt = Annotated[list[str] | None, typer.Option("--set", help="Override a config field, dotted.key=value (repeatable).")]
+ConfigOpt = Annotated[Path | None, typer.Option("--config", help="Engine configuration TOML file.")]
+WorkspaceOpt = Annotated[Path | None, typer.Option("--workspace", help="Workspace folder (default $MEMWB_HOME or .memwb).")]
+UserOpt = Annotated[str, typer.Option("--user", "-u", help="Owner user id (required: memories always have an owner).")]
+TenantOpt = Annotated[str, typer.Option("--tenant", "-t", help="Tenant id.")]
+
+
+def load_config(config: Path | None, sets: list[str] | None, workspace: Path | None = None) -> EngineConfig:
+    """Config from TOML (or defaults) + ``--set k=v`` overrides; exits 2 with the key named on error."""
+    try:
+        cfg = EngineConfig.from_toml(config) if config else EngineConfig()
+        overrides: dict[str, Any] = {}
+        for item in sets or []:
+            if "=" not in item:
+                raise ConfigError(f"--set expects dotted.key=value, got {item!r}")
+            k, v = item.split("=", 1)
+            overrides[k.strip()] = v.strip()
+        if workspace is not None:
+            overrides["workspace"] = str(workspace)
+        return cfg.with_overrides(overrides) if overrides else cfg
+    except ConfigError as e:
+        console.print(f"[red]config error:[/red] {e}")
+        raise typer.Exit(2) from e
+
+
+@app.command("config")
+def config_cmd(
+    config: ConfigOpt = None,
+    set_: SetOpt = None,
+    toml: Annotated[bool, typer.Option("--toml", help="Print the effective config as TOML (loadable by --config).")] = False,
+    grep: Annotated[str | None, typer.Option("--grep", help="Only keys containing this text.")] = None,
+) -> None:
+    """List every config field by dotted name with its value, default and meaning (all are sweepable)."""
+    cfg = load_config(config, set_)
+    if toml:
+        typer.echo(cfg.to_toml())
+        return
+    default = EngineConfig()
+    table = Table("key", "value", "default", "description", show_lines=False)
+    for key in cfg.keys():
+        if grep and grep not in key:
+            continue
+        node: Any = EngineConfig
+        desc = ""
+        for part in key.split("."):
+            f = node.model_fields[part]
+            desc = f.description or ""
+            node = f.annotation
+        v, d = cfg.get(key), default.get(key)
+        table.add_row(key, str(v), "" if v == d else str(d), desc)
+    console.print(table)
+    console.print(f"config hash: {cfg.config_hash()}")
+
+
+def _engine(config: Path | None, sets: list[str] | None, workspace: Path | None):
+    from ..engine import MemoryEngine
+
+    cfg = load_config(config, sets, workspace)
+    try:
+        return MemoryEngine(cfg)
+    except MemoryEngineError as e:
+        console.print(f"[red]cannot open the engine:[/red] {e}")
+        raise typer.Exit(1) from e
+
+
+@app.command("add")
+def add_cmd(
+    text: Annotated[str, typer.Argument(help="What the user said.")],
+    user: UserOpt,
+    tenant: TenantOpt = "default",
+    session: Annotated[str | None, typer.Option(help="Session id.")] = None,
+    memory_type: Annotated[str | None, typer.Option("--type", help="working|episodic|semantic|fact|procedural (default: the pipeline decides).")] = None,
+    fact: Annotated[str | None, typer.Option(help="Structured fact as key=value.")] = None,
+    config: ConfigOpt = None,
+    set_: SetOpt = None,
+    workspace: WorkspaceOpt = None,
+) -> None:
+    """Write one memory through the write pipeline and print the outcome (stored/merged/rejected/candidate)."""
+    f = None
+    if fact:
+        if "=" not in fact:
+            console.print("[red]--fact expects key=value[/red]")
+            raise typer.Exit(2)
+        k, v = fact.split("=", 1)
+        f = {"key": k, "value": v}
+    with _engine(config, set_, workspace) as eng:
+        try:
+            r = eng.add(text, user_id=user, tenant_id=tenant, session_id=session, memory_type=memory_type, fact=f)
+        except MemoryEngineError as e:
+            console.print(f"[red]{e}[/red]")
+            raise typer.Exit(2) from e
+        typer.echo(json.dumps({"outcome": r.outcome, "memory_id": r.memory_id, "reason": r.reason,
+                               "superseded_ids": list(r.superseded_ids), "importance": r.importance,
+                               "memory_type": r.memory_type, "redactions": list(r.redactions)}, ensure_ascii=False))
+
+
+@app.command("retrieve")
+def retrieve_cmd(
+    query: Annotated[str, typer.Argument(help="The question.")],
+    user: UserOpt,
+    tenant: TenantOpt = "default",
+    session: Annotated[str | None, typer.Option(help="Session id (enables vague-query rewriting).")] = None,
+    top_k: Annotated[int | None, typer.Option("--top-k", help="Hits to return (default retrieval.top_k).")] = None,
+    explain: Annotated[bool, typer.Option("--explain", help="Also show every candidate: route ranks, relevance, fused score, dropping stage.")] = False,
+    config: ConfigOpt = None,
+    set_: SetOpt = None,
+    workspace: WorkspaceOpt = None,
+) -> None:
+    """Hybrid retrieval for one owner; prints the ranked hits (and with --explain, why the others were dropped)."""
+    with _engine(config, set_, workspace) as eng:
+        res = eng.retrieve(query, user_id=user, tenant_id=tenant, session_id=session, top_k=top_k, explain=explain)
+        if res.degraded:
+            console.print(f"[yellow]degraded:[/yellow] {res.error}")
+        t = Table("rank", "memory", "score", "relevance", "sources", "type", "content")
+        for i, h in enumerate(res.hits, 1):
+            t.add_row(str(i), h.memory_id, f"{h.score:.3f}", f"{h.relevance:.3f}", "+".join(h.sources), h.memory_type,
+                      h.content)
+        console.print(t)
+        console.print(f"{len(res.hits)} hits in {res.latency_ms:.1f} ms" + (f"; rewritten: {res.rewritten_query}" if res.rewritten_query else ""))
+        if explain and res.explanations:
+            e = Table("memory", "routes", "relevance", "fused", "rank", "dropped at")
+            for x in res.explanations:
+                routes = ", ".join(f"{r} #{k}" for r, k in x.route_ranks.items())
+                e.add_row(x.memory_id, routes, f"{x.relevance:.3f}", f"{x.fused_score:.3f}", str(x.final_rank or ""),
+                          x.dropped_at or "")
+            console.print(e)
+
+
+@app.command("forget")
+def forget_cmd(
+    memory_id: Annotated[str, typer.Argument(help="The memory id (16 hex digits).")],
+    user: UserOpt,
+    tenant: TenantOpt = "default",
+    config: ConfigOpt = None,
+    set_: SetOpt = None,
+    workspace: WorkspaceOpt = None,
+) -> None:
+    """Delete one of the owner's memories (exit 1 when it does not exist or belongs to someone else)."""
+    with _engine(config, set_, workspace) as eng:
+        ok = eng.forget(memory_id, user_id=user, tenant_id=tenant)
+        typer.echo("forgotten" if ok else "not found")
+        if not ok:
+            raise typer.Exit(1)
