@@ -232,6 +232,20 @@ class WorkingSection(_Section):
     summary_tokens: int = Field(300, ge=0, description="Target size of the rolling summary (seed 003: 200..300 chars).")
 
 
+class HealthSection(_Section):
+    key_attributes: list[str] = Field(
+        default_factory=list,
+        description="Fact keys every user should have (coverage = their fill rate, seed 001: act below 95%).",
+    )
+    weight_freshness: float = Field(1.0, ge=0, description="Weight of freshness in the composite (seeds give none: equal).")
+    weight_coverage: float = Field(1.0, ge=0, description="Weight of coverage in the composite.")
+    weight_consistency: float = Field(1.0, ge=0, description="Weight of consistency in the composite.")
+    freshness_days: float = Field(7.0, gt=0, description="A fact not updated for longer is stale (seed 001: 7 days).")
+    freshness_alert: float = Field(0.15, ge=0, le=1, description="Alert when the stale share exceeds this (seed 001: 15%).")
+    coverage_alert: float = Field(0.95, ge=0, le=1, description="Alert when key-attribute coverage is below this (seed 001: 95%).")
+    composite_alert: float = Field(80.0, ge=0, le=100, description="Alert entry when the composite is below this (seed 001: 80).")
+
+
 class TracingSection(_Section):
     enabled: bool = Field(True, description="Emit OpenTelemetry spans.")
     redact_query: bool = Field(False, description="Store a hash instead of the query text on retrieve spans.")
@@ -264,6 +278,7 @@ class EngineConfig(BaseSettings):
     lifecycle: LifecycleSection = Field(default_factory=LifecycleSection, description="Decay, archive, expiry, consolidation.")
     working: WorkingSection = Field(default_factory=WorkingSection, description="Working memory and context budgets.")
     tracing: TracingSection = Field(default_factory=TracingSection, description="Spans and exporters.")
+    health: HealthSection = Field(default_factory=HealthSection, description="Health score of the memory store (seed 001).")
 
     @field_validator("workspace")
     @classmethod

@@ -136,7 +136,11 @@ class MemoryEngine:
             from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
             from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-            self.tracing.add_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=cfg.tracing.otlp_endpoint)))
+            from .observability.exporter import otlp_traces_url
+
+            self.tracing.add_processor(
+                BatchSpanProcessor(OTLPSpanExporter(endpoint=otlp_traces_url(cfg.tracing.otlp_endpoint)))
+            )
         self._config_hash = cfg.config_hash()
         self._user_locks: dict[tuple[str, str], threading.Lock] = {}
         self._locks_guard = threading.Lock()
@@ -760,6 +764,34 @@ class MemoryEngine:
             self.tracing.force_flush()
             erase_user_warehouse(self.warehouse, user_id, tenant_id=tenant_id, mode=mode)
         return len(ids)
+
+    def health_report(self, *, tenant_id: str = "default", now: datetime | None = None) -> Any:
+        """Health score 0..100 of one tenant's store (seed 001): freshness, coverage of
+        ``health.key_attributes``, consistency of facts with semantic memories, penalties
+        for ownerless records and mixed embedding versions. Returns
+        :class:`memory_engine.observability.health.HealthReport`."""
+        from .observability.health import HealthWeights, health_report
+
+        h = self.config.health
+        flt = StoreFilter(tenant_id=tenant_id, user_id=None, tenant_scan=True, statuses=None, include_archived=True)
+        memories: list[dict[str, Any]] = []
+        facts: list[dict[str, Any]] = []
+        for p in self.store.scroll(flt):
+            pl = p.payload
+            memories.append({"id": p.id, "user_id": pl.get("user_id"), "tenant_id": pl.get("tenant_id"),
+                             "memory_type": pl.get("memory_type"), "status": pl.get("status"),
+                             "content": pl.get("content", ""), "embedding_version": pl.get("embedding_version"),
+                             "fact_key": pl.get("fact_key")})
+            if pl.get("fact_key") and pl.get("status") == MemoryStatus.CURRENT.value and not pl.get("archived"):
+                facts.append({"id": p.id, "key": pl["fact_key"], "value": pl.get("fact_value"),
+                              "updated_at": pl.get("updated_at") or pl.get("created_at"), "user_id": pl.get("user_id"),
+                              "tenant_id": pl.get("tenant_id")})
+        return health_report(
+            memories, facts, now=self._now(now), key_attributes=tuple(h.key_attributes),
+            weights=HealthWeights(h.weight_freshness, h.weight_coverage, h.weight_consistency),
+            freshness_days=h.freshness_days, freshness_alert=h.freshness_alert, coverage_alert=h.coverage_alert,
+            composite_alert=h.composite_alert,
+        )
 
     # ------------------------------------------------------------------ lifecycle & working memory
     def build_context(self, query: str, **kw: Any) -> Any:

@@ -152,8 +152,10 @@ def timeline_cmd(
 
 @app.command("health")
 def health_cmd(
-    input_file: Annotated[Path, typer.Option("--input", help="JSON file {\"memories\": [...], \"facts\": [...]} "
-                                                               "(rows as in memory_engine.observability.health).")],  # fmt: skip
+    input_file: Annotated[Path | None, typer.Option("--input", help="JSON file {\"memories\": [...], \"facts\": [...]} "
+                                                               "(rows as in memory_engine.observability.health); "
+                                                               "default: the workspace's memory store.")] = None,  # fmt: skip
+    tenant: Annotated[str, typer.Option("--tenant", help="Tenant whose store is scored (without --input).")] = "default",
     key_attributes: Annotated[list[str] | None, typer.Option("--key", help="A key attribute for coverage (repeat).")] = None,
     now: Annotated[str | None, typer.Option("--now", help="Reference time (default: now).")] = None,
     workspace: WorkspaceOpt = None,
@@ -162,12 +164,25 @@ def health_cmd(
     """Print the memory health score 0..100 with each component, penalties and alert entries."""
     from memory_engine.observability.health import health_report, save_health_report
 
-    try:
-        data = json.loads(input_file.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as e:
-        _fail(f"{input_file}: {e}")
-    ref = (_parse_time(now) or datetime.now(UTC)).timestamp()
-    r = health_report(data.get("memories", []), data.get("facts", []), now=ref, key_attributes=tuple(key_attributes or ()))
+    ref_dt = _parse_time(now) or datetime.now(UTC)
+    if input_file is None:
+        from memory_engine import EngineConfig, MemoryEngine
+
+        cfg = EngineConfig(workspace=str(_ws(workspace))).with_overrides({"tracing.warehouse": False})
+        if key_attributes:
+            cfg = cfg.with_overrides({"health.key_attributes": list(key_attributes)})
+        try:
+            with MemoryEngine(cfg) as eng:
+                r = eng.health_report(tenant_id=tenant, now=ref_dt)
+        except MemoryEngineError as e:
+            _fail(f"cannot open the workspace store: {e}")
+    else:
+        try:
+            data = json.loads(input_file.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as e:
+            _fail(f"{input_file}: {e}")
+        r = health_report(data.get("memories", []), data.get("facts", []), now=ref_dt.timestamp(),
+                          key_attributes=tuple(key_attributes or ()))
     typer.echo(f"health {r.composite:.1f}/100" if r.composite is not None else "health: no data")
     for c in r.components:
         share = f"{c.share:.1%}" if c.share is not None else "no data"
