@@ -180,7 +180,7 @@ def open_study(
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     digest = suites_digest(suites)
     name = study_name or default_study_name(spec, base, digest)
-    directions = [o.direction.value for o in spec.objectives]
+    directions = [optuna.study.StudyDirection[o.direction.name] for o in spec.objectives]
     ident = spec.identity(base, digest)
     try:
         study = optuna.create_study(study_name=name, storage=storage, directions=directions,
@@ -609,7 +609,7 @@ def run_sweep(
                 progress(done(), target)
             ran = run_trials(study, store, spec, base, evaluator, target, on_trial=on_trial)
         else:
-            ran = _run_parallel(spec, base, study.study_name, storage or "", target, jobs, embedder,
+            ran = _run_parallel(spec, base, suites, study.study_name, storage or "", target, jobs, embedder,
                                 max_spaces, lambda: progress(done(), target) if progress else None)
     finally:
         evaluator.close()
@@ -620,15 +620,18 @@ def run_sweep(
                     time.perf_counter() - t0, study, failed)
 
 
-def _run_parallel(spec: SweepSpec, base: EngineConfig, study_name: str, storage: str, target: int, jobs: int,
-                  embedder: Any, max_spaces: int, tick: Callable[[], None]) -> int:
+def _run_parallel(spec: SweepSpec, base: EngineConfig, suites: Sequence[ResolvedSuite], study_name: str,
+                  storage: str, target: int, jobs: int, embedder: Any, max_spaces: int,
+                  tick: Callable[[], None]) -> int:
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor, wait
 
     with tempfile.TemporaryDirectory(prefix="memwb-sweep-") as tmp:
         table_path = str(Path(tmp) / "embeddings.npz")
         embedder.save(table_path)
-        args = [(spec.to_dict(), base.to_dict(), study_name, storage, target, i + 1, table_path, max_spaces)
+        # the parent's resolved suites (frozen dataclasses) travel pickled: workers replay exactly them
+        args = [(spec.to_dict(), base.to_dict(), list(suites), study_name, storage, target, i + 1, table_path,
+                 max_spaces)
                 for i in range(jobs)]
         with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as pool:
             futs = [pool.submit(_worker_main, *a) for a in args]
@@ -640,12 +643,11 @@ def _run_parallel(spec: SweepSpec, base: EngineConfig, study_name: str, storage:
             return sum(f.result() for f in futs)
 
 
-def _worker_main(spec_d: dict[str, Any], base_d: dict[str, Any], study_name: str, storage: str, target: int,
-                 worker: int, table_path: str, max_spaces: int) -> int:
-    """Entry point of a worker process: load suites and study, run trials, return how many it ran."""
+def _worker_main(spec_d: dict[str, Any], base_d: dict[str, Any], suites: list[ResolvedSuite], study_name: str,
+                 storage: str, target: int, worker: int, table_path: str, max_spaces: int) -> int:
+    """Entry point of a worker process: open the study, run trials, return how many it ran."""
     spec = SweepSpec.from_dict(spec_d)
     base = EngineConfig.model_validate(base_d)
-    suites = load_suites(spec.suite_paths)
     table, meta = TableEmbedder.load_table(table_path)
     store = open_storage(storage)
     study, _ = open_study(spec, base, suites, storage=store, study_name=study_name, worker=worker, enqueue=False)

@@ -222,3 +222,22 @@ def test_importance_builder_and_empty_inputs():
     empty = pd.DataFrame({"number": [], "status": []})
     assert len(parallel_coordinates_figure(empty).data) == 0
     assert len(pareto_front_figure(empty).data) == 0
+
+
+def test_embedding_table_round_trip_serves_without_a_model(tmp_path):
+    import numpy as np
+
+    from memory_engine.evaluation.sweep_study import TableEmbedder
+
+    v = np.arange(4, dtype=np.float32) / 10
+    t = TableEmbedder("fake:model:4", 4, {("d", "hello"): v, ("q", "hi?"): v[::-1].copy()}, 0.5)
+    t.save(tmp_path / "emb.npz")
+    table, meta = TableEmbedder.load_table(tmp_path / "emb.npz")
+    w = TableEmbedder(meta["version"], meta["dim"], table, 0.5)  # no model: a miss must fail loudly
+    assert np.array_equal(w.embed_documents(["hello", "hello"])[1], v)
+    assert np.array_equal(w.embed_query("hi?"), v[::-1])
+    assert w.rescale(0.75) == 0.5 and w.misses == 0
+    from memory_engine.evaluation.sweep import SweepError
+
+    with pytest.raises(SweepError, match="missing from the embedding table"):
+        w.embed_query("unseen")
