@@ -229,32 +229,6 @@ def default_engine_factory(cfg: EngineConfig) -> Any:
     return MemoryEngine.in_memory(config=cfg, embedder=make_embedder(cfg.embedding))
 
 
-def prewarm_embeddings(suites: Sequence[ResolvedSuite], cfg: EngineConfig, embedder: Any | None = None) -> int:
-    """Embed every distinct event text of ``suites`` in batches into the shared embedding cache.
-
-    Only an optimisation: batches of ``embedding.batch_size`` are several
-    times faster than the one-text calls of ``add()``. Texts are prepared the
-    way the write pipeline embeds them (trimmed, cut at ``write.max_chars``,
-    PII-redacted when ``write.redact_pii``); a text prepared differently simply
-    misses the cache and ``add()`` embeds it itself. Returns the texts embedded.
-    """
-    from ..embedding import make_embedder
-    from ..write.pii import redact
-
-    emb = embedder or make_embedder(cfg.embedding)
-    texts: dict[str, None] = {}
-    for s in suites:
-        for c in s.cases:
-            for e in c.events:
-                t = e.text.strip()[: cfg.write.max_chars]
-                texts[redact(t).text if cfg.write.redact_pii else t] = None
-    todo = list(texts)
-    step = cfg.embedding.batch_size
-    for i in range(0, len(todo), step):
-        emb.embed_documents(todo[i : i + step])
-    return len(todo)
-
-
 def _fmt_routes(ranks: dict[str, int], scores: dict[str, float]) -> str:
     if not ranks:
         return "no route"
@@ -494,20 +468,15 @@ def run_suites(
     explain: bool = True,
     progress: Callable[[int], None] | None = None,
     clock: Callable[[], datetime] = lambda: datetime.now(UTC),
-    prewarm: bool | None = None,
 ) -> EvalRun:
     """Replay every case of every suite; ``progress(n_queries_done)`` is called after each case.
 
     ``clock`` stamps the run's own start/finish (wall time of the run, never
-    used by scoring). ``prewarm`` batch-embeds event texts first
-    (:func:`prewarm_embeddings`; default: only with the default engine
-    factory, whose engines share that cache). Returns an :class:`EvalRun`.
+    used by scoring). Returns an :class:`EvalRun`.
     """
     cfg = cfg or EngineConfig()
     suites = list(suites)
     started = clock()
-    if prewarm if prewarm is not None else engine_factory is default_engine_factory:
-        prewarm_embeddings(suites, cfg)
     results: list[CaseResult] = []
     for s in suites:
         for c in s.cases:

@@ -171,15 +171,11 @@ def test_cli_import_longmemeval_and_eval(cli, tmp_path: Path) -> None:  # noqa: 
     assert res.exit_code == 2 and "unknown benchmark 'nope'" in res.output
 
 
-def test_prewarm_embeds_each_distinct_text_once() -> None:
+def test_second_run_reuses_the_shared_embedding_cache(run) -> None:  # noqa: ANN001
     from memory_engine.embedding import make_embedder
-    from memory_engine.evaluation.runner import prewarm_embeddings
 
-    cfg = EngineConfig()
-    suites = load_suites([RECALL])
-    emb = make_embedder(cfg.embedding)
-    assert prewarm_embeddings(suites, cfg) == 5
+    emb = make_embedder(EngineConfig().embedding)
     before = emb.misses
-    prewarm_embeddings(suites, cfg)  # a second run (or case) reuses the shared cache
-    run_suites(suites, cfg, prewarm=False)
-    assert emb.misses - before == 3  # only the three query texts were new
+    again = run_suites(load_suites([RECALL, MUST_PASS, SUPERSEDE]), EngineConfig())
+    assert emb.misses == before  # every event and query text was embedded by the first run
+    assert [q.relevant_ranks for q in again.queries] == [q.relevant_ranks for q in run.queries]
