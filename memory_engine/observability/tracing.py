@@ -25,19 +25,23 @@ class Tracing:
 
     def __init__(self, service_name: str = "memwb", processors: Iterable[SpanProcessor] = (), enabled: bool = True) -> None:
         self.enabled = enabled
-        self.provider = TracerProvider(resource=Resource.create({"service.name": service_name}))
+        # disabled: no provider at all (Resource.create starts a thread pool: ~2 ms per engine in sweeps)
+        self.provider = TracerProvider(resource=Resource.create({"service.name": service_name})) if enabled else None
         for p in processors:
-            self.provider.add_span_processor(p)
-        self.tracer = self.provider.get_tracer("memory_engine") if enabled else trace.NoOpTracer()
+            self.add_processor(p)
+        self.tracer = self.provider.get_tracer("memory_engine") if self.provider else trace.NoOpTracer()
 
     def add_processor(self, processor: SpanProcessor) -> None:
-        self.provider.add_span_processor(processor)
+        if self.provider is not None:
+            self.provider.add_span_processor(processor)
 
     def force_flush(self) -> None:
-        self.provider.force_flush()
+        if self.provider is not None:
+            self.provider.force_flush()
 
     def shutdown(self) -> None:
-        self.provider.shutdown()
+        if self.provider is not None:
+            self.provider.shutdown()
 
 
 def parent_context(trace_id_hex: str | None, span_id_hex: str | None):
