@@ -136,15 +136,22 @@ class CachedEmbedder:
         self.max_entries = max_entries
         self._cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
-        self.hits = 0
-        self.misses = 0
+        self._stats = {"hits": 0, "misses": 0}  # shared by with_baseline views, like the cache
+
+    @property
+    def hits(self) -> int:
+        return self._stats["hits"]
+
+    @property
+    def misses(self) -> int:
+        return self._stats["misses"]
 
     def _get(self, key: tuple[str, str]) -> np.ndarray | None:
         with self._lock:
             v = self._cache.get(key)
             if v is not None:
                 self._cache.move_to_end(key)
-                self.hits += 1
+                self._stats["hits"] += 1
             return v
 
     def _put(self, key: tuple[str, str], v: np.ndarray) -> None:
@@ -152,7 +159,7 @@ class CachedEmbedder:
             return
         with self._lock:
             self._cache[key] = v
-            self.misses += 1
+            self._stats["misses"] += 1
             while len(self._cache) > self.max_entries:
                 self._cache.popitem(last=False)
 
