@@ -193,6 +193,10 @@ class RetrievalSection(_Section):
         0.5, ge=0.0, le=1.0, description="When the query names identifiers (v3.1, ORD123) and a memory carries none of "
         "them, its dense similarity and keyword coverage are multiplied by this: 'v3.2' is not an answer about 'v3.1'."
     )
+    temporal_weight: float = Field(
+        0.3, ge=0.0, description="Added to the fused score of memories whose event time falls in the date range the "
+        "query names ('last Friday', '三天前'); relative dates in memories are resolved against their own write time.",
+    )
     constraints_on_recommend: bool = Field(
         True, description="Recommendation-type queries (推荐/recommend/suggest) also return the user's active "
         "constraints through the fact route (seed 001: constraints block a scope).",

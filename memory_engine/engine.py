@@ -58,6 +58,7 @@ from .observability.tracing import (
     parent_context,
     set_attrs,
 )
+from .retrieve import temporal
 from .retrieve.fusion import Candidate, apply_budget, apply_floor, fuse
 from .store.base import ScoredPayload, StoredPoint, StoreFilter, VectorStore
 from .text import (
@@ -242,7 +243,8 @@ class MemoryEngine:
             })
             try:
                 with self._user_lock(tenant_id, user_id):
-                    result = self._add(text, user_id, tenant_id, session_id, role, hint, dict(metadata or {}), fact, ts, permanent)
+                    result = self._add(text, user_id, tenant_id, session_id, role, hint, dict(metadata or {}), fact, ts,
+                                       permanent, now)
             except Exception as e:
                 span.record_exception(e)
                 span.set_status(Status(StatusCode.ERROR, str(e)))
@@ -259,7 +261,7 @@ class MemoryEngine:
 
     def _add(
         self, text: str, user_id: str, tenant_id: str, session_id: str | None, role: str, hint: MemoryType | None,
-        metadata: dict[str, Any], fact: dict[str, Any] | None, ts: float, permanent: bool,
+        metadata: dict[str, Any], fact: dict[str, Any] | None, ts: float, permanent: bool, now: datetime | None = None,
     ) -> WriteResult:
         wcfg = self.config.write
         self._span_content = None
@@ -282,7 +284,10 @@ class MemoryEngine:
                                memory_type=mtype.value, redactions=kinds)
         vec = self.embedder.embed_documents([clean])[0]
         terms = tuple(content_terms(clean))
-        base = dict(user_id=user_id, tenant_id=tenant_id, session_id=session_id, role=role, metadata=metadata,
+        # "yesterday I called the landlord" is about the day before it was said
+        when = temporal.resolve(clean, now if now is not None else datetime.fromtimestamp(ts, UTC))
+        base = dict(event_start=when.start if when else None, event_end=when.end if when else None,
+                    user_id=user_id, tenant_id=tenant_id, session_id=session_id, role=role, metadata=metadata,
                     importance=imp, source=_ROLE_SOURCE[role], created_at=ts, updated_at=ts, last_access_at=ts,
                     embedding_version=self.embedding_version, terms=terms, permanent=permanent,
                     tokens=count_tokens(clean))
@@ -533,8 +538,9 @@ class MemoryEngine:
                 if not self.config.memory.enabled:
                     hits, expl, rewritten = [], [], None
                 else:
-                    hits, expl, rewritten = self._retrieve(query, user_id, tenant_id, session_id, k, self._now(now),
-                                                           memory_types)
+                    ts = self._now(now)
+                    hits, expl, rewritten = self._retrieve(query, user_id, tenant_id, session_id, k, ts,
+                                                           memory_types, now or datetime.fromtimestamp(ts, UTC))
                 degraded, error = False, None
             except Exception as e:  # degrade, never raise (seed 000)
                 span.record_exception(e)
@@ -571,9 +577,10 @@ class MemoryEngine:
 
     def _retrieve(
         self, query: str, user_id: str, tenant_id: str, session_id: str | None, k: int, ts: float,
-        memory_types: Sequence[str] | None,
+        memory_types: Sequence[str] | None, now_dt: datetime,
     ) -> tuple[list[Hit], list[CandidateExplanation], str | None]:
         rcfg = self.config.retrieval
+        q_range = temporal.resolve(query, now_dt) if rcfg.temporal_weight > 0 else None
         q_terms = content_terms(query) - _VAGUE_TERMS
         rewritten = self._rewrite(query, q_terms, tenant_id, user_id, session_id)
         text = rewritten or query
@@ -622,6 +629,15 @@ class MemoryEngine:
             if q_idents and not has_ident:
                 c = replace(c, similarity=c.similarity * rcfg.identifier_mismatch,
                             coverage=c.coverage * rcfg.identifier_mismatch)
+            if q_range is not None:
+                start = pl.get("event_start")
+                end = pl.get("event_end")
+                if start is None:  # no date in the memory: it is about the day it was written
+                    day = datetime.fromtimestamp(float(pl.get("created_at") or ts), now_dt.tzinfo)
+                    d0 = day.replace(hour=0, minute=0, second=0, microsecond=0)
+                    start, end = d0.timestamp(), d0.timestamp() + 86_400
+                if q_range.overlaps(float(start), float(end)):
+                    c = replace(c, temporal_match=1.0)
             if pl.get("status") == MemoryStatus.PENDING_CONFIRMATION.value:
                 # seed 004: an unconfirmed old value shows only when strongly relevant, below the new one
                 if c.relevance < self.config.write.supersede_strong_similarity:
@@ -699,14 +715,15 @@ class MemoryEngine:
         r = self.config.retrieval
         if r.fusion == FusionStrategy.WEIGHTED:
             return {"similarity": r.weights.similarity, "recency": r.weights.recency,
-                    "importance": r.weights.importance, "tau_days": r.tau_days}
+                    "importance": r.weights.importance, "tau_days": r.tau_days, "temporal": r.temporal_weight}
         if r.fusion == FusionStrategy.FIVE_TERM:
             w = r.five_term_weights
             return {"vector": w.vector, "keyword": w.keyword, "metadata": w.metadata, "time": w.time,
-                    "importance": w.importance}
+                    "importance": w.importance, "temporal": r.temporal_weight}
         rw = r.route_weights
+        # RRF scores are ~1/(k+rank): scale the date bonus to that range
         return {"k": r.rrf_k, "route.vector": rw.vector, "route.keyword": rw.keyword, "route.recent": rw.recent,
-                "route.fact": rw.fact}
+                "route.fact": rw.fact, "temporal": r.temporal_weight / r.rrf_k}
 
     # ------------------------------------------------------------------ context & citations
     def context_block(self, res: RetrievalResult) -> str:

@@ -84,6 +84,8 @@ class MemoryRecord:
     terms: tuple[str, ...] = ()
     recurrence: int = 1
     tokens: int = 0
+    event_start: float | None = None
+    event_end: float | None = None
 
     def to_payload(self) -> dict[str, Any]:
         """Flat JSON payload for the vector store (booleans as 0/1: edge cannot match bools)."""

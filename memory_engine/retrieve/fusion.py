@@ -33,7 +33,9 @@ class Candidate:
     ``metadata_match`` in [0, 1]; ``age_seconds`` >= 0 since the memory was
     written/updated; ``half_life_days``: None = no decay; ``route_ranks``:
     1-based rank per route that returned it; ``source_weight`` multiplies the
-    fused score (user-stated > model-inferred, seed 004).
+    fused score (user-stated > model-inferred, seed 004); ``temporal_match``
+    is 1.0 when the query names a date range ('last Friday') that the memory's
+    event time falls in.
     """
 
     memory_id: str
@@ -48,6 +50,7 @@ class Candidate:
     route_scores: Mapping[str, float] = field(default_factory=dict)
     source_weight: float = 1.0
     tokens: int = 0
+    temporal_match: float = 0.0
     fused: float = 0.0
 
     @property
@@ -119,7 +122,8 @@ def fuse(candidates: Iterable[Candidate], strategy: str, params: Mapping[str, fl
 
     ``params`` keys: weighted -> similarity, recency, importance, tau_days;
     five_term -> vector, keyword, metadata, time, importance;
-    rrf -> k and optional ``route.<name>`` weights.
+    rrf -> k and optional ``route.<name>`` weights; any strategy -> optional
+    ``temporal``, added for a date match.
     """
     out = []
     for c in candidates:
@@ -132,6 +136,7 @@ def fuse(candidates: Iterable[Candidate], strategy: str, params: Mapping[str, fl
             s = rrf_score(c.route_ranks, params["k"], rw)
         else:
             raise ValueError(f"unknown fusion strategy {strategy!r}; valid: weighted, five_term, rrf")
+        s += params.get("temporal", 0.0) * c.temporal_match
         out.append(replace(c, fused=s * c.source_weight))
     out.sort(key=lambda c: (-c.fused, c.memory_id))
     return out
