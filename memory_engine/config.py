@@ -193,6 +193,16 @@ class RetrievalSection(_Section):
         0.5, ge=0.0, le=1.0, description="When the query names identifiers (v3.1, ORD123) and a memory carries none of "
         "them, its dense similarity and keyword coverage are multiplied by this: 'v3.2' is not an answer about 'v3.1'."
     )
+    entity_hops: bool = Field(
+        True, description="Multi-hop: named entities of the top hits that the query does not name ('my manager' -> "
+        "'Sarah Lee') are searched once more by keyword; memories found that way inherit the relevance of the "
+        "hit that named them.",
+    )
+    hop_discount: float = Field(
+        0.9, ge=0.0, le=1.0, description="A memory found by an entity hop scores at most this x the fused score of "
+        "the hit that named it, so it ranks below it."
+    )
+    hop_limit: int = Field(3, ge=0, description="At most this many memories added by the entity hop.")
     temporal_weight: float = Field(
         0.3, ge=0.0, description="Added to the fused score of memories whose event time falls in the date range the "
         "query names ('last Friday', '三天前'); relative dates in memories are resolved against their own write time.",

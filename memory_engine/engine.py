@@ -64,6 +64,7 @@ from .store.base import ScoredPayload, StoredPoint, StoreFilter, VectorStore
 from .text import (
     content_terms,
     count_tokens,
+    entities,
     identifiers,
     keyword_coverage,
     sparse_document,
@@ -646,12 +647,25 @@ class MemoryEngine:
             cands.append(c)
         fused = fuse(cands, rcfg.fusion.value, self._fusion_params())
         kept, below = apply_floor(fused, rcfg.floor)
+        if rcfg.entity_hops and rcfg.hop_limit and kept:
+            hopped = self._entity_hop(kept[:2], q_terms, fused, payloads, flt, qvec, cover_terms, session_id, ts)
+            if hopped:
+                parent_score = {c.memory_id: c.fused for c in fused}
+                refused = fuse([c for c in fused if c.memory_id not in hopped] + [c for c, _ in hopped.values()],
+                               rcfg.fusion.value, self._fusion_params())
+                # a memory reached through an entity ranks below the hit that named it
+                fused = sorted(
+                    (replace(c, fused=min(c.fused, rcfg.hop_discount * parent_score[hopped[c.memory_id][1]]))
+                     if c.memory_id in hopped else c for c in refused),
+                    key=lambda c: (-c.fused, c.memory_id))
+                kept, below = apply_floor(fused, rcfg.floor)
         final, over_k, over_budget = apply_budget(kept, k, rcfg.token_budget)
         hits = []
         for c in final:
             pl = payloads[c.memory_id]
             hits.append(Hit(memory_id=c.memory_id, content=pl["content"], score=round(c.fused, 6),
-                            sources=tuple(r for r in ("vector", "keyword", "recent", "fact") if r in c.route_ranks),
+                            sources=tuple(r for r in ("vector", "keyword", "recent", "fact")
+                                          if r in c.route_ranks or (r == "keyword" and "hop" in c.route_ranks)),
                             memory_type=pl["memory_type"], created_at=from_epoch(pl["created_at"]) or datetime.now(UTC),
                             importance=float(pl.get("importance", 0.5)), relevance=round(c.relevance, 6),
                             metadata=dict(pl.get("metadata") or {})))
@@ -667,6 +681,44 @@ class MemoryEngine:
                                      round(c.fused, 6), rank_of.get(c.memory_id), stage.get(c.memory_id))
                 for c in fused]
         return hits, expl, rewritten
+
+    def _entity_hop(
+        self, parents: list[Candidate], q_terms: frozenset[str], fused: list[Candidate], payloads: dict[str, dict[str, Any]],
+        flt: StoreFilter, qvec: np.ndarray, cover_terms: frozenset[str], session_id: str | None, ts: float,
+    ) -> dict[str, tuple[Candidate, str]]:
+        """One entity hop (multi-hop questions): keyword-search the entities the top
+        hits name but the query does not; a memory found that way inherits its
+        parent's relevance (carried in ``exact_match``), so 'Sarah Lee works in
+        London' follows 'my manager is Sarah Lee'. Returns {id: (candidate, parent id)}."""
+        rcfg = self.config.retrieval
+        by_id = {c.memory_id: c for c in fused}
+        out: dict[str, tuple[Candidate, str]] = {}
+        for parent in parents:
+            ents = entities(payloads[parent.memory_id].get("content", "")) - q_terms
+            if not ents:
+                continue
+            rows = self.store.search_sparse(sparse_query(ents), flt, rcfg.hop_limit + 1)
+            missing = [p.id for p in rows if p.id not in payloads]
+            vecs = {p.id: p.dense for p in self.store.retrieve(missing, with_vectors=True)} if missing else {}
+            for rank, p in enumerate(rows, start=1):
+                if p.id == parent.memory_id or not self._owned(p, flt.tenant_id, flt.user_id or ""):
+                    continue
+                if len(out) >= rcfg.hop_limit:
+                    break
+                inherited = parent.relevance
+                c = by_id.get(p.id)
+                if c is None:
+                    payloads[p.id] = p.payload
+                    v = vecs.get(p.id)
+                    cos = float(np.dot(np.asarray(v, dtype=np.float32), qvec)) if v is not None else 0.0
+                    c = self._candidate(p.id, p.payload, cos, cover_terms, {}, {}, False, session_id, ts)
+                if c.relevance >= inherited:
+                    continue
+                ranks = {**c.route_ranks, "hop": rank}
+                scores = {**c.route_scores, "hop": float(p.score)}
+                out[p.id] = (replace(c, exact_match=max(c.exact_match, inherited), route_ranks=ranks, route_scores=scores),
+                             parent.memory_id)
+        return out
 
     def _fact_route(self, q_terms: frozenset[str], tenant_id: str, user_id: str, memory_types: Sequence[str] | None) -> list[ScoredPayload]:
         """Structured facts whose key parts or value match a query term (seed 001: exact, not by vector)."""

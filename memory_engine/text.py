@@ -128,6 +128,28 @@ def content_terms(text: str) -> frozenset[str]:
     return frozenset(_tokenize_cached(text))
 
 
+_NAME = re.compile(r"\b[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*\b")
+_NOT_NAMES = frozenset("I My The A An This That These Those It We You He She They Our Your His Her Their Please "
+                       "Yes No Ok Okay Also And But So Then When What Which Who Where Why How".split())
+
+
+def entities(text: str) -> frozenset[str]:
+    """Content terms of the named entities in ``text``: capitalised English names
+    (not sentence-initial function words), identifiers, and jieba person / place /
+    organisation words (nr, ns, nt) in Chinese. Used for the multi-hop entity route."""
+    names = [m.group(0) for m in _NAME.finditer(text) if m.group(0) not in _NOT_NAMES]
+    out: set[str] = set(identifiers(text))
+    for n in names:
+        out |= content_terms(n)
+    if _CJK.search(text):
+        import jieba.posseg as pseg
+
+        _jieba()
+        with _jieba_lock:
+            out |= {w.word for w in pseg.cut(text) if w.flag in ("nr", "ns", "nt", "nrt", "nz") and len(w.word) > 1}
+    return frozenset(out)
+
+
 def term_id(term: str) -> int:
     """Stable uint32 id of a term (CRC-32), the sparse vector index."""
     return zlib.crc32(term.encode("utf-8")) & 0xFFFFFFFF

@@ -304,3 +304,13 @@ def test_persistent_engine_reopens(embedder, tmp_path, t0):
         m = eng.add("I prefer aisle seats", user_id="u1", now=t0).memory_id
     with MemoryEngine(cfg, embedder=embedder) as eng:
         assert eng.retrieve("aisle seats", user_id="u1", now=t0).ids == [m]
+
+
+def test_entity_hop_answers_a_bridge_question(engine, t0):
+    m1 = engine.add("My manager is Sarah Lee, confirmed after the reorg", user_id="u1", now=t0).memory_id
+    m2 = engine.add("Sarah Lee works from the London office", user_id="u1", memory_type="semantic",
+                    now=t0 + timedelta(days=2)).memory_id
+    engine.add("I prefer a standing desk near the window", user_id="u1", now=t0 + timedelta(days=3))
+    res = engine.retrieve("In which city is my manager based?", user_id="u1", now=t0 + timedelta(days=6), explain=True)
+    assert res.ids[:2] == [m1, m2]  # the bridged memory ranks below the hit that named it
+    assert "hop" in next(e for e in res.explanations if e.memory_id == m2).route_ranks
