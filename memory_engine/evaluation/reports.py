@@ -103,11 +103,12 @@ def _agg_rows(groups: dict[str, Aggregate], kind: str, metrics: Sequence[str]) -
 
 
 def summary_frame(s: Summary, metrics: Sequence[str] = SUMMARY_METRICS) -> pd.DataFrame:
-    """One row per group (all, suite, category, lang) with the metric means."""
+    """One row per group (all, suite, category, lang, tag) with the metric means."""
     rows = _agg_rows({"all": s.overall}, "", metrics)
     rows += _agg_rows(s.by_suite, "suite", metrics)
     rows += _agg_rows(s.by_category, "category", metrics)
     rows += _agg_rows(s.by_lang, "lang", metrics)
+    rows += _agg_rows(s.by_tag, "tag", metrics)
     return pd.DataFrame(rows)
 
 
@@ -193,7 +194,9 @@ def render_markdown(run: EvalRun, outcome: CiOutcome | None = None, *, max_failu
         metrics = [m for m in SUMMARY_METRICS if s.overall.means.get(m) is not None]
         out.append("| group | queries | " + " | ".join(metrics) + " | irrelevant | leaks |")
         out.append("|---|---:|" + "---:|" * len(metrics) + "---:|---:|")
-        for name, a in [("all", s.overall), *((f"category:{k}", v) for k, v in s.by_category.items())]:
+        groups = [("all", s.overall), *((f"category:{k}", v) for k, v in s.by_category.items())]
+        groups += [(f"tag:{k}", v) for k, v in s.by_tag.items()]
+        for name, a in groups:
             out.append(
                 f"| {_md_escape(name)} | {a.n_queries} | "
                 + " | ".join(_fmt(a.means.get(m)) for m in metrics)
