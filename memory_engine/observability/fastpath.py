@@ -1,356 +1,720 @@
-"""Vectorised OTLP/JSON-lines ingestion inside DuckDB (the fast path).
+"""Vectorised OTLP/JSON-lines decoding with pyarrow (the fast path).
 
-Decoding JSON in Python costs tens of microseconds per span; DuckDB's JSON
-functions do the same work in C++ on every core. This module decodes a chunk
-of JSON lines *in SQL* and stores only the spans of **clean** lines: lines
-where every span passes the checks below, so the result is exactly what the
-reference decoder (:func:`~memory_engine.observability.records.decode_json_span`
-plus :func:`~memory_engine.observability.records.derive_row`) would store with
-no warning. Every other line (invalid JSON, base64 ids, odd attribute types,
-OpenInference spans, links, kvlists...) is handed back to the caller, which
-decodes it with the Python reference decoder and reports problems with
-``file:line``. A test checks both paths give identical rows.
+Decoding JSON into Python objects costs tens of microseconds per span (about
+sixty dicts and strings each); this module never builds them. A chunk of
+JSON lines is parsed by pyarrow's C++ JSON reader against the strict OTLP
+schema :data:`OTLP_JSON_SCHEMA` (any unexpected field or JSON type makes the
+read fail), and the warehouse columns are computed with pyarrow compute and
+numpy over whole columns: one pass for all spans, all attributes, all events.
 
-A line is clean when: it is valid JSON with a ``resourceSpans`` array; the
-number of spans decoded equals the number of ``"spanId"`` keys in the text
-(so nothing was silently skipped); each span has a string name, hex trace
-and span ids of the right size (not all zero), an empty or hex parent id,
-integer times, integer kind/status code, and attributes (span, event and
-resource) that are each one well-typed OTLP ``AnyValue`` (string, int,
-double, bool, or a homogeneous array of those), with unique keys; known
-``memory.*`` attributes have the TRACES.md types.
+The result is exactly what the reference decoder
+(:func:`~memory_engine.observability.records.decode_json_span` plus
+:func:`~memory_engine.observability.records.derive_row`) stores for every
+span that decodes **cleanly** (no warning, no rejection, no coercion). Every
+other span is handed back by position (line, resource, scope, span) so the
+caller decodes it with the reference decoder, which reports problems with
+``file:line``; lines the reader cannot take at all (invalid JSON, other
+documents, literal ``null`` values, lone surrogate escapes, old
+``instrumentationLibrarySpans``...) are handed back whole. A test checks that
+both paths give identical rows on every sample file.
+
+A span is clean when: its trace and span ids are hex of the right size and
+not all zero; its parent id is empty or such a hex id; its times are decimal
+strings of int64 nanoseconds; every attribute (span, event, resource) is one
+well-typed OTLP ``AnyValue`` (string, bytes, int as a decimal string, double,
+bool, or an array of those with one element type) under a unique key; it is
+not an OpenInference retriever span; and the TRACES.md ``memory.*``
+attributes of retrieve/write/answer spans have their documented types.
 """
 
 from __future__ import annotations
 
-import contextlib
+import io
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import UTC, datetime
+from typing import Any
 
-import duckdb
+import numpy as np
+import orjson
 import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.json as pj
 
-from .records import SPAN_ANSWER, SPAN_KINDS, SPAN_RETRIEVE, SPAN_WRITE, STATUS_CODES
-
-_SCALAR_T = '{"stringValue": "JSON", "intValue": "JSON", "doubleValue": "JSON", "boolValue": "JSON"}'
-_VALUE_T = (
-    '{"stringValue": "JSON", "intValue": "JSON", "doubleValue": "JSON", "boolValue": "JSON", '
-    '"arrayValue": {"values": [' + _SCALAR_T + ']}, "kvlistValue": "JSON", "bytesValue": "JSON"}'
-)
-_KV_T = '[{"key": "JSON", "value": ' + _VALUE_T + "}]"
-
-# Values are typed structs whose leaves stay JSON text, so a check is a NULL
-# test or a string test on a few bytes, not a re-parse of the document.
-_MACROS = f"""
-CREATE OR REPLACE TEMP MACRO _nn4(x) AS (
-  (x.stringValue IS NOT NULL)::INT + (x.intValue IS NOT NULL)::INT
-  + (x.doubleValue IS NOT NULL)::INT + (x.boolValue IS NOT NULL)::INT
-);
-CREATE OR REPLACE TEMP MACRO _sk(x) AS (
-  CASE WHEN _nn4(x) <> 1 THEN NULL
-       WHEN x.stringValue IS NOT NULL THEN CASE WHEN starts_with(x.stringValue, '"') THEN 's' END
-       WHEN x.intValue IS NOT NULL THEN CASE WHEN TRY_CAST(trim(x.intValue, '"') AS BIGINT) IS NOT NULL THEN 'i' END
-       WHEN x.doubleValue IS NOT NULL THEN
-            CASE WHEN NOT starts_with(x.doubleValue, '"') AND TRY_CAST(x.doubleValue AS DOUBLE) IS NOT NULL THEN 'd' END
-       WHEN x.boolValue IN ('true', 'false') THEN 'b'
-  END
-);
-CREATE OR REPLACE TEMP MACRO _sv(x, k) AS (
-  CASE k WHEN 's' THEN x.stringValue::JSON
-         WHEN 'i' THEN TRY_CAST(trim(x.intValue, '"') AS BIGINT)::JSON
-         WHEN 'd' THEN x.doubleValue::JSON
-         WHEN 'b' THEN x.boolValue::JSON END
-);
-CREATE OR REPLACE TEMP MACRO _vk(v) AS (
-  CASE WHEN _nn4(v) + (v.arrayValue IS NOT NULL)::INT + (v.kvlistValue IS NOT NULL)::INT
-            + (v.bytesValue IS NOT NULL)::INT <> 1 THEN NULL
-       WHEN v.arrayValue IS NOT NULL THEN
-            CASE WHEN coalesce(list_bool_and(list_transform(coalesce(v.arrayValue.values, []), lambda xa: _sk(xa) IS NOT NULL)), true)
-                  AND len(list_distinct(list_transform(coalesce(v.arrayValue.values, []), lambda xb: _sk(xb)))) <= 1
-                 THEN 'a' END
-       WHEN v.kvlistValue IS NOT NULL OR v.bytesValue IS NOT NULL THEN NULL
-       ELSE _sk(v)
-  END
-);
-CREATE OR REPLACE TEMP MACRO _vk2(v) AS (
-  CASE WHEN v.arrayValue IS NULL THEN _vk(v)
-       WHEN _vk(v) = 'a' THEN 'a' || coalesce(_sk(v.arrayValue.values[1]), '') END
-);
-CREATE OR REPLACE TEMP MACRO _vplain(v, k) AS (
-  CASE WHEN k = 'a' THEN list_transform(coalesce(v.arrayValue.values, []), lambda xc: _sv(xc, _sk(xc)))::JSON
-       ELSE _sv(v, k) END
-);
-CREATE OR REPLACE TEMP MACRO _kinded(lst) AS (
-  list_transform(lst, lambda xk: {{'key': xk.key, 'kind': _vk2(xk.value), 'value': xk.value}})
-);
-CREATE OR REPLACE TEMP MACRO _kv_list(j) AS (
-  CASE WHEN j IS NULL THEN []
-       WHEN json_type(j) = 'ARRAY' THEN _kinded(from_json(j, '{_KV_T}'))
-  END
-);
-CREATE OR REPLACE TEMP MACRO _kv_ok(kl) AS (
-  kl IS NOT NULL
-  AND coalesce(list_bool_and(list_transform(kl, lambda xd: coalesce(starts_with(xd.key, '"') AND xd.kind IS NOT NULL, false))), true)
-  AND len(list_distinct(list_transform(kl, lambda xe: xe.key))) = len(kl)
-);
-CREATE OR REPLACE TEMP MACRO _kv_json(kl) AS (
-  CASE WHEN len(kl) = 0 THEN '{{}}'::JSON
-       ELSE map_from_entries(list_transform(kl, lambda xf: {{'k': json_extract_string(xf.key, '$'),
-                                                          'v': _vplain(xf.value, left(xf.kind, 1))}}))::JSON END
-);
-CREATE OR REPLACE TEMP MACRO _hex_id(j, n) AS (
-  CASE WHEN json_type(j) = 'VARCHAR' AND regexp_full_match(json_extract_string(j, '$'), '[0-9a-fA-F]{{' || n || '}}')
-        AND NOT regexp_full_match(json_extract_string(j, '$'), '0+') THEN lower(json_extract_string(j, '$')) END
-);
-CREATE OR REPLACE TEMP MACRO _ns(j) AS (
-  CASE WHEN json_type(j) IN ('BIGINT', 'UBIGINT', 'VARCHAR') THEN TRY_CAST(json_extract_string(j, '$') AS BIGINT) END
-);
-"""
-
-_SPAN_STRUCT = (
-    '{"traceId": "JSON", "spanId": "JSON", "parentSpanId": "JSON", "name": "JSON", "kind": "JSON", '
-    '"startTimeUnixNano": "JSON", "endTimeUnixNano": "JSON", "attributes": "JSON", "events": "JSON", '
-    '"status": "JSON", "links": "JSON"}'
+from .records import (
+    SPAN_ANSWER,
+    SPAN_KINDS,
+    SPAN_RETRIEVE,
+    SPAN_WRITE,
+    STATUS_CODES,
+    AnswerRow,
+    RetrievalRow,
+    WriteRow,
 )
 
-# expected JSON kinds of the TRACES.md attributes, per derived span name (see records.derive_row)
-_STR, _INT, _DBL, _BOOL, _STRS, _DBLS = "str", "int", "dbl", "bool", "strs", "dbls"
-_COMMON = {"memory.tenant_id": _STR, "memory.user_id": _STR, "memory.session_id": _STR}
-_EXPECTED: dict[str, dict[str, str]] = {
+# --- the OTLP/JSON schema (opentelemetry-proto trace/v1, JSON encoding) -------------------------
+_S = pa.string()
+_I64 = pa.int64()
+_SCALAR_FIELDS = [
+    ("stringValue", _S), ("intValue", _S), ("doubleValue", pa.float64()), ("boolValue", pa.bool_()),
+    ("bytesValue", _S),
+]  # fmt: skip
+_ANY = pa.struct([*_SCALAR_FIELDS, ("arrayValue", pa.struct([("values", pa.list_(pa.struct(_SCALAR_FIELDS)))]))])
+_KVS = pa.list_(pa.struct([("key", _S), ("value", _ANY)]))
+_SPAN = pa.struct([
+    ("traceId", _S), ("spanId", _S), ("traceState", _S), ("parentSpanId", _S), ("flags", _I64), ("name", _S),
+    ("kind", _I64), ("startTimeUnixNano", _S), ("endTimeUnixNano", _S), ("attributes", _KVS),
+    ("droppedAttributesCount", _I64),
+    ("events", pa.list_(pa.struct([("timeUnixNano", _S), ("name", _S), ("attributes", _KVS),
+                                   ("droppedAttributesCount", _I64)]))),
+    ("droppedEventsCount", _I64),
+    ("links", pa.list_(pa.struct([("traceId", _S), ("spanId", _S), ("traceState", _S), ("flags", _I64),
+                                  ("attributes", _KVS), ("droppedAttributesCount", _I64)]))),
+    ("droppedLinksCount", _I64),
+    ("status", pa.struct([("code", _I64), ("message", _S)])),
+])  # fmt: skip
+_SCOPE = pa.struct([("name", _S), ("version", _S), ("attributes", _KVS), ("droppedAttributesCount", _I64)])
+_RESOURCE = pa.struct([("attributes", _KVS), ("droppedAttributesCount", _I64)])
+OTLP_JSON_SCHEMA = pa.schema([
+    ("resourceSpans", pa.list_(pa.struct([
+        ("resource", _RESOURCE),
+        ("scopeSpans", pa.list_(pa.struct([("scope", _SCOPE), ("spans", pa.list_(_SPAN)), ("schemaUrl", _S)]))),
+        ("schemaUrl", _S),
+    ]))),
+])  # fmt: skip
+"""One JSON line = one ``TracesData`` / ``ExportTraceServiceRequest`` object; strict (no other fields or types)."""
+
+# --- output schemas -------------------------------------------------------------------------------
+_STRS = pa.list_(_S)
+SPANS_SCHEMA = pa.schema([
+    ("trace_id", _S), ("span_id", _S), ("parent_span_id", _S), ("name", _S), ("kind", _S), ("service", _S),
+    ("scope", _S), ("start_ns", _I64), ("end_ns", _I64), ("duration_ms", pa.float64()), ("status_code", _S),
+    ("status_message", _S), ("attributes", _S), ("resource", _S), ("events", _S), ("warnings", _STRS),
+    ("source", _S), ("ingested_at", pa.timestamp("us")),
+])  # fmt: skip
+"""Columns of the ``spans`` table, in insert order."""
+
+_COMMON_DERIVED = [
+    ("trace_id", _S), ("span_id", _S), ("start_ns", _I64), ("end_ns", _I64), ("latency_ms", pa.float64()),
+    ("service", _S), ("status_code", _S),
+]  # fmt: skip
+
+
+def _arrow_type(typ: str) -> pa.DataType:
+    if "list[float" in typ:
+        return pa.list_(pa.float64())
+    if "list[" in typ:
+        return _STRS
+    if typ.startswith("int"):
+        return pa.int32()
+    if typ.startswith("float"):
+        return pa.float64()
+    if typ.startswith("bool"):
+        return pa.bool_()
+    return _S
+
+
+DERIVED_TABLES: dict[str, tuple[str, pa.Schema]] = {
+    name: (table, pa.schema(_COMMON_DERIVED + [(f.name, _arrow_type(str(f.type))) for f in fields(cls)]))
+    for name, table, cls in (
+        (SPAN_RETRIEVE, "retrievals", RetrievalRow), (SPAN_WRITE, "writes", WriteRow), (SPAN_ANSWER, "answers", AnswerRow)
+    )
+}  # fmt: skip
+"""Span name -> (derived table, its Arrow schema), from the record dataclasses (same as the warehouse's)."""
+
+# expected value kinds of the TRACES.md attributes (records.derive_row coerces anything else, with a warning)
+_STR, _INT, _DBL, _BOOL, _STRL, _DBLL, _SPANID = "str", "int", "dbl", "bool", "strs", "dbls", "spanid"
+_COMMON = {"tenant_id": ("memory.tenant_id", _STR), "user_id": ("memory.user_id", _STR),
+           "session_id": ("memory.session_id", _STR)}  # fmt: skip
+_DERIVED_COLUMNS: dict[str, dict[str, tuple[str, str]]] = {
     SPAN_RETRIEVE: _COMMON | {
-        "memory.query": _STR, "memory.rewritten_query": _STR, "memory.top_k": _INT, "memory.retrieved_count": _INT,
-        "memory.degraded": _BOOL, "memory.config_hash": _STR, "memory.embedding_version": _STR,
-        "memory.fusion": _STR, "memory.retrieved_ids": _STRS, "memory.retrieved_scores": _DBLS,
-        "memory.retrieved_sources": _STRS, "memory.retrieved_contents": _STRS,
+        "query": ("memory.query", _STR), "rewritten_query": ("memory.rewritten_query", _STR),
+        "top_k": ("memory.top_k", _INT), "retrieved_count": ("memory.retrieved_count", _INT),
+        "degraded": ("memory.degraded", _BOOL), "config_hash": ("memory.config_hash", _STR),
+        "embedding_version": ("memory.embedding_version", _STR), "fusion": ("memory.fusion", _STR),
+        "retrieved_ids": ("memory.retrieved_ids", _STRL), "retrieved_scores": ("memory.retrieved_scores", _DBLL),
+        "retrieved_sources": ("memory.retrieved_sources", _STRL),
+        "retrieved_contents": ("memory.retrieved_contents", _STRL),
     },
     SPAN_WRITE: _COMMON | {
-        "memory.id": _STR, "memory.type": _STR, "memory.write_outcome": _STR, "memory.reject_reason": _STR,
-        "memory.importance": _DBL, "memory.superseded_ids": _STRS, "memory.config_hash": _STR,
-        "memory.embedding_version": _STR, "memory.content": _STR,
+        "memory_id": ("memory.id", _STR), "memory_type": ("memory.type", _STR),
+        "outcome": ("memory.write_outcome", _STR), "reject_reason": ("memory.reject_reason", _STR),
+        "importance": ("memory.importance", _DBL), "superseded_ids": ("memory.superseded_ids", _STRL),
+        "config_hash": ("memory.config_hash", _STR), "embedding_version": ("memory.embedding_version", _STR),
+        "content": ("memory.content", _STR),
     },
-    SPAN_ANSWER: _COMMON | {"memory.cited_ids": _STRS, "memory.retrieve_span_id": _STR, "memory.answer_text": _STR},
-}  # fmt: skip
-
-_COLUMN_OF = {
-    SPAN_RETRIEVE: {
-        "tenant_id": "memory.tenant_id", "user_id": "memory.user_id", "session_id": "memory.session_id",
-        "query": "memory.query", "rewritten_query": "memory.rewritten_query", "top_k": "memory.top_k",
-        "retrieved_count": "memory.retrieved_count", "degraded": "memory.degraded",
-        "config_hash": "memory.config_hash", "embedding_version": "memory.embedding_version",
-        "fusion": "memory.fusion", "retrieved_ids": "memory.retrieved_ids",
-        "retrieved_scores": "memory.retrieved_scores", "retrieved_sources": "memory.retrieved_sources",
-        "retrieved_contents": "memory.retrieved_contents",
-    },
-    SPAN_WRITE: {
-        "tenant_id": "memory.tenant_id", "user_id": "memory.user_id", "session_id": "memory.session_id",
-        "memory_id": "memory.id", "memory_type": "memory.type", "outcome": "memory.write_outcome",
-        "reject_reason": "memory.reject_reason", "importance": "memory.importance",
-        "superseded_ids": "memory.superseded_ids", "config_hash": "memory.config_hash",
-        "embedding_version": "memory.embedding_version", "content": "memory.content",
-    },
-    SPAN_ANSWER: {
-        "tenant_id": "memory.tenant_id", "user_id": "memory.user_id", "session_id": "memory.session_id",
-        "retrieve_span_id": "memory.retrieve_span_id", "cited_ids": "memory.cited_ids",
-        "answer_text": "memory.answer_text",
+    SPAN_ANSWER: _COMMON | {
+        "retrieve_span_id": ("memory.retrieve_span_id", _SPANID), "cited_ids": ("memory.cited_ids", _STRL),
+        "answer_text": ("memory.answer_text", _STR),
     },
 }  # fmt: skip
-_TABLE_OF = {SPAN_RETRIEVE: "retrievals", SPAN_WRITE: "writes", SPAN_ANSWER: "answers"}
+
+# value kinds (per attribute value or array element)
+_K_NONE, _K_STR, _K_INT, _K_DBL, _K_BOOL, _K_ARR = 0, 1, 2, 3, 4, 5
+_ALLOWED_KINDS = {_STR: (_K_NONE, _K_STR), _SPANID: (_K_NONE, _K_STR), _INT: (_K_NONE, _K_INT),
+                  _DBL: (_K_NONE, _K_INT, _K_DBL), _BOOL: (_K_NONE, _K_BOOL), _STRL: (_K_NONE, _K_ARR),
+                  _DBLL: (_K_NONE, _K_ARR)}  # fmt: skip
+
+_NEEDS_PYTHON = re.compile(rb"null|\\u[dD][89abAB]")
+"""Text the strict reader would read differently from orjson: explicit ``null`` (Arrow cannot tell it from a
+missing field, the reference decoder can) and lone UTF-16 surrogate escapes (orjson rejects them)."""
 
 
-_KIND_CODES = {_STR: ("s",), _INT: ("i",), _DBL: ("d", "i"), _BOOL: ("b",), _STRS: ("as", "a"), _DBLS: ("ad", "ai", "a")}
-_DUCK_TYPE = {_STR: "VARCHAR", _INT: "INTEGER", _DBL: "DOUBLE", _BOOL: "BOOLEAN", _STRS: "VARCHAR[]", _DBLS: "DOUBLE[]"}
+def needs_python(line: bytes) -> bool:
+    """True when a line must go to the reference decoder whatever the reader says (see :data:`_NEEDS_PYTHON`)."""
+    return (b"null" in line or b"\\u" in line) and _NEEDS_PYTHON.search(line) is not None
 
 
-def _derived_ok_sql() -> str:
-    """SQL: every known attribute of a memory.* span has its TRACES.md kind (checked on the typed list)."""
-    parts = []
-    for name, exp in _EXPECTED.items():
-        pairs = ", ".join(f"'{k}': [{', '.join(repr(c) for c in _KIND_CODES[kind])}]" for k, kind in exp.items())
-        check = (
-            f"coalesce(list_bool_and(list_transform(alist, lambda q: coalesce(list_contains(MAP {{{pairs}}}"
-            "[json_extract_string(q.key, '$')], q.kind), true))), true)"
-        )
-        if name == SPAN_ANSWER:
-            check += (
-                " AND coalesce(list_bool_and(list_transform(alist, lambda q2: json_extract_string(q2.key, '$') <> "
-                "'memory.retrieve_span_id' OR regexp_full_match(json_extract_string(q2.value.stringValue, '$'), "
-                "'[0-9a-fA-F]{16}'))), true)"
-            )
-        parts.append(f"WHEN '{name}' THEN {check}")
-    return "CASE name " + " ".join(parts) + " ELSE true END"
-
-
-def _kind_case(col: str, names: Sequence[str], default: str) -> str:
-    whens = " ".join(f"WHEN {i} THEN '{n}'" for i, n in enumerate(names))
-    return (
-        f"CASE WHEN {col} IS NULL THEN '{default}' "
-        f"ELSE CASE TRY_CAST(json_extract_string({col}, '$') AS INTEGER) {whens} END END"
-    )
-
-
-_SQL_DOCS = """
-CREATE OR REPLACE TEMP TABLE _fd AS
-SELECT line, (length(text) - length(replace(text, '"spanId"', ''))) // 8 AS expected,
-       from_json(text, '{"resourceSpans": "JSON"}').resourceSpans AS rsj
-FROM _lines WHERE json_valid(text)
-"""
-
-_SQL_SPANS = f"""
-CREATE OR REPLACE TEMP TABLE _fs AS
-WITH rs AS (
-    SELECT line, unnest(from_json(rsj, '[{{"resource": "JSON", "scopeSpans": "JSON"}}]')) AS rs
-    FROM _fd WHERE json_type(rsj) = 'ARRAY'
-), rs2 AS (
-    SELECT line, rs.scopeSpans AS ssj, _kv_list(json_extract(rs.resource, 'attributes')) AS res,
-           (rs.resource IS NULL OR json_type(rs.resource) = 'OBJECT') AS res_obj
-    FROM rs
-), rs3 AS (
-    SELECT line, ssj, res_obj AND coalesce(_kv_ok(res), false) AS res_ok,
-           CASE WHEN res_obj AND coalesce(_kv_ok(res), false) THEN _kv_json(res) END AS resource
-    FROM rs2
-), ss AS (
-    SELECT line, res_ok, resource, unnest(from_json(ssj, '[{{"scope": "JSON", "spans": "JSON"}}]')) AS ss
-    FROM rs3 WHERE json_type(ssj) = 'ARRAY'
-), sp AS (
-    SELECT line, res_ok, resource, ss.scope AS scope, unnest(from_json(ss.spans, '[{_SPAN_STRUCT}]')) AS s
-    FROM ss WHERE json_type(ss.spans) = 'ARRAY'
-), a AS (
-    SELECT line, s, scope, resource, res_ok,
-           _hex_id(s.traceId, 32) AS trace_id, _hex_id(s.spanId, 16) AS span_id,
-           json_extract_string(s.name, '$') AS name, _kv_list(s.attributes) AS alist,
-           CASE WHEN s.events IS NULL THEN [] WHEN json_type(s.events) = 'ARRAY'
-                THEN CAST(s.events AS JSON[]) END AS elist,
-           _ns(s.startTimeUnixNano) AS start_ns
-    FROM sp
-), b AS (
-    SELECT a.*,
-       coalesce(json_type(s.name) = 'VARCHAR' AND trace_id IS NOT NULL AND span_id IS NOT NULL AND start_ns IS NOT NULL
-       AND (s.parentSpanId IS NULL OR json_extract_string(s.parentSpanId, '$') = '' OR _hex_id(s.parentSpanId, 16) IS NOT NULL)
-       AND (s.endTimeUnixNano IS NULL OR _ns(s.endTimeUnixNano) IS NOT NULL)
-       AND (s.kind IS NULL OR (json_type(s.kind) IN ('BIGINT', 'UBIGINT')
-            AND TRY_CAST(json_extract_string(s.kind, '$') AS INTEGER) BETWEEN 0 AND 5))
-       AND (s.status IS NULL OR (json_type(s.status) = 'OBJECT'
-            AND (json_extract(s.status, 'code') IS NULL OR (json_type(s.status, '$.code') IN ('BIGINT', 'UBIGINT')
-                 AND TRY_CAST(json_extract_string(s.status, 'code') AS INTEGER) BETWEEN 0 AND 2))
-            AND (json_extract(s.status, 'message') IS NULL OR json_type(s.status, '$.message') = 'VARCHAR')))
-       AND (s.links IS NULL OR (json_type(s.links) = 'ARRAY' AND json_array_length(s.links) = 0))
-       AND (scope IS NULL OR (json_type(scope) = 'OBJECT'
-            AND (json_extract(scope, 'name') IS NULL OR json_type(scope, '$.name') = 'VARCHAR')))
-       AND res_ok AND _kv_ok(alist) AND elist IS NOT NULL
-       AND coalesce(list_bool_and(list_transform(elist, lambda ev0: coalesce(
-            json_type(ev0) = 'OBJECT' AND (json_extract(ev0, 'name') IS NULL OR json_type(ev0, '$.name') = 'VARCHAR')
-            AND (json_extract(ev0, 'timeUnixNano') IS NULL OR _ns(json_extract(ev0, 'timeUnixNano')) IS NOT NULL)
-            AND _kv_ok(_kv_list(json_extract(ev0, 'attributes'))), false))), true)
-       AND NOT coalesce(list_bool_or(list_transform(alist, lambda k0:
-                starts_with(json_extract_string(k0.key, '$'), 'retrieval.documents')
-                OR json_extract_string(k0.key, '$') = 'openinference.span.kind')), false), false) AS ok
-    FROM a
-)
-SELECT line, trace_id, span_id,
-       CASE WHEN s.parentSpanId IS NULL OR json_extract_string(s.parentSpanId, '$') = '' THEN NULL
-            ELSE lower(json_extract_string(s.parentSpanId, '$')) END AS parent_span_id,
-       name,
-       {_kind_case("s.kind", SPAN_KINDS, "UNSPECIFIED")} AS kind,
-       CASE WHEN json_type(json_extract(resource, 'service.name')) = 'VARCHAR'
-            THEN json_extract_string(resource, 'service.name') END AS service,
-       NULLIF(json_extract_string(scope, 'name'), '') AS scope,
-       start_ns,
-       CASE WHEN s.endTimeUnixNano IS NULL OR _ns(s.endTimeUnixNano) = 0 THEN start_ns
-            ELSE _ns(s.endTimeUnixNano) END AS end_ns,
-       {_kind_case("json_extract(s.status, 'code')", STATUS_CODES, "UNSET")} AS status_code,
-       NULLIF(json_extract_string(s.status, 'message'), '') AS status_message,
-       CASE WHEN ok THEN _kv_json(alist) END AS attributes,
-       resource,
-       CASE WHEN NOT ok THEN NULL WHEN len(elist) = 0 THEN '[]'::JSON ELSE list_transform(elist, lambda ev: {{
-            'name': json_extract_string(ev, 'name'), 'time_ns': coalesce(_ns(json_extract(ev, 'timeUnixNano')), 0),
-            'attributes': _kv_json(_kv_list(json_extract(ev, 'attributes')))}})::JSON END AS events,
-       ok AND coalesce(({_derived_ok_sql()}), false) AS clean
-FROM b
-"""
-
-_SQL_FAST = """
-CREATE OR REPLACE TEMP TABLE _fast AS
-WITH per_line AS (
-    SELECT line, count(*) FILTER (WHERE clean) AS n_clean, count(*) AS n FROM _fs GROUP BY line
-)
-SELECT _fs.* EXCLUDE (clean) FROM _fs JOIN per_line USING (line) JOIN _fd USING (line)
-WHERE per_line.n_clean = per_line.n AND per_line.n = _fd.expected
-"""
-
-
-def _derived_insert(name: str) -> str:
-    table = _TABLE_OF[name]
-    cols = _COLUMN_OF[name]
-    exp = _EXPECTED[name]
-    struct = "{" + ", ".join(f'"{k}": "{_DUCK_TYPE[kind]}"' for k, kind in exp.items()) + "}"
-    sel = []
-    for col, key in cols.items():
-        expr = f't."{key}"'
-        if col == "retrieve_span_id":
-            expr = f"lower({expr})"
-        sel.append(f"{expr} AS {col}")
-    extra = ", 'memwb' AS origin" if name == SPAN_RETRIEVE else ""
-    extra_col = ", origin" if name == SPAN_RETRIEVE else ""
-    return (
-        f"INSERT OR IGNORE INTO {table} (trace_id, span_id, start_ns, end_ns, latency_ms, service, status_code, "
-        f"{', '.join(cols)}{extra_col}) "
-        f"SELECT trace_id, span_id, start_ns, end_ns, (end_ns - start_ns) / 1e6, service, status_code, "
-        f"{', '.join(sel)}{extra} FROM (SELECT *, from_json(attributes, '{struct}') AS t FROM _fast "
-        f"WHERE name = '{name}')"
-    )
-
-
-_DERIVED_SQL = [_derived_insert(n) for n in _TABLE_OF]
-
-
-@dataclass(frozen=True)
-class FastResult:
-    """Outcome of one fast-path chunk: spans ``stored`` and ``duplicate`` from
-    clean lines, and the 0-based indexes of the lines left for the Python decoder."""
-
-    stored: int
-    duplicate: int
-    leftover: tuple[int, ...]
-
-
-def ingest_json_lines(con: duckdb.DuckDBPyConnection, lines: pa.Table, *, source: str) -> FastResult:
-    """Decode and insert the clean lines of ``lines`` (columns ``line`` int64, ``text`` string).
-
-    Runs in one transaction on ``con`` (the caller holds the writer lock).
-    Raises ``duckdb.Error`` on failure (nothing is stored then); the caller
-    falls back to the Python decoder.
-    """
-    con.execute(_MACROS)
-    con.register("_lines", lines)
+def read_json_lines(texts: Sequence[bytes], *, use_threads: bool = True) -> pa.Table | None:
+    """Parse JSON lines with the strict :data:`OTLP_JSON_SCHEMA`; one row per line, or ``None``
+    when pyarrow refuses any of them (the caller splits the chunk and retries)."""
+    if not texts:
+        return None
+    buf = b"\n".join(texts)
+    longest = max(len(t) for t in texts)
+    block = max(1 << 20, min(len(buf) // 4 + 1, 64 << 20), longest + 16)
     try:
-        con.execute("BEGIN TRANSACTION")
-        try:
-            con.execute(_SQL_DOCS)
-            con.execute(_SQL_SPANS)
-            con.execute(_SQL_FAST)
-            clean_lines = {r[0] for r in con.execute("SELECT DISTINCT line FROM _fast").fetchall()}
-            row = con.execute(
-                "INSERT OR IGNORE INTO spans (trace_id, span_id, parent_span_id, name, kind, service, scope, start_ns, "
-                "end_ns, duration_ms, status_code, status_message, attributes, resource, events, warnings, source, "
-                "ingested_at) SELECT trace_id, span_id, parent_span_id, name, kind, service, scope, start_ns, end_ns, "
-                "(end_ns - start_ns) / 1e6, status_code, status_message, attributes, resource, events, NULL, ?, ? "
-                "FROM _fast",
-                [source, datetime.now(UTC).replace(tzinfo=None)],
-            ).fetchone()
-            stored = int(row[0]) if row else 0
-            total_row = con.execute("SELECT count(*) FROM _fast").fetchone()
-            total = int(total_row[0]) if total_row else 0
-            for sql in _DERIVED_SQL:
-                con.execute(sql)
-            con.execute("DROP TABLE _fast; DROP TABLE _fs; DROP TABLE _fd")
-            con.execute("COMMIT")
-        except BaseException:
-            with contextlib.suppress(duckdb.Error):
-                con.execute("ROLLBACK")
-            raise
-    finally:
-        con.unregister("_lines")
-    line_col = lines.column("line").to_pylist()
-    leftover = tuple(i for i, ln in enumerate(line_col) if ln not in clean_lines)
-    return FastResult(stored=stored, duplicate=total - stored, leftover=leftover)
+        tbl = pj.read_json(
+            io.BytesIO(buf),
+            read_options=pj.ReadOptions(use_threads=use_threads, block_size=block),
+            parse_options=pj.ParseOptions(explicit_schema=OTLP_JSON_SCHEMA, unexpected_field_behavior="error"),
+        )
+    except (pa.ArrowException, ValueError, UnicodeDecodeError):
+        return None
+    return tbl if tbl.num_rows == len(texts) else None
+
+
+# --- helpers over whole columns ---------------------------------------------------------------------
+def _f(a: Any, name: str) -> Any:
+    """A struct child with the parent's nulls applied (``StructArray.field`` ignores them)."""
+    return pc.struct_field(a, name)
+
+
+def _np_valid(a: pa.Array) -> np.ndarray:
+    return np.asarray(a.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def _np_bool(a: pa.Array) -> np.ndarray:
+    return np.asarray(a.fill_null(False).to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def _parents(lst: pa.ListArray) -> tuple[pa.Array, np.ndarray]:
+    """Flattened values of a list array and, per value, the index of its list."""
+    values = lst.flatten()
+    parent = pc.list_parent_indices(lst).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    if len(parent) != len(values):  # pragma: no cover - pyarrow invariant
+        raise ValueError("list flatten/parent mismatch")
+    return values, parent
+
+
+def _offsets(parent: np.ndarray, n: int) -> pa.Array:
+    counts = np.bincount(parent, minlength=n) if len(parent) else np.zeros(n, dtype=np.int64)
+    off = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(counts, out=off[1:])
+    return pa.array(off, pa.int64())
+
+
+def _any_per_parent(parent: np.ndarray, flags: np.ndarray, n: int) -> np.ndarray:
+    if not len(parent) or not flags.any():
+        return np.zeros(n, dtype=bool)
+    return np.bincount(parent[flags], minlength=n) > 0
+
+
+# JSON text is assembled, never concatenated pairwise: every output string is a run of "pieces" taken from a
+# pool (constants, key prefixes, value texts) and joined by one ``binary_join`` over a list array.
+_CONSTS = ("", ",", "{", "}", "[", "]", '"', "null", "true", "false", "{}", "[]", '{"name":', ',"time_ns":',
+           ',"attributes":')  # fmt: skip
+_C = {c: i for i, c in enumerate(_CONSTS)}
+
+
+class _Pool:
+    """Pieces for :func:`_assemble`: the constants, then added string arrays (``add`` returns their base index)."""
+
+    def __init__(self) -> None:
+        self.parts: list[pa.Array] = [pa.array(_CONSTS, _S)]
+        self.size = len(_CONSTS)
+
+    def add(self, arr: pa.Array) -> int:
+        base = self.size
+        self.parts.append(arr.cast(_S) if arr.type != _S else arr)
+        self.size += len(arr)
+        return base
+
+    def array(self) -> pa.Array:
+        return pa.concat_arrays(self.parts)
+
+
+def _assemble(pool: pa.Array, n: int, owner: np.ndarray, pieces: np.ndarray, head: int, tail: int, empty: int) -> pa.Array:
+    """Per owner ``0..n-1``: ``head + pieces of each of its items, in order + tail`` (``empty`` when it has none).
+
+    ``owner`` (sorted) gives each item's owner; ``pieces`` is an (items x k) matrix of pool indexes.
+    """
+    m, k = pieces.shape
+    counts = np.bincount(owner, minlength=n) if m else np.zeros(n, dtype=np.int64)
+    first_item = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(counts, out=first_item[1:])
+    has = counts > 0
+    seg = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.where(has, 2 + k * counts, 1), out=seg[1:])
+    idx = np.empty(int(seg[-1]), dtype=np.int64)
+    starts = seg[:-1]
+    idx[starts[~has]] = empty
+    idx[starts[has]] = head
+    idx[seg[1:][has] - 1] = tail
+    if m:
+        base = starts[owner] + 1 + k * (np.arange(m, dtype=np.int64) - first_item[owner])
+        for t in range(k):
+            idx[base + t] = pieces[:, t]
+    lists = pa.LargeListArray.from_arrays(pa.array(seg, pa.int64()), pool.take(pa.array(idx)))
+    return pc.binary_join(lists, "")
+
+
+def _separators(owner: np.ndarray, n: int) -> np.ndarray:
+    """Pool index of ``""`` for the first item of each owner and ``","`` for the others."""
+    m = len(owner)
+    if not m:
+        return np.zeros(0, dtype=np.int64)
+    first = np.zeros(m, dtype=bool)
+    first[0] = True
+    first[1:] = owner[1:] != owner[:-1]
+    return np.where(first, _C[""], _C[","]).astype(np.int64)
+
+
+_ESCAPE = r"[\x00-\x1f\"\\]"
+
+
+def _escaped(s: pa.Array, may_escape: bool) -> pa.Array:
+    """String contents ready to sit between quotes in JSON (orjson escapes the few that need it).
+
+    ``may_escape`` False promises no string needs escaping: a JSON text without a backslash cannot hold
+    a quote, a backslash or a control character inside a string.
+    """
+    if not may_escape or not len(s):
+        return s
+    need = _np_bool(pc.match_substring_regex(s, _ESCAPE))
+    if not need.any():
+        return s
+    idx = np.nonzero(need)[0]
+    esc = [orjson.dumps(x).decode()[1:-1] for x in s.take(pa.array(idx)).to_pylist()]
+    return pc.replace_with_mask(s, pa.array(need), pa.array(esc, _S))
+
+
+def _double_text(d: pa.Array) -> pa.Array:
+    """Shortest round-trip text of doubles, with ``.0`` on integral values as orjson writes them."""
+    t = pc.cast(d, _S)
+    integral = pc.match_substring_regex(t, r"^-?[0-9]+$")
+    return pc.if_else(integral, pc.binary_join_element_wise(t, pa.scalar(".0"), ""), t)
+
+
+_INT_RE = r"^-?[0-9]{1,18}$"
+
+
+@dataclass
+class _Values:
+    """Decoded OTLP ``AnyValue`` structs (attribute values or array elements), one entry each."""
+
+    kind: np.ndarray  # int8 _K_*
+    bad: np.ndarray  # bool: not one well-typed value (the reference decoder would warn)
+    s: pa.Array  # string (stringValue or bytesValue), unescaped
+    i: pa.Array  # int64
+    d: pa.Array  # float64
+    b: pa.Array  # bool
+
+
+def _scalars(st: pa.Array, extra_valid: np.ndarray | None = None) -> _Values:
+    sv, iv, dv, bv, by = (_f(st, k) for k, _ in _SCALAR_FIELDS)
+    v_s, v_i, v_d, v_b, v_by = (_np_valid(x) for x in (sv, iv, dv, bv, by))
+    count = v_s.astype(np.int8) + v_i + v_d + v_b + v_by
+    if extra_valid is not None:
+        count = count + extra_valid
+    bad = count > 1
+    s = pc.coalesce(sv, by) if v_by.any() else sv
+    if v_i.any():
+        ok_i = pc.match_substring_regex(iv, _INT_RE)
+        bad |= v_i & ~_np_bool(ok_i)
+        i = pc.cast(pc.if_else(ok_i, iv, pa.scalar(None, _S)), _I64)
+    else:
+        i = pa.nulls(len(st), _I64)
+    kind = np.zeros(len(st), dtype=np.int8)
+    kind[v_b] = _K_BOOL
+    kind[v_d] = _K_DBL
+    kind[v_i] = _K_INT
+    kind[v_s | v_by] = _K_STR
+    return _Values(kind, bad, s, i, dv, bv)
+
+
+def _value_pieces(pool: _Pool, v: _Values, may_escape: bool, arr_json: pa.Array | None = None) -> np.ndarray:
+    """(entries x 3) pool indexes: opening quote, value text, closing quote (empty pieces for non-strings)."""
+    m = len(v.kind)
+    out = np.empty((m, 3), dtype=np.int64)
+    is_s = v.kind == _K_STR
+    out[:, 0] = np.where(is_s, _C['"'], _C[""])
+    out[:, 2] = out[:, 0]
+    val = np.full(m, _C["null"], dtype=np.int64)
+    if is_s.any():
+        val[is_s] = pool.add(_escaped(v.s, may_escape)) + np.nonzero(is_s)[0]
+    for kind, text in ((_K_INT, lambda sel: pc.cast(v.i.filter(sel), _S)),
+                       (_K_DBL, lambda sel: _double_text(v.d.filter(sel)))):  # fmt: skip
+        mask = v.kind == kind
+        if mask.any():
+            val[mask] = pool.add(text(pa.array(mask))) + np.arange(int(mask.sum()))
+    is_b = v.kind == _K_BOOL
+    if is_b.any():
+        val[is_b] = np.where(_np_bool(v.b.filter(pa.array(is_b))), _C["true"], _C["false"])
+    is_a = v.kind == _K_ARR
+    if arr_json is not None and is_a.any():
+        val[is_a] = pool.add(arr_json) + np.arange(int(is_a.sum()))
+    out[:, 1] = val
+    return out
+
+
+@dataclass
+class _Attrs:
+    """Decoded attribute lists of ``n`` owners (spans, events or resources)."""
+
+    n: int
+    parent: np.ndarray  # owner per key/value
+    keys: list[str | None]  # distinct keys
+    key_code: np.ndarray  # index into keys per key/value (-1 for a null key)
+    vals: _Values
+    arr_off: pa.Array  # array element offsets per key/value
+    el: _Values | None  # array elements
+    el_group: np.ndarray  # per key/value: bitwise or of element groups 1 strings, 2 numbers, 4 bools
+    el_null: np.ndarray  # per key/value: some element is an empty value
+    json: pa.Array  # per owner: the JSON object text
+    bad: np.ndarray  # per owner: decoding it would give a warning
+
+
+def _attrs(lst: pa.Array, n: int, may_escape: bool) -> _Attrs:
+    kvs, parent = _parents(lst)
+    m = len(kvs)
+    key = _f(kvs, "key")
+    value = _f(kvs, "value")
+    arr = _f(value, "arrayValue")
+    v_arr = _np_valid(arr)
+    vals = _scalars(value, v_arr)
+    bad = vals.bad | ~_np_valid(key)
+    el_group = np.zeros(m, dtype=np.int8)
+    el_null = np.zeros(m, dtype=bool)
+    el = None
+    arr_off = pa.array(np.zeros(m + 1, np.int64))
+    arr_json = None
+    if v_arr.any():
+        vals.kind[v_arr] = _K_ARR
+        elems, el_parent = _parents(_f(arr, "values"))
+        el = _scalars(elems)
+        arr_off = _offsets(el_parent, m)
+        bad |= _any_per_parent(el_parent, el.bad, m)
+        el_null = _any_per_parent(el_parent, el.kind == _K_NONE, m)
+        for group, kinds in ((1, (_K_STR,)), (2, (_K_INT, _K_DBL)), (4, (_K_BOOL,))):
+            el_group |= np.where(_any_per_parent(el_parent, np.isin(el.kind, kinds), m), group, 0).astype(np.int8)
+        bad |= ~np.isin(el_group, (0, 1, 2, 4))  # mixed element types: the reference decoder warns
+        # "[...]" per array value: owners are the array values only
+        rank = np.cumsum(v_arr) - 1
+        el_owner = rank[el_parent]
+        epool = _Pool()
+        epieces = np.column_stack([_separators(el_owner, int(v_arr.sum())), _value_pieces(epool, el, may_escape)])
+        arr_json = _assemble(epool.array(), int(v_arr.sum()), el_owner, epieces, _C["["], _C["]"], _C["[]"])
+    enc = pc.dictionary_encode(key)
+    keys = enc.dictionary.to_pylist()
+    key_code = enc.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+    # a repeated key: the reference keeps the last value at the first position; rare, leave it to Python
+    k = max(len(keys), 1)
+    valid_key = key_code >= 0
+    combo = (parent * k + key_code)[valid_key]
+    if n * k <= 50_000_000:
+        dup = (np.bincount(combo, minlength=n * k) > 1).reshape(n, k).any(axis=1)
+    else:
+        uniq, counts = np.unique(combo, return_counts=True)
+        dup = np.zeros(n, dtype=bool)
+        dup[uniq[counts > 1] // k] = True
+    pool = _Pool()
+    prefixes = []
+    for kk in keys:
+        p = orjson.dumps(kk).decode() + ":" if kk is not None else ":"
+        prefixes += [p, p + '"']
+    pbase = pool.add(pa.array(prefixes, _S)) if prefixes else 0
+    vp = _value_pieces(pool, vals, may_escape, arr_json)
+    prefix = np.where(valid_key, pbase + 2 * key_code + (vals.kind == _K_STR), _C[""])
+    pieces = np.column_stack([_separators(parent, n), prefix, vp[:, 1], vp[:, 2]])
+    json = _assemble(pool.array(), n, parent, pieces, _C["{"], _C["}"], _C["{}"])
+    owner_bad = _any_per_parent(parent, bad, n) | dup
+    return _Attrs(n, parent, keys, key_code, vals, arr_off, el, el_group, el_null, json, owner_bad)
+
+
+def _scatter(values: pa.Array, pos: np.ndarray, owners: np.ndarray, n: int) -> pa.Array:
+    """An array of ``n`` entries holding ``values[pos[j]]`` at ``owners[j]`` and null elsewhere."""
+    idx = np.full(n, -1, dtype=np.int64)
+    idx[owners] = pos
+    return values.take(pa.array(idx, mask=idx < 0))
+
+
+def _hex_id(a: pa.Array, ndigits: int) -> tuple[pa.Array, np.ndarray]:
+    """Lowercase hex ids and a per-entry ok flag (right size, hex, not all zero)."""
+    ok = _np_bool(pc.match_substring_regex(a, f"^[0-9a-fA-F]{{{ndigits}}}$"))
+    ok &= ~_np_bool(pc.match_substring_regex(a, "^0+$"))
+    return pc.utf8_lower(a), ok
+
+
+_NS_MAX = "9223372036854775807"
+
+
+def _ns(a: pa.Array) -> tuple[pa.Array, np.ndarray]:
+    """int64 nanoseconds from decimal strings and a per-entry ok flag (nulls are not ok)."""
+    ok = pc.match_substring_regex(a, r"^[0-9]{1,19}$")
+    ok = pc.and_(ok, pc.or_(pc.less(pc.utf8_length(a), 19), pc.less_equal(a, pa.scalar(_NS_MAX))))
+    okn = _np_bool(ok)
+    return pc.cast(pc.if_else(pa.array(okn), a, pa.scalar(None, _S)), _I64), okn
+
+
+@dataclass
+class FastChunk:
+    """The clean spans of a chunk of JSON lines as Arrow tables, and what is left for the reference decoder.
+
+    ``spans`` has :data:`SPANS_SCHEMA` columns plus ``_ord`` (line index in the chunk << 32 | span number in
+    the line, for first-wins duplicate handling); ``derived`` maps a derived table name to its rows (plus
+    ``_ord``); ``python_lines`` are 0-based chunk line indexes to decode whole; ``python_spans`` maps a line
+    index to ``(resource_index, scope_index, span_index, span_number)`` of single spans to decode.
+    """
+
+    spans: pa.Table
+    derived: dict[str, pa.Table]
+    python_lines: list[int]
+    python_spans: dict[int, list[tuple[int, int, int, int]]]
+
+
+def decode_table(
+    tbl: pa.Table, *, source: str, may_escape: bool = True, ingested_at: datetime | None = None
+) -> FastChunk:
+    """Compute warehouse rows from a table read by :func:`read_json_lines` (pure apart from the default
+    ``ingested_at`` stamp, which is the current UTC time). ``may_escape`` False promises that the text
+    held no backslash (so no string needs JSON escaping, which saves a scan of every string)."""
+    now = ingested_at or datetime.now(UTC).replace(tzinfo=None)
+    nrows = tbl.num_rows
+    rs_list = tbl.column("resourceSpans").combine_chunks()
+    python_lines = np.nonzero(~_np_valid(rs_list))[0].tolist()  # no resourceSpans: the reference reports it
+    rs, rs_row = _parents(rs_list)
+    n_rs = len(rs)
+    ss_list = _f(rs, "scopeSpans")
+    ss, ss_rs = _parents(ss_list)
+    sp_list = _f(ss, "spans")
+    sp, sp_ss = _parents(sp_list)
+    n = len(sp)
+    sp_rs = ss_rs[sp_ss] if n else np.zeros(0, np.int64)
+    row = rs_row[sp_rs] if n else np.zeros(0, np.int64)
+    empty = FastChunk(SPANS_SCHEMA.empty_table().append_column("_ord", pa.array([], _I64)), {}, python_lines, {})
+    if n == 0:
+        return empty
+
+    # resources: JSON text, service name, clean flag
+    res = _attrs(_f(_f(rs, "resource"), "attributes"), n_rs, may_escape)
+    service_rs = pa.nulls(n_rs, _S)
+    if "service.name" in res.keys:
+        code = res.keys.index("service.name")
+        pos = np.nonzero((res.key_code == code) & (res.vals.kind == _K_STR))[0]
+        service_rs = _scatter(res.vals.s, pos, res.parent[pos], n_rs)
+    scope_name = _f(_f(ss, "scope"), "name")
+    scope_ss = pc.if_else(pc.equal(scope_name, pa.scalar("")), pa.scalar(None, _S), scope_name)
+
+    trace_id, ok = _hex_id(_f(sp, "traceId"), 32)
+    span_id, ok_s = _hex_id(_f(sp, "spanId"), 16)
+    ok &= ok_s
+    parent_raw = _f(sp, "parentSpanId")
+    no_parent = ~_np_valid(parent_raw) | _np_bool(pc.equal(parent_raw, pa.scalar("")))
+    parent_id, ok_p = _hex_id(parent_raw, 16)
+    ok &= no_parent | ok_p
+    parent_id = pc.if_else(pa.array(no_parent), pa.scalar(None, _S), parent_id)
+    name = _f(sp, "name")
+    ok &= _np_valid(name)
+    start_ns, ok_t = _ns(_f(sp, "startTimeUnixNano"))
+    ok &= ok_t
+    end_raw = _f(sp, "endTimeUnixNano")
+    end_default = ~_np_valid(end_raw) | _np_bool(pc.is_in(end_raw, pa.array(["", "0"])))
+    end_ns, ok_e = _ns(end_raw)
+    ok &= end_default | ok_e
+    end_ns = pc.if_else(pa.array(end_default), start_ns, end_ns)
+    kind_i = _f(sp, "kind").fill_null(0).to_numpy(zero_copy_only=False)
+    kind = pa.array(SPAN_KINDS).take(pa.array(np.where((kind_i >= 0) & (kind_i < len(SPAN_KINDS)), kind_i, 0)))
+    status = _f(sp, "status")
+    code_i = _f(status, "code").fill_null(0).to_numpy(zero_copy_only=False)
+    status_code = pa.array(STATUS_CODES).take(
+        pa.array(np.where((code_i >= 0) & (code_i < len(STATUS_CODES)), code_i, 0))
+    )
+    msg = _f(status, "message")
+    status_message = pc.if_else(pc.equal(msg, pa.scalar("")), pa.scalar(None, _S), msg)
+
+    attrs = _attrs(_f(sp, "attributes"), n, may_escape)
+    ok &= ~attrs.bad
+    ok &= ~res.bad[sp_rs]
+    # OpenInference retriever spans map onto retrieval columns in Python (records.derive_row)
+    oi = [c for c, k in enumerate(attrs.keys) if k is not None and (k.startswith("retrieval.documents")
+                                                                      or k == "openinference.span.kind")]  # fmt: skip
+    if oi:
+        ok &= ~_any_per_parent(attrs.parent, np.isin(attrs.key_code, oi), n)
+
+    # events: [{"name", "time_ns", "attributes"}]
+    ev_list = _f(sp, "events")
+    evs, ev_parent = _parents(ev_list)
+    if len(evs):
+        n_ev = len(evs)
+        ev_attrs = _attrs(_f(evs, "attributes"), n_ev, may_escape)
+        t_raw = _f(evs, "timeUnixNano")
+        t_ns, ok_et = _ns(t_raw)
+        t_missing = ~_np_valid(t_raw)
+        ev_ok = (ok_et | t_missing) & ~ev_attrs.bad
+        ok &= ~_any_per_parent(ev_parent, ~ev_ok, n)
+        t_txt = pc.cast(pc.if_else(pa.array(t_missing), pa.scalar(0, _I64), t_ns), _S)
+        ev_name = _f(evs, "name")
+        has_name = _np_valid(ev_name)
+        pool = _Pool()
+        name_base = pool.add(_escaped(ev_name, may_escape))
+        t_base = pool.add(t_txt)
+        a_base = pool.add(ev_attrs.json)
+        seq = np.arange(n_ev, dtype=np.int64)
+        quote = np.where(has_name, _C['"'], _C[""])
+        pieces = np.column_stack([
+            _separators(ev_parent, n), np.full(n_ev, _C['{"name":']), quote,
+            np.where(has_name, name_base + seq, _C["null"]), quote, np.full(n_ev, _C[',"time_ns":']), t_base + seq,
+            np.full(n_ev, _C[',"attributes":']), a_base + seq, np.full(n_ev, _C["}"]),
+        ])  # fmt: skip
+        events = _assemble(pool.array(), n, ev_parent, pieces, _C["["], _C["]"], _C["[]"])
+    else:
+        events = pa.repeat(pa.scalar("[]"), n)
+
+    # derived rows: per span name, each TRACES.md column from its attribute
+    derived_cols: dict[str, tuple[np.ndarray, dict[str, pa.Array]]] = {}
+    for span_name, cols in _DERIVED_COLUMNS.items():
+        is_name = _np_bool(pc.equal(name, pa.scalar(span_name)))
+        if not is_name.any():
+            continue
+        out: dict[str, pa.Array] = {}
+        schema = DERIVED_TABLES[span_name][1]
+        for col, (key, want) in cols.items():
+            typ = schema.field(col).type
+            if key not in attrs.keys:
+                out[col] = pa.nulls(n, typ)
+                continue
+            code = attrs.keys.index(key)
+            pos = np.nonzero((attrs.key_code == code) & is_name[attrs.parent])[0]
+            owners = attrs.parent[pos]
+            kinds = attrs.vals.kind[pos]
+            wrong = ~np.isin(kinds, _ALLOWED_KINDS[want])
+            if want in (_STRL, _DBLL):
+                assert attrs.el_group is not None and attrs.el_null is not None
+                grp = attrs.el_group[pos]
+                wrong |= (kinds == _K_ARR) & (attrs.el_null[pos] | ~np.isin(grp, (0, 1) if want == _STRL else (0, 2)))
+            if want == _SPANID:
+                _, ok_id = _hex_id(attrs.vals.s.take(pa.array(pos)), 16)
+                wrong |= (kinds == _K_STR) & ~ok_id
+            ok[owners[wrong]] = False
+            if want in (_STR, _SPANID):
+                vals = attrs.vals.s if want == _STR else pc.utf8_lower(attrs.vals.s)
+            elif want == _INT:
+                vals = attrs.vals.i
+                in32 = _np_bool(pc.and_(pc.greater_equal(vals, -(2**31)), pc.less(vals, 2**31)))
+                ok[owners[(kinds == _K_INT) & ~in32[pos]]] = False  # int32 column: let the reference decoder decide
+                vals = pc.cast(pc.if_else(pa.array(in32), vals, pa.scalar(None, _I64)), pa.int32())
+            elif want == _DBL:
+                vals = pc.coalesce(attrs.vals.d, pc.cast(attrs.vals.i, pa.float64()))
+            elif want == _BOOL:
+                vals = attrs.vals.b
+            else:
+                assert attrs.el is not None or not (kinds == _K_ARR).any()
+                el = attrs.el
+                if el is None:
+                    vals = pa.nulls(len(attrs.vals.kind), typ)
+                else:
+                    inner = el.s if want == _STRL else pc.coalesce(el.d, pc.cast(el.i, pa.float64()))
+                    vals = pa.LargeListArray.from_arrays(attrs.arr_off, inner, mask=pa.array(attrs.vals.kind != _K_ARR))
+            out[col] = _scatter(vals, pos, owners, n).cast(typ)
+        derived_cols[span_name] = (is_name, out)
+
+    # assemble the clean spans
+    ords = (row.astype(np.int64) << 32) | (np.arange(n, dtype=np.int64) - _first_index(row, nrows)[row])
+    duration = pc.divide(pc.cast(pc.subtract(end_ns, start_ns), pa.float64()), pa.scalar(1e6))
+    service = service_rs.take(pa.array(sp_rs))
+    keep = np.nonzero(ok)[0]
+    keep_a = pa.array(keep)
+    cols: dict[str, pa.Array] = {
+        "trace_id": trace_id, "span_id": span_id, "parent_span_id": parent_id, "name": name, "kind": kind,
+        "service": service, "scope": scope_ss.take(pa.array(sp_ss)), "start_ns": start_ns, "end_ns": end_ns,
+        "duration_ms": duration, "status_code": status_code, "status_message": status_message,
+        "attributes": attrs.json, "resource": res.json.take(pa.array(sp_rs)), "events": events,
+    }  # fmt: skip
+    k = len(keep)
+    everything = k == n
+    arrays = [(cols[f.name] if everything else cols[f.name].take(keep_a)).cast(f.type)
+              for f in SPANS_SCHEMA if f.name in cols]  # fmt: skip
+    arrays += [pa.nulls(k, _STRS), pa.repeat(pa.scalar(source), k),
+               pa.array(np.full(k, np.datetime64(now, "us")), pa.timestamp("us"))]  # fmt: skip
+    spans = pa.Table.from_arrays(arrays, schema=SPANS_SCHEMA).append_column("_ord", pa.array(ords[keep], _I64))
+    derived: dict[str, pa.Table] = {}
+    for span_name, (is_name, out) in derived_cols.items():
+        table, schema = DERIVED_TABLES[span_name]
+        sel = pa.array(np.nonzero(is_name & ok)[0])
+        if not len(sel):
+            continue
+        common = {"trace_id": trace_id, "span_id": span_id, "start_ns": start_ns, "end_ns": end_ns,
+                  "latency_ms": duration, "service": service, "status_code": status_code}  # fmt: skip
+        arrs = []
+        for f in schema:
+            if f.name in common:
+                arrs.append(common[f.name].take(sel).cast(f.type))
+            elif f.name == "origin":
+                arrs.append(pa.repeat(pa.scalar("memwb"), len(sel)))
+            else:
+                arrs.append(out[f.name].take(sel))
+        derived[table] = pa.Table.from_arrays(arrs, schema=schema).append_column(
+            "_ord", pa.array(ords[np.asarray(sel)], _I64)
+        )
+
+    # the rest goes to the reference decoder, span by span
+    python_spans: dict[int, list[tuple[int, int, int, int]]] = {}
+    bad = np.nonzero(~ok)[0]
+    if len(bad):
+        rs_first = _first_index(rs_row, nrows)
+        ss_first = _first_index(ss_rs, n_rs)
+        sp_first = _first_index(sp_ss, len(ss))
+        for j in bad.tolist():
+            r = int(row[j])
+            s_i = int(sp_ss[j])
+            rs_i = int(sp_rs[j])
+            python_spans.setdefault(r, []).append(
+                (rs_i - int(rs_first[r]), s_i - int(ss_first[rs_i]), j - int(sp_first[s_i]), int(ords[j] & 0xFFFFFFFF))
+            )
+    return FastChunk(spans, derived, python_lines, python_spans)
+
+
+def _first_index(parent: np.ndarray, n: int) -> np.ndarray:
+    """For sorted ``parent`` ids: the index of each parent's first child."""
+    counts = np.bincount(parent, minlength=n) if len(parent) else np.zeros(n, dtype=np.int64)
+    return np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+
+
+def span_ords(line_index: int, count: int) -> list[int]:
+    """``_ord`` values for ``count`` spans decoded in Python from one whole line."""
+    base = line_index << 32
+    return [base | k for k in range(count)]
+
+
+def to_schema(tbl: pa.Table, schema: pa.Schema) -> pa.Table:
+    """``tbl`` with exactly the columns of ``schema`` (missing ones null), cast to its types."""
+    arrays = [
+        tbl.column(f.name).cast(f.type) if f.name in tbl.column_names else pa.nulls(tbl.num_rows, f.type)
+        for f in schema
+    ]
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def first_wins(tbl: pa.Table) -> pa.Table:
+    """Drop repeated (trace_id, span_id) rows, keeping the one with the smallest ``_ord``."""
+    if tbl.num_rows < 2:
+        return tbl
+    key = pc.binary_join_element_wise(tbl.column("trace_id"), tbl.column("span_id"), "/")
+    if pc.count_distinct(key).as_py() == tbl.num_rows:
+        return tbl
+    firsts = pa.table({"k": key, "o": tbl.column("_ord")}).group_by("k").aggregate([("o", "min")])
+    return tbl.filter(pc.is_in(tbl.column("_ord"), firsts.column("o_min")))
+
+

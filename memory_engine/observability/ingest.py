@@ -18,17 +18,32 @@ re-ingesting a file adds nothing (spans are keyed by trace id + span id).
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import logging
 import os
 import struct
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import orjson
+import pyarrow as pa
 
+from ..errors import WarehouseError
+from .fastpath import (
+    DERIVED_TABLES,
+    SPANS_SCHEMA,
+    decode_table,
+    first_wins,
+    needs_python,
+    read_json_lines,
+    to_schema,
+)
 from .records import (
     SpanRecord,
     SpanRejected,
@@ -37,7 +52,7 @@ from .records import (
     decode_proto_span,
     proto_attributes,
 )
-from .warehouse import Warehouse
+from .warehouse import Warehouse, build_arrow_batches
 
 log = logging.getLogger(__name__)
 
@@ -152,17 +167,22 @@ def decode_otlp_json(
                 out.malformed += 1
                 out.problems.append(IngestProblem(source, line, "malformed", "a scopeSpans entry is not an object"))
                 continue
-            scope_obj = ss.get("scope") or ss.get("instrumentationLibrary") or {}
-            scope = scope_obj.get("name") if type(scope_obj) is dict else None
+            scope = _scope_name(ss)
             for sp in ss.get("spans") or ():
                 try:
-                    append(decode_json_span(sp, resource, scope if isinstance(scope, str) and scope else None, rwarn))
+                    append(decode_json_span(sp, resource, scope, rwarn))
                 except SpanRejected as e:
                     out.rejected += 1
                     if len(out.problems) < MAX_PROBLEMS:
                         name = sp.get("name") if isinstance(sp, dict) else None
                         out.problems.append(IngestProblem(source, line, "rejected", e.reason, span_name=name))
     return out
+
+
+def _scope_name(ss: dict[str, Any]) -> str | None:
+    scope_obj = ss.get("scope") or ss.get("instrumentationLibrary") or {}
+    scope = scope_obj.get("name") if type(scope_obj) is dict else None
+    return scope if isinstance(scope, str) and scope else None
 
 
 def decode_otlp_proto(request: Any, *, source: str = "proto", offset: int | None = None, out: _Decoded | None = None) -> _Decoded:
@@ -217,8 +237,13 @@ def _open_bytes(path: Path) -> bytes:
     return data
 
 
-FAST_CHUNK_BYTES = 32 * 1024 * 1024
-"""Bytes of JSON lines handed to the DuckDB fast path at once (bounds memory)."""
+CHUNK_BYTES = 96 * 1024 * 1024
+"""Bytes of JSON lines decoded and inserted as one batch and one transaction (about 90,000 engine-shaped
+spans): big enough to amortise the insert, small enough to bound memory (a few hundred MB)."""
+
+RETRY_BUDGET = 3.0
+"""When pyarrow refuses a chunk it is split in halves until the refused lines are isolated; at most this
+many times the chunk's bytes are re-read that way before the rest of the chunk goes to Python."""
 
 
 def _decode_line(chunk: bytes, lineno: int, source: str, dec: _Decoded) -> None:
@@ -281,13 +306,16 @@ def ingest_file(
     progress: bool | ProgressFn = False,
     batch_spans: int = BATCH_SPANS,
     fast: bool = True,
+    chunk_bytes: int = CHUNK_BYTES,
 ) -> IngestSummary:
     """Ingest one OTLP JSON / JSON-lines / protobuf file (gzip allowed) into ``wh``.
 
     ``progress`` True shows a tqdm bar over bytes on stderr; a callable gets
-    the number of bytes processed since its last call. ``fast`` lets DuckDB
-    decode clean JSON lines (:mod:`.fastpath`); other lines always go through
-    the Python reference decoder, which reports problems. Records one
+    the number of bytes processed since its last call. ``fast`` decodes JSON
+    lines column-wise with pyarrow (:mod:`.fastpath`), ``chunk_bytes`` at a
+    time, each chunk one transaction; spans it cannot take cleanly go through
+    the Python reference decoder, which reports problems (``fast=False``
+    sends everything there, ``batch_spans`` spans per insert). Records one
     ``ingest_batches`` row with source ``file:<name>``. A missing or
     unreadable file raises :class:`~memory_engine.errors.TraceIngestError`.
     """
@@ -332,21 +360,25 @@ def ingest_file(
             dec.problems.append(IngestProblem(source, None, "malformed", "empty file"))
         elif stripped[:1] in (b"{", b"["):
             if _looks_like_json_lines(stripped):
-                for nums, texts, consumed in _iter_line_chunks(data, FAST_CHUNK_BYTES):
-                    leftover: Sequence[int] = range(len(nums))
-                    if fast and nums:
-                        got = _fast_chunk(wh, nums, texts, f"file:{source}")
-                        if got is not None:
-                            stored += got.stored
-                            duplicate += got.duplicate
-                            decoded += got.stored + got.duplicate
-                            leftover = got.leftover
-                    for i in leftover:
-                        _decode_line(texts[i], nums[i], source, dec)
-                        if len(dec.records) >= batch_spans:
-                            flush()
-                    if tick:
-                        tick(consumed)
+                chunks = _iter_line_chunks(data, chunk_bytes)
+                if fast:
+                    for got, consumed in _decoded_chunks(chunks, source, dec):
+                        if got.decoded:
+                            n = _insert_tables(wh, got.spans, got.derived)
+                            decoded += got.decoded
+                            stored += n
+                            duplicate += got.decoded - n
+                        warnings += got.warnings
+                        if tick:
+                            tick(consumed)
+                else:
+                    for nums, texts, consumed in chunks:
+                        for num, text in zip(nums, texts, strict=True):
+                            _decode_line(text, num, source, dec)
+                            if len(dec.records) >= batch_spans:
+                                flush()
+                        if tick:
+                            tick(consumed)
             else:
                 try:
                     doc = orjson.loads(data)
@@ -384,25 +416,169 @@ def ingest_file(
     )
 
 
-def _fast_chunk(wh: Warehouse, nums: list[int], texts: list[bytes], source: str) -> Any:
-    """Run the DuckDB fast path on one chunk; ``None`` when it could not (then Python decodes all)."""
+@dataclass(frozen=True)
+class _DecodedChunk:
+    """Rows of one chunk ready to insert: ``decoded`` span rows (repeats included), the attribute
+    ``warnings`` of the spans the reference decoder took."""
+
+    spans: pa.Table
+    derived: dict[str, pa.Table]
+    decoded: int
+    warnings: int
+
+
+def _decoded_chunks(
+    chunks: Iterator[tuple[list[int], list[bytes], int]], source: str, dec: _Decoded
+) -> Iterator[tuple[_DecodedChunk, int]]:
+    """Decode chunks one ahead in a worker thread: the next chunk is parsed (pyarrow, numpy and the
+    DuckDB insert all release the GIL) while the caller inserts the current one, so two cores are used.
+    Yields ``(chunk, bytes consumed)`` in file order; ``dec`` is only touched by the worker."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="otlp-decode") as pool:
+        ahead: tuple[Future[_DecodedChunk], int] | None = None
+        for nums, texts, consumed in chunks:
+            fut = pool.submit(_decode_chunk, nums, texts, source, dec)
+            if ahead is not None:
+                yield ahead[0].result(), ahead[1]
+            ahead = (fut, consumed)
+        if ahead is not None:
+            yield ahead[0].result(), ahead[1]
+
+
+def _decode_chunk(nums: list[int], texts: list[bytes], source: str, dec: _Decoded) -> _DecodedChunk:
+    """Decode one chunk of JSON lines: the fast path, then the reference decoder for what it left.
+
+    Rows carry ``_ord`` (line index << 32 | span number in the line) while they are gathered, so that a
+    span repeated within the chunk is kept from its first occurrence, as the reference decoder would."""
+    label = f"file:{source}"
+    now = datetime.now(UTC).replace(tzinfo=None)
+    span_parts: list[pa.Table] = []
+    derived_parts: dict[str, list[pa.Table]] = {}
+    whole: list[int] = []
+    single: dict[int, list[tuple[int, int, int, int]]] = {}
+    todo: list[int] = []
+    for i, t in enumerate(texts):
+        (whole if needs_python(t) else todo).append(i)
+    budget = RETRY_BUDGET * sum(len(texts[i]) for i in todo)
+    pending = [todo] if todo else []
+    while pending:
+        idx = pending.pop()
+        part = [texts[i] for i in idx]
+        tbl = read_json_lines(part) if budget > 0 else None
+        budget -= sum(len(t) for t in part)
+        if tbl is None:
+            if len(idx) == 1 or budget <= 0:
+                whole.extend(idx)
+            else:  # isolate the lines pyarrow refuses; their reasons come from the reference decoder
+                mid = len(idx) // 2
+                pending += [idx[mid:], idx[:mid]]
+            continue
+        fc = decode_table(tbl, source=label, may_escape=any(b"\\" in t for t in part), ingested_at=now)
+        remap = np.asarray(idx, dtype=np.int64)
+        span_parts.append(_remap_ords(fc.spans, remap))
+        for table, dt in fc.derived.items():
+            derived_parts.setdefault(table, []).append(_remap_ords(dt, remap))
+        whole.extend(int(remap[r]) for r in fc.python_lines)
+        for r, spans in fc.python_spans.items():
+            single[int(remap[r])] = spans
+    # the reference decoder, in line order so that problems are reported in file order
+    ords: list[int] = []
+    records = dec.records
+    for i in sorted({*whole, *single}):
+        if i in single:
+            _decode_spans_at(texts[i], nums[i], source, single[i], dec, ords, i)
+        else:
+            before = len(records)
+            _decode_line(texts[i], nums[i], source, dec)
+            ords.extend((i << 32) | k for k in range(len(records) - before))
+    n_warn = 0
+    if records:
+        py_spans, py_derived, n_warn = build_arrow_batches(records, source=label)
+        span_parts.append(_with_ords(py_spans, SPANS_SCHEMA, ords))
+        first_ord: dict[tuple[str, str], int] = {}
+        for rec, o in zip(records, ords, strict=True):
+            first_ord.setdefault((rec.trace_id, rec.span_id), o)
+        for table, dt in py_derived.items():
+            keys = zip(dt.column("trace_id").to_pylist(), dt.column("span_id").to_pylist(), strict=True)
+            derived_parts.setdefault(table, []).append(
+                _with_ords(dt, _TABLE_SCHEMAS[table], [first_ord[k] for k in keys])
+            )
+        dec.records = []
+    decoded = sum(t.num_rows for t in span_parts)
+    if not decoded:
+        return _DecodedChunk(SPANS_SCHEMA.empty_table(), {}, 0, n_warn)
+    spans = first_wins(pa.concat_tables(span_parts)).drop_columns(["_ord"])
+    derived = {t: first_wins(pa.concat_tables(parts)).drop_columns(["_ord"]) for t, parts in derived_parts.items()}
+    return _DecodedChunk(spans, derived, decoded, n_warn)
+
+
+_TABLE_SCHEMAS = dict(DERIVED_TABLES.values())
+
+
+def _remap_ords(tbl: pa.Table, remap: np.ndarray) -> pa.Table:
+    """Chunk-wide ``_ord`` values for a table decoded from a subset of the chunk's lines."""
+    o = tbl.column("_ord").to_numpy()
+    new = (remap[o >> 32] << 32) | (o & 0xFFFFFFFF)
+    return tbl.set_column(tbl.schema.get_field_index("_ord"), "_ord", pa.array(new.astype(np.int64)))
+
+
+def _with_ords(tbl: pa.Table, schema: pa.Schema, ords: list[int]) -> pa.Table:
+    return to_schema(tbl, schema).append_column("_ord", pa.array(ords, pa.int64()))
+
+
+def _decode_spans_at(
+    text: bytes, lineno: int, source: str, positions: list[tuple[int, int, int, int]], dec: _Decoded,
+    ords: list[int], line_index: int,
+) -> None:  # fmt: skip
+    """Reference-decode single spans of a line the fast path read (positions from ``FastChunk.python_spans``)."""
+    doc = orjson.loads(text)
+    resources: dict[int, tuple[dict[str, Any], list[str]]] = {}
+    for rs_i, ss_i, sp_i, seq in positions:
+        rs = doc["resourceSpans"][rs_i]
+        if rs_i not in resources:
+            rwarn: list[str] = []
+            resources[rs_i] = (decode_json_resource(rs.get("resource"), rwarn), rwarn)
+        resource, rwarn = resources[rs_i]
+        ss = rs["scopeSpans"][ss_i]
+        sp = ss["spans"][sp_i]
+        try:
+            dec.records.append(decode_json_span(sp, resource, _scope_name(ss), rwarn))
+            ords.append((line_index << 32) | seq)
+        except SpanRejected as e:
+            dec.rejected += 1
+            if len(dec.problems) < MAX_PROBLEMS:
+                name = sp.get("name") if isinstance(sp, dict) else None
+                dec.problems.append(IngestProblem(source, lineno, "rejected", e.reason, span_name=name))
+
+
+def _insert_tables(wh: Warehouse, spans: pa.Table, derived: dict[str, pa.Table]) -> int:
+    """Insert Arrow tables of span rows and derived rows in one transaction; returns the spans stored.
+
+    ``INSERT OR IGNORE`` is the set-based duplicate check: DuckDB probes the primary-key index it
+    maintains anyway, once per row inside the insert, so re-ingesting a file stores nothing and costs
+    no extra scan of the table (an anti-join would read every stored key per batch).
+    """
     import duckdb
-    import pyarrow as pa
 
-    from .fastpath import ingest_json_lines
-
-    try:
-        text_arr = pa.array(texts, pa.binary()).cast(pa.string())
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        return None  # invalid UTF-8 somewhere: the Python decoder reports the line
-    table = pa.table({"line": pa.array(nums, pa.int64()), "text": text_arr})
     wh._require_writable()
+    cols = ", ".join(spans.column_names)
     with wh._write_lock, wh.connection() as con:
         try:
-            return ingest_json_lines(con, table, source=source)
+            con.execute("BEGIN TRANSACTION")
+            con.register("_batch_spans", spans)
+            row = con.execute(f"INSERT OR IGNORE INTO spans ({cols}) SELECT {cols} FROM _batch_spans").fetchone()
+            con.unregister("_batch_spans")
+            for table, tbl in derived.items():
+                if tbl.num_rows:
+                    dcols = ", ".join(tbl.column_names)
+                    con.register("_batch_derived", tbl)
+                    con.execute(f"INSERT OR IGNORE INTO {table} ({dcols}) SELECT {dcols} FROM _batch_derived")
+                    con.unregister("_batch_derived")
+            con.execute("COMMIT")
         except duckdb.Error as e:
-            log.info("fast path declined a chunk (%s); decoding it in Python", e)
-            return None
+            with contextlib.suppress(duckdb.Error):
+                con.execute("ROLLBACK")
+            raise WarehouseError(f"inserting {spans.num_rows} spans failed: {e}") from e
+    return int(row[0]) if row else 0
 
 
 def _decode_proto_file(data: bytes, source: str, dec: _Decoded) -> None:
