@@ -48,7 +48,9 @@ PREFERENCE = re.compile(
     re.IGNORECASE,
 )
 DECISION = re.compile(
-    r"结论|决定|确认|定了|敲定|选定|同意|\b(decided|decision|confirmed|confirm|agreed|settled|chose|chosen)\b",
+    r"结论|决定|确认|定了|敲定|选定|同意|将要|打算|计划|准备(去|参加)|要参加|报名了|约好|"  # commitments and plans
+    r"\b(decided|decision|confirmed|confirm|agreed|settled|chose|chosen|will attend|i'?m going to|plan(ning)? to|"
+    r"signed up|booked|scheduled)\b",
     re.IGNORECASE,
 )
 CORRECTION = re.compile(
@@ -70,7 +72,9 @@ PROCEDURAL = re.compile(
 )
 FACTUAL = re.compile(
     r"我是|我叫|我住|我在.+(工作|上班|读书)|我的.+是|我有|我家|生日|地址|电话|年级|岁|"
-    r"\b(i am|i'm|my name|i live|i work|my .+ is|my .+ are|i have|birthday|address|years old|grade)\b",
+    r"\S的\S{1,8}(是|为|在)\S|"  # attribute statements: 论坛的地点是北京
+    r"\b(i am|i'm|my name|i live|i work|my .+ is|my .+ are|i have|birthday|address|years old|grade)\b|"
+    r"\b\w+'s \w+ (is|are|was)\b|\bthe \w+ of [\w ]{1,30} (is|are|was)\b",
     re.IGNORECASE,
 )
 IDENTIFIER = re.compile(r"(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9_-]{3,}|\d{5,}|尾号\d{3,}|v\d+\.\d+")
