@@ -151,25 +151,37 @@ def _series(rows: Sequence[tuple[Any, ...]], bucket: Bucket | None, shape: Any) 
 
 
 # --- citation hit rate ---------------------------------------------------------------------
+# Most retrievals have exactly one answer: those join answer to retrieval directly (no list aggregate, and
+# the small cited list is what travels through the hash join). Only retrievals with several answers unite
+# their citations with list(), as the definition asks. |cited ∩ retrieved| counts distinct ids, like
+# list_intersect. (EXPLAIN ANALYZE on 1M spans: 0.53 s with list() over every answer, 0.28 s this way.)
 _HIT_RATE_SQL = """
-WITH r AS (
-    SELECT r.span_id, r.retrieved_ids, {bucket} AS bucket FROM retrievals r WHERE {where}
-), a AS (
-    SELECT a.retrieve_span_id, list_distinct(flatten(list(a.cited_ids))) AS cited
-    FROM answers a WHERE a.retrieve_span_id IN (SELECT span_id FROM r) GROUP BY a.retrieve_span_id
+WITH multi AS (
+    SELECT retrieve_span_id FROM answers WHERE retrieve_span_id IS NOT NULL
+    GROUP BY retrieve_span_id HAVING count(*) > 1
+), one AS (
+    SELECT {bucket} AS bucket,
+           len(list_filter(list_distinct(a.cited_ids), lambda c: list_contains(r.retrieved_ids, c))) AS hits,
+           len(r.retrieved_ids) AS n_retrieved
+    FROM answers a JOIN retrievals r ON r.span_id = a.retrieve_span_id
+    WHERE {where} AND a.retrieve_span_id NOT IN (SELECT retrieve_span_id FROM multi)
+), many AS (
+    SELECT {bucket} AS bucket, len(list_intersect(r.retrieved_ids, a.cited)) AS hits,
+           len(r.retrieved_ids) AS n_retrieved
+    FROM (SELECT retrieve_span_id, list_distinct(flatten(list(cited_ids))) AS cited FROM answers
+          WHERE retrieve_span_id IN (SELECT retrieve_span_id FROM multi) GROUP BY retrieve_span_id) a
+    JOIN retrievals r ON r.span_id = a.retrieve_span_id
+    WHERE {where}
 )
-SELECT r.bucket,
-       coalesce(sum(len(list_intersect(r.retrieved_ids, a.cited))), 0) AS hits,
-       coalesce(sum(len(r.retrieved_ids)), 0) AS retrieved,
-       count(*) AS retrievals
-FROM r JOIN a ON a.retrieve_span_id = r.span_id
-GROUP BY r.bucket ORDER BY r.bucket
+SELECT bucket, coalesce(sum(hits), 0) AS hits, coalesce(sum(n_retrieved), 0) AS retrieved, count(*) AS retrievals
+FROM (SELECT * FROM one UNION ALL SELECT * FROM many)
+GROUP BY bucket ORDER BY bucket
 """
 
 
 def _hit_rate(wh: Warehouse, f: Filters, bucket: Bucket | None) -> list[MetricValue]:
     where, params = _where(f, "r")
-    rows = wh.fetchall(_HIT_RATE_SQL.format(bucket=_bucket_expr("r", bucket), where=where), params)
+    rows = wh.fetchall(_HIT_RATE_SQL.format(bucket=_bucket_expr("r", bucket), where=where), params + params)
     return _series(
         rows,
         bucket,
@@ -228,27 +240,29 @@ def degraded_share(wh: Warehouse, filters: Filters | None = None) -> MetricValue
 
 
 # --- write efficacy -------------------------------------------------------------------------------
+# A semi join keeps each mature memory once, at its first retrieval in the window, instead of joining every
+# (retrieval, memory) pair and de-duplicating; the bucket of a memory is taken from its first write after
+# grouping (date_trunc is monotonic). (EXPLAIN ANALYZE on 1M spans: 0.28-0.51 s before, 0.16 s this way.)
 _EFFICACY_SQL = """
 WITH w AS (
-    SELECT w.memory_id, min(w.start_ns) AS start_ns, min({bucket}) AS bucket
+    SELECT w.memory_id, min(w.start_ns) AS start_ns
     FROM writes w WHERE w.memory_id IS NOT NULL AND list_contains(?, w.outcome) AND {where}
     GROUP BY w.memory_id
-), mature AS (
-    SELECT * FROM w WHERE start_ns <= ?
 ), bounds AS (
-    SELECT min(start_ns) AS lo, max(start_ns) + ? AS hi FROM mature
+    SELECT min(start_ns) AS lo, max(start_ns) + ? AS hi FROM w WHERE start_ns <= ?
 ), r AS (
     SELECT unnest(r.retrieved_ids) AS memory_id, r.start_ns
     FROM retrievals r, bounds WHERE r.start_ns BETWEEN bounds.lo AND bounds.hi
 ), hit AS (
-    SELECT DISTINCT m.memory_id FROM mature m JOIN r ON r.memory_id = m.memory_id
-    WHERE r.start_ns >= m.start_ns AND r.start_ns <= m.start_ns + ?
+    SELECT m.memory_id FROM w m SEMI JOIN r
+        ON r.memory_id = m.memory_id AND r.start_ns >= m.start_ns AND r.start_ns <= m.start_ns + ?
+    WHERE m.start_ns <= ?
 )
-SELECT w.bucket,
+SELECT {bucket} AS bucket,
        count(*) FILTER (WHERE w.memory_id IN (SELECT memory_id FROM hit)) AS hits,
        count(*) FILTER (WHERE w.start_ns <= ?) AS mature,
        count(*) FILTER (WHERE w.start_ns > ?) AS immature
-FROM w GROUP BY w.bucket ORDER BY w.bucket
+FROM w GROUP BY ALL ORDER BY 1
 """
 
 
@@ -264,7 +278,7 @@ def _efficacy(
     cutoff = now_ns - win
     where, params = _where(f, "w")
     sql = _EFFICACY_SQL.format(bucket=_bucket_expr("w", bucket), where=where)
-    rows = wh.fetchall(sql, [list(outcomes), *params, cutoff, win, win, cutoff, cutoff])
+    rows = wh.fetchall(sql, [list(outcomes), *params, win, cutoff, win, cutoff, cutoff, cutoff])
     name = f"write_efficacy_{window_days:g}d"
     return _series(
         rows,
