@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import tomllib
+from collections.abc import Iterable
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -375,6 +376,25 @@ class EngineConfig(BaseSettings):
         for k in ("workspace", "storage", "tracing"):
             d.pop(k, None)
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:12]
+
+
+def parse_overrides(items: Iterable[str]) -> dict[str, str]:
+    """``["retrieval.floor=0.4", ...]`` -> {dotted key: raw value}; ConfigError for an item without ``=``."""
+    out: dict[str, str] = {}
+    for item in items:
+        if "=" not in item:
+            raise ConfigError(f"--set expects dotted.key=value, got {item!r}")
+        k, v = item.split("=", 1)
+        out[k.strip()] = v.strip()
+    return out
+
+
+def load_config(path: str | Path | None = None, sets: Iterable[str] = ()) -> EngineConfig:
+    """The config a command line describes: a TOML file (or the defaults) plus
+    ``--set dotted.key=value`` overrides. Raises ConfigError naming the key/file."""
+    cfg = EngineConfig.from_toml(path) if path else EngineConfig()
+    overrides = parse_overrides(sets)
+    return cfg.with_overrides(overrides) if overrides else cfg
 
 
 def parse_value(raw: str) -> Any:

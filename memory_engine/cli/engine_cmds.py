@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..config import EngineConfig
+from ..config import load_config as _load
 from ..errors import ConfigError, MemoryEngineError
 from . import app
 
@@ -23,19 +24,11 @@ UserOpt = Annotated[str, typer.Option("--user", "-u", help="Owner user id (requi
 TenantOpt = Annotated[str, typer.Option("--tenant", "-t", help="Tenant id.")]
 
 
-def load_config(config: Path | None, sets: list[str] | None, workspace: Path | None = None) -> EngineConfig:
+def cli_config(config: Path | None, sets: list[str] | None, workspace: Path | None = None) -> EngineConfig:
     """Config from TOML (or defaults) + ``--set k=v`` overrides; exits 2 with the key named on error."""
     try:
-        cfg = EngineConfig.from_toml(config) if config else EngineConfig()
-        overrides: dict[str, Any] = {}
-        for item in sets or []:
-            if "=" not in item:
-                raise ConfigError(f"--set expects dotted.key=value, got {item!r}")
-            k, v = item.split("=", 1)
-            overrides[k.strip()] = v.strip()
-        if workspace is not None:
-            overrides["workspace"] = str(workspace)
-        return cfg.with_overrides(overrides) if overrides else cfg
+        cfg = _load(config, sets or ())
+        return cfg.with_overrides({"workspace": str(workspace)}) if workspace is not None else cfg
     except ConfigError as e:
         console.print(f"[red]config error:[/red] {e}")
         raise typer.Exit(2) from e
@@ -49,7 +42,7 @@ def config_cmd(
     grep: Annotated[str | None, typer.Option("--grep", help="Only keys containing this text.")] = None,
 ) -> None:
     """List every config field by dotted name with its value, default and meaning (all are sweepable)."""
-    cfg = load_config(config, set_)
+    cfg = cli_config(config, set_)
     if toml:
         typer.echo(cfg.to_toml())
         return
@@ -73,7 +66,7 @@ def config_cmd(
 def _engine(config: Path | None, sets: list[str] | None, workspace: Path | None):
     from ..engine import MemoryEngine
 
-    cfg = load_config(config, sets, workspace)
+    cfg = cli_config(config, sets, workspace)
     try:
         return MemoryEngine(cfg)
     except MemoryEngineError as e:

@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 
 from memory_engine.cli import app
-from memory_engine.config import EngineConfig
+from memory_engine.config import EngineConfig, load_config
 from memory_engine.errors import ConfigError, MemoryEngineError, SuiteError
 
 FORMATS = ("table", "json", "markdown")
@@ -27,14 +27,7 @@ def _fail(msg: str, code: int = 2) -> typer.Exit:
 
 
 def _load_config(config: Path | None, sets: list[str] | None) -> EngineConfig:
-    cfg = EngineConfig.from_toml(config) if config else EngineConfig()
-    overrides = {}
-    for item in sets or []:
-        if "=" not in item:
-            raise ConfigError(f"--set expects dotted.key=value, got {item!r}")
-        k, v = item.split("=", 1)
-        overrides[k.strip()] = v
-    return cfg.with_overrides(overrides) if overrides else cfg
+    return load_config(config, sets or ())
 
 
 def _prepare(paths: list[Path], config: Path | None, sets: list[str] | None):  # noqa: ANN202

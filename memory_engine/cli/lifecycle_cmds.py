@@ -15,7 +15,7 @@ from typing import Any
 import typer
 
 from memory_engine.cli import app
-from memory_engine.config import EmbeddingSection, EngineConfig
+from memory_engine.config import EmbeddingSection, EngineConfig, load_config
 from memory_engine.errors import ConfigError, MemoryEngineError
 
 lifecycle_app = typer.Typer(help="Memory lifecycle: archive/expiry/eviction job, forget, erase.", no_args_is_help=True)
@@ -34,14 +34,7 @@ def _fail(msg: str, code: int = 2) -> typer.Exit:
 
 def _config(config: Path | None, sets: list[str] | None) -> EngineConfig:
     try:
-        cfg = EngineConfig.from_toml(config) if config else EngineConfig()
-        overrides = {}
-        for item in sets or []:
-            if "=" not in item:
-                raise ConfigError(f"--set expects dotted.key=value, got {item!r}")
-            k, v = item.split("=", 1)
-            overrides[k.strip()] = v
-        return cfg.with_overrides(overrides) if overrides else cfg
+        return load_config(config, sets or ())
     except ConfigError as e:
         raise _fail(f"invalid configuration: {e}") from None
 
