@@ -166,12 +166,13 @@ def needs_python(line: bytes) -> bool:
     return (b"null" in line or b"\\u" in line) and _NEEDS_PYTHON.search(line) is not None
 
 
-def read_json_lines(texts: Sequence[bytes], *, use_threads: bool = True) -> pa.Table | None:
+def read_json_lines(texts: Sequence[bytes], *, use_threads: bool = True, joined: bytes | None = None) -> pa.Table | None:
     """Parse JSON lines with the strict :data:`OTLP_JSON_SCHEMA`; one row per line, or ``None``
-    when pyarrow refuses any of them (the caller splits the chunk and retries)."""
+    when pyarrow refuses any of them (the caller splits the chunk and retries). ``joined`` is
+    ``b"\\n".join(texts)`` when the caller has it already."""
     if not texts:
         return None
-    buf = b"\n".join(texts)
+    buf = joined if joined is not None else b"\n".join(texts)
     longest = max(len(t) for t in texts)
     block = max(1 << 20, min(len(buf) // 4 + 1, 64 << 20), longest + 16)
     try:
@@ -224,7 +225,7 @@ def _any_per_parent(parent: np.ndarray, flags: np.ndarray, n: int) -> np.ndarray
 # JSON text is assembled, never concatenated pairwise: every output string is a run of "pieces" taken from a
 # pool (constants, key prefixes, value texts) and joined by one ``binary_join`` over a list array.
 _CONSTS = ("", ",", "{", "}", "[", "]", '"', "null", "true", "false", "{}", "[]", '{"name":', ',"time_ns":',
-           ',"attributes":')  # fmt: skip
+           ',"attributes":', ',"')  # fmt: skip
 _C = {c: i for i, c in enumerate(_CONSTS)}
 
 
@@ -245,12 +246,15 @@ class _Pool:
         return pa.concat_arrays(self.parts)
 
 
-def _assemble(pool: pa.Array, n: int, owner: np.ndarray, pieces: np.ndarray, head: int, tail: int, empty: int) -> pa.Array:
+def _assemble(
+    pool: pa.Array, n: int, owner: np.ndarray, pieces: Sequence[np.ndarray | int], head: int, tail: int, empty: int
+) -> pa.Array:
     """Per owner ``0..n-1``: ``head + pieces of each of its items, in order + tail`` (``empty`` when it has none).
 
-    ``owner`` (sorted) gives each item's owner; ``pieces`` is an (items x k) matrix of pool indexes.
+    ``owner`` (sorted) gives each item's owner; ``pieces`` are k columns of pool indexes (arrays over the
+    items, or one index for all of them).
     """
-    m, k = pieces.shape
+    m, k = len(owner), len(pieces)
     counts = np.bincount(owner, minlength=n) if m else np.zeros(n, dtype=np.int64)
     first_item = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(counts, out=first_item[1:])
@@ -264,21 +268,24 @@ def _assemble(pool: pa.Array, n: int, owner: np.ndarray, pieces: np.ndarray, hea
     idx[seg[1:][has] - 1] = tail
     if m:
         base = starts[owner] + 1 + k * (np.arange(m, dtype=np.int64) - first_item[owner])
-        for t in range(k):
-            idx[base + t] = pieces[:, t]
+        for t, col in enumerate(pieces):
+            idx[base + t] = col
     lists = pa.LargeListArray.from_arrays(pa.array(seg, pa.int64()), pool.take(pa.array(idx)))
     return pc.binary_join(lists, "")
 
 
+def _first_items(owner: np.ndarray) -> np.ndarray:
+    """True for the first item of each owner (``owner`` sorted)."""
+    first = np.zeros(len(owner), dtype=bool)
+    if len(owner):
+        first[0] = True
+        first[1:] = owner[1:] != owner[:-1]
+    return first
+
+
 def _separators(owner: np.ndarray, n: int) -> np.ndarray:
     """Pool index of ``""`` for the first item of each owner and ``","`` for the others."""
-    m = len(owner)
-    if not m:
-        return np.zeros(0, dtype=np.int64)
-    first = np.zeros(m, dtype=bool)
-    first[0] = True
-    first[1:] = owner[1:] != owner[:-1]
-    return np.where(first, _C[""], _C[","]).astype(np.int64)
+    return np.where(_first_items(owner), _C[""], _C[","]).astype(np.int64)
 
 
 _ESCAPE = r"[\x00-\x1f\"\\]"
@@ -345,12 +352,9 @@ def _scalars(st: pa.Array, extra_valid: np.ndarray | None = None) -> _Values:
 
 
 def _value_pieces(pool: _Pool, v: _Values, may_escape: bool, arr_json: pa.Array | None = None) -> np.ndarray:
-    """(entries x 3) pool indexes: opening quote, value text, closing quote (empty pieces for non-strings)."""
+    """Pool index of each entry's value text (string contents without their quotes)."""
     m = len(v.kind)
-    out = np.empty((m, 3), dtype=np.int64)
     is_s = v.kind == _K_STR
-    out[:, 0] = np.where(is_s, _C['"'], _C[""])
-    out[:, 2] = out[:, 0]
     val = np.full(m, _C["null"], dtype=np.int64)
     if is_s.any():
         val[is_s] = pool.add(_escaped(v.s, may_escape)) + np.nonzero(is_s)[0]
@@ -365,8 +369,7 @@ def _value_pieces(pool: _Pool, v: _Values, may_escape: bool, arr_json: pa.Array 
     is_a = v.kind == _K_ARR
     if arr_json is not None and is_a.any():
         val[is_a] = pool.add(arr_json) + np.arange(int(is_a.sum()))
-    out[:, 1] = val
-    return out
+    return val
 
 
 @dataclass
@@ -414,7 +417,11 @@ def _attrs(lst: pa.Array, n: int, may_escape: bool) -> _Attrs:
         rank = np.cumsum(v_arr) - 1
         el_owner = rank[el_parent]
         epool = _Pool()
-        epieces = np.column_stack([_separators(el_owner, int(v_arr.sum())), _value_pieces(epool, el, may_escape)])
+        is_s = el.kind == _K_STR
+        first = _first_items(el_owner)
+        # opening piece: separator and quote together (k = 3 pieces per element)
+        opening = np.where(first, np.where(is_s, _C['"'], _C[""]), np.where(is_s, _C[',"'], _C[","]))
+        epieces = [opening, _value_pieces(epool, el, may_escape), np.where(is_s, _C['"'], _C[""])]
         arr_json = _assemble(epool.array(), int(v_arr.sum()), el_owner, epieces, _C["["], _C["]"], _C["[]"])
     enc = pc.dictionary_encode(key)
     keys = enc.dictionary.to_pylist()
@@ -430,14 +437,15 @@ def _attrs(lst: pa.Array, n: int, may_escape: bool) -> _Attrs:
         dup = np.zeros(n, dtype=bool)
         dup[uniq[counts > 1] // k] = True
     pool = _Pool()
-    prefixes = []
+    prefixes = []  # per key: '"key":' after '{' or ',', with or without the opening quote of a string value
     for kk in keys:
         p = orjson.dumps(kk).decode() + ":" if kk is not None else ":"
-        prefixes += [p, p + '"']
+        prefixes += [p, p + '"', "," + p, "," + p + '"']
     pbase = pool.add(pa.array(prefixes, _S)) if prefixes else 0
-    vp = _value_pieces(pool, vals, may_escape, arr_json)
-    prefix = np.where(valid_key, pbase + 2 * key_code + (vals.kind == _K_STR), _C[""])
-    pieces = np.column_stack([_separators(parent, n), prefix, vp[:, 1], vp[:, 2]])
+    is_s = vals.kind == _K_STR
+    variant = is_s + 2 * ~_first_items(parent)
+    prefix = np.where(valid_key, pbase + 4 * key_code + variant, _C[""])
+    pieces = [prefix, _value_pieces(pool, vals, may_escape, arr_json), np.where(is_s, _C['"'], _C[""])]
     json = _assemble(pool.array(), n, parent, pieces, _C["{"], _C["}"], _C["{}"])
     owner_bad = _any_per_parent(parent, bad, n) | dup
     return _Attrs(n, parent, keys, key_code, vals, arr_off, el, el_group, el_null, json, owner_bad)
@@ -573,11 +581,10 @@ def decode_table(
         a_base = pool.add(ev_attrs.json)
         seq = np.arange(n_ev, dtype=np.int64)
         quote = np.where(has_name, _C['"'], _C[""])
-        pieces = np.column_stack([
-            _separators(ev_parent, n), np.full(n_ev, _C['{"name":']), quote,
-            np.where(has_name, name_base + seq, _C["null"]), quote, np.full(n_ev, _C[',"time_ns":']), t_base + seq,
-            np.full(n_ev, _C[',"attributes":']), a_base + seq, np.full(n_ev, _C["}"]),
-        ])  # fmt: skip
+        pieces = [
+            _separators(ev_parent, n), _C['{"name":'], quote, np.where(has_name, name_base + seq, _C["null"]), quote,
+            _C[',"time_ns":'], t_base + seq, _C[',"attributes":'], a_base + seq, _C["}"],
+        ]  # fmt: skip
         events = _assemble(pool.array(), n, ev_parent, pieces, _C["["], _C["]"], _C["[]"])
     else:
         events = pa.repeat(pa.scalar("[]"), n)

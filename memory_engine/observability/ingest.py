@@ -455,15 +455,22 @@ def _decode_chunk(nums: list[int], texts: list[bytes], source: str, dec: _Decode
     derived_parts: dict[str, list[pa.Table]] = {}
     whole: list[int] = []
     single: dict[int, list[tuple[int, int, int, int]]] = {}
-    todo: list[int] = []
-    for i, t in enumerate(texts):
-        (whole if needs_python(t) else todo).append(i)
+    buf = b"\n".join(texts)
+    may_escape = b"\\" in buf  # without a backslash no JSON string holds a character to escape
+    joined: bytes | None = buf
+    todo: list[int] = list(range(len(texts)))
+    if b"null" in buf or b"\\u" in buf:  # one scan of the chunk; lines only when it may matter
+        todo = []
+        for i, t in enumerate(texts):
+            (whole if needs_python(t) else todo).append(i)
+        joined = None
     budget = RETRY_BUDGET * sum(len(texts[i]) for i in todo)
     pending = [todo] if todo else []
     while pending:
         idx = pending.pop()
         part = [texts[i] for i in idx]
-        tbl = read_json_lines(part) if budget > 0 else None
+        tbl = read_json_lines(part, joined=joined) if budget > 0 else None
+        joined = None
         budget -= sum(len(t) for t in part)
         if tbl is None:
             if len(idx) == 1 or budget <= 0:
@@ -472,7 +479,7 @@ def _decode_chunk(nums: list[int], texts: list[bytes], source: str, dec: _Decode
                 mid = len(idx) // 2
                 pending += [idx[mid:], idx[:mid]]
             continue
-        fc = decode_table(tbl, source=label, may_escape=any(b"\\" in t for t in part), ingested_at=now)
+        fc = decode_table(tbl, source=label, may_escape=may_escape, ingested_at=now)
         remap = np.asarray(idx, dtype=np.int64)
         span_parts.append(_remap_ords(fc.spans, remap))
         for table, dt in fc.derived.items():
