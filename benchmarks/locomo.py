@@ -56,6 +56,7 @@ import os
 import platform
 import shlex
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -71,6 +72,7 @@ import numpy as np
 from memory_engine import EngineConfig, MemoryEngine
 from memory_engine.embedding import CachedEmbedder, make_embedder
 from memory_engine.evaluation.importers import import_locomo
+from memory_engine.evaluation.runner import git_commit
 from memory_engine.evaluation.suite import Case, Query, load_suites
 from memory_engine.models import MemoryRecord, MemoryType, Source, to_epoch
 from memory_engine.store.base import StoredPoint, StoreFilter
@@ -276,6 +278,25 @@ def machine() -> dict[str, Any]:
     }
 
 
+def code_version() -> dict[str, Any]:
+    """HEAD commit and the files under memory_engine/ modified in the working tree at start
+    (other work lands in the repository while benchmarks run: the figures belong to this code)."""
+    root = Path(__file__).resolve().parents[1]
+    try:
+        out = subprocess.run(
+            ["git", "status", "--porcelain", "--", "memory_engine"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+        dirty = [line[3:] for line in out.stdout.splitlines() if line.strip()]
+    except (OSError, subprocess.SubprocessError):
+        dirty = []
+    return {"commit": git_commit(root), "modified_engine_files": dirty}
+
+
 def _timed(fn: Callable[[], Any]) -> tuple[Any, float]:
     t = time.perf_counter()
     out = fn()
@@ -389,12 +410,20 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             if wr.memory_id and wr.outcome != "rejected":
                 c.pipe_labels.setdefault(wr.memory_id, set()).add(ev.label)
     pipe_current = sum(pipe.store.count(StoreFilter(c.tenant, c.user)) for c in convs)
+    # which turns survive the write pipeline as retrievable (current, not archived) memories:
+    # the ceiling of the engine-defaults recall
+    kept: dict[str, set[str]] = {}
+    for c in convs:
+        live = {p.id for p in pipe.store.scroll(StoreFilter(c.tenant, c.user))}
+        kept[c.user] = set().union(*(c.pipe_labels.get(i, set()) for i in live)) if live else set()
+    ceiling = [len(set(q.relevant) & kept[c.user]) / len(q.relevant) for c in convs for q in c.queries]
     pipe_total = sum(
         pipe.store.count(StoreFilter(c.tenant, c.user, statuses=None, include_archived=True)) for c in convs
     )
     print(
         f"write pipeline: {dict(outcomes)}; {pipe_current} retrievable records (+{pipe_total - pipe_current} "
-        f"candidate/archived); add p50 {pct(add_ms, 50):.1f} ms",
+        f"candidate/archived); add p50 {pct(add_ms, 50):.1f} ms; evidence turns kept retrievable "
+        f"{statistics.fmean(ceiling) if ceiling else float('nan'):.3f} (recall ceiling of engine-defaults)",
         flush=True,
     )
 
@@ -520,6 +549,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "records_incl_candidates": pipe_total,
             "add_p50_ms": pct(add_ms, 50),
             "add_p95_ms": pct(add_ms, 95),
+            "evidence_kept_by_pipeline": float(statistics.fmean(ceiling)) if ceiling else None,
         }
     }
     order = [full_name, win_name, "dense", "keyword", *(f"hybrid-{f}" for f in FUSIONS), "engine-defaults"]
@@ -528,6 +558,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "benchmark": "locomo",
         "command": "PYTHONPATH=. python " + shlex.join(["benchmarks/locomo.py", *args.argv]),
         "machine": machine(),
+        "code": code_version(),
         "data": {"file": str(args.data), **import_report, "questions_run": n_q},
         "settings": {
             "k": args.k,

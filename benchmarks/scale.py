@@ -67,6 +67,7 @@ import numpy as np
 
 from memory_engine import EngineConfig, MemoryEngine
 from memory_engine.embedding import DEFAULT_BASELINES, CachedEmbedder, make_embedder
+from memory_engine.evaluation.runner import git_commit
 from memory_engine.models import MemoryRecord, MemoryType
 from memory_engine.store.base import StoredPoint, StoreFilter
 from memory_engine.store.client import ClientStore
@@ -142,6 +143,25 @@ def machine() -> dict[str, Any]:
         "versions": vers,
         "load_avg_at_start": os.getloadavg(),
     }
+
+
+def code_version() -> dict[str, Any]:
+    """HEAD commit and the files under memory_engine/ modified in the working tree at start
+    (other work lands in the repository while benchmarks run: the figures belong to this code)."""
+    root = Path(__file__).resolve().parents[1]
+    try:
+        out = subprocess.run(
+            ["git", "status", "--porcelain", "--", "memory_engine"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+        dirty = [line[3:] for line in out.stdout.splitlines() if line.strip()]
+    except (OSError, subprocess.SubprocessError):
+        dirty = []
+    return {"commit": git_commit(root), "modified_engine_files": dirty}
 
 
 # --------------------------------------------------------------------------- synthetic data
@@ -720,6 +740,7 @@ def main(argv: list[str] | None = None) -> int:
         "command": "PYTHONPATH=. python "
         + shlex.join(["benchmarks/scale.py", *(sys.argv[1:] if argv is None else argv)]),
         "machine": machine(),
+        "code": code_version(),
         "settings": {
             "dim": DIM,
             "users": args.users,
