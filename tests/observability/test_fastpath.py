@@ -156,11 +156,13 @@ def test_fast_path_equals_reference_on_odd_lines(tmp_path):
     assert {"base64-ids", "int-times", "kvlist", "null-value", "kind-name", "\U0001f600 pair", "upper"} <= names
 
 
-def test_small_chunks_split_refused_lines_and_keep_order(tmp_path):
-    """Chunks of a few lines: refused lines are isolated by halving; results do not depend on the chunking."""
+@pytest.mark.parametrize("commit_spans", [1, 10_000])
+def test_small_chunks_split_refused_lines_and_keep_order(tmp_path, commit_spans):
+    """Chunks of a few lines: refused lines are isolated by halving; results do not depend on the chunking
+    nor on how many chunks share a transaction."""
     f = tmp_path / "edge.jsonl"
     f.write_bytes(b"\n".join(_edge_lines() * 3) + b"\n")
-    sa, sb, ra, rb = _both(tmp_path, f, chunk_bytes=2000)
+    sa, sb, ra, rb = _both(tmp_path, f, chunk_bytes=2000, commit_spans=commit_spans)
     assert sa == sb
     assert ra == rb
 
