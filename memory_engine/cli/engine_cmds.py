@@ -41,12 +41,14 @@ def config_cmd(
     toml: Annotated[bool, typer.Option("--toml", help="Print the effective config as TOML (loadable by --config).")] = False,
     grep: Annotated[str | None, typer.Option("--grep", help="Only keys containing this text.")] = None,
 ) -> None:
-    """List every config field by dotted name with its value, default and meaning (all are sweepable)."""
+    """List every config field by dotted name: effective value (bold when it differs from the
+    built-in default because of --config, --set or MEMWB_* environment variables), default, meaning.
+    Every field is sweepable by this name."""
     cfg = cli_config(config, set_)
     if toml:
         typer.echo(cfg.to_toml())
         return
-    default = EngineConfig()
+    default = EngineConfig.model_validate({})  # the built-in defaults, without MEMWB_* environment overrides
     table = Table("key", "value", "default", "description", show_lines=False)
     for key in cfg.keys():
         if grep and grep not in key:
@@ -58,7 +60,7 @@ def config_cmd(
             desc = f.description or ""
             node = f.annotation
         v, d = cfg.get(key), default.get(key)
-        table.add_row(key, str(v), "" if v == d else str(d), desc)
+        table.add_row(key, str(v) if v == d else f"[bold]{v}[/bold]", str(d), desc)
     console.print(table)
     console.print(f"config hash: {cfg.config_hash()}")
 

@@ -161,7 +161,10 @@ def health_cmd(
     workspace: WorkspaceOpt = None,
     save: Annotated[bool, typer.Option("--save", help="Also append the report to the warehouse health_reports table.")] = False,
 ) -> None:
-    """Print the memory health score 0..100 with each component, penalties and alert entries."""
+    """Print the memory health score 0..100 with each component, penalties and alert entries.
+
+    Freshness and coverage are computed over structured facts (writes with --fact / fact=...),
+    consistency compares facts with semantic memories: a store without facts shows "no data"."""
     from memory_engine.observability.health import health_report, save_health_report
 
     ref_dt = _parse_time(now) or datetime.now(UTC)

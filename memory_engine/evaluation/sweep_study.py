@@ -21,15 +21,18 @@ config's own evaluation is the study's ``baseline`` (for deltas).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
 import math
 import os
+import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+import types
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -633,7 +636,7 @@ def _run_parallel(spec: SweepSpec, base: EngineConfig, suites: Sequence[Resolved
         args = [(spec.to_dict(), base.to_dict(), list(suites), study_name, storage, target, i + 1, table_path,
                  max_spaces)
                 for i in range(jobs)]
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as pool:
+        with _neutral_main(), ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as pool:
             futs = [pool.submit(_worker_main, *a) for a in args]
             while True:
                 finished, pending = wait(futs, timeout=0.5)
@@ -641,6 +644,20 @@ def _run_parallel(spec: SweepSpec, base: EngineConfig, suites: Sequence[Resolved
                 if not pending:
                     break
             return sum(f.result() for f in futs)
+
+
+@contextlib.contextmanager
+def _neutral_main() -> Iterator[None]:
+    """Spawned workers re-run the parent's ``__main__`` file. Inside Streamlit (the app's
+    sweep page, or AppTest in a test session) ``__main__`` is a page script that would
+    open the workspace engine a second time; give the children an empty main instead."""
+    saved = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if saved is not None:
+            sys.modules["__main__"] = saved
 
 
 def _worker_main(spec_d: dict[str, Any], base_d: dict[str, Any], suites: list[ResolvedSuite], study_name: str,

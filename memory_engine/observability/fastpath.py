@@ -283,7 +283,7 @@ def _first_items(owner: np.ndarray) -> np.ndarray:
     return first
 
 
-def _separators(owner: np.ndarray, n: int) -> np.ndarray:
+def _separators(owner: np.ndarray) -> np.ndarray:
     """Pool index of ``""`` for the first item of each owner and ``","`` for the others."""
     return np.where(_first_items(owner), _C[""], _C[","]).astype(np.int64)
 
@@ -582,7 +582,7 @@ def decode_table(
         seq = np.arange(n_ev, dtype=np.int64)
         quote = np.where(has_name, _C['"'], _C[""])
         pieces = [
-            _separators(ev_parent, n), _C['{"name":'], quote, np.where(has_name, name_base + seq, _C["null"]), quote,
+            _separators(ev_parent), _C['{"name":'], quote, np.where(has_name, name_base + seq, _C["null"]), quote,
             _C[',"time_ns":'], t_base + seq, _C[',"attributes":'], a_base + seq, _C["}"],
         ]  # fmt: skip
         events = _assemble(pool.array(), n, ev_parent, pieces, _C["["], _C["]"], _C["[]"])
@@ -697,12 +697,6 @@ def _first_index(parent: np.ndarray, n: int) -> np.ndarray:
     """For sorted ``parent`` ids: the index of each parent's first child."""
     counts = np.bincount(parent, minlength=n) if len(parent) else np.zeros(n, dtype=np.int64)
     return np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
-
-
-def span_ords(line_index: int, count: int) -> list[int]:
-    """``_ord`` values for ``count`` spans decoded in Python from one whole line."""
-    base = line_index << 32
-    return [base | k for k in range(count)]
 
 
 def to_schema(tbl: pa.Table, schema: pa.Schema) -> pa.Table:

@@ -64,8 +64,11 @@ def test_traces_list_detail_and_memory_life(demo_ws):
     labels = {m.label for m in at.metric}
     assert {"Latency", "Hits", "Cited"} <= labels
     assert at.selectbox(key="tr_mem").options
-    at.button(key="tr_next").click().run()
-    assert not at.exception and any("page 2 of" in c.value for c in at.caption)
+    if at.button(key="tr_next").disabled:  # one page only: the pager says so
+        assert any("page 1 of 1" in c.value for c in at.caption)
+    else:
+        at.button(key="tr_next").click().run()
+        assert not at.exception and any("page 2 of" in c.value for c in at.caption)
 
 
 def test_review_verdict_lands_in_the_warehouse(demo_ws, wh):

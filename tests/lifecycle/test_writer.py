@@ -152,7 +152,9 @@ def test_failed_writes_go_to_the_dead_letter_file_and_replay(make_engine, tmp_pa
     rid2 = w.submit("Asked for the delivery date of order A55555", user_id="u", now=day(0))
     assert w.close(timeout=30)
     st = w.stats()
-    assert (st.applied, st.dead_lettered, st.retried) == (0, 2, 2)
+    # 3 attempts = 2 retries per batch; the two submits form one batch or two, depending on
+    # whether the worker took the first before the second arrived
+    assert (st.applied, st.dead_lettered) == (0, 2) and st.retried in (2, 4)
     entries = [json.loads(x) for x in dl.read_text().splitlines()]
     assert [e["request"]["request_id"] for e in entries] == [rid1, rid2]
     assert entries[0]["attempts"] == 3 and "StoreError" in entries[0]["error"]
