@@ -302,6 +302,11 @@ class EngineConfig(BaseSettings):
             raise ValueError("workspace must not be empty")
         return v
 
+    @classmethod
+    def defaults(cls) -> EngineConfig:
+        """The built-in defaults, ignoring MEMWB_* environment overrides."""
+        return cls(_env_prefix="MEMWB_BUILTIN_DEFAULTS_ONLY__")  # a prefix no variable carries
+
     # --- dotted access -------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         """Plain nested dict (enums as strings), suitable for TOML/JSON."""

@@ -48,7 +48,7 @@ def config_cmd(
     if toml:
         typer.echo(cfg.to_toml())
         return
-    default = EngineConfig.model_validate({})  # the built-in defaults, without MEMWB_* environment overrides
+    default = EngineConfig.defaults()
     table = Table("key", "value", "default", "description", show_lines=False)
     for key in cfg.keys():
         if grep and grep not in key:

@@ -581,7 +581,7 @@ def decode_table(
         a_base = pool.add(ev_attrs.json)
         seq = np.arange(n_ev, dtype=np.int64)
         quote = np.where(has_name, _C['"'], _C[""])
-        pieces = [
+        pieces: list[np.ndarray | int] = [
             _separators(ev_parent), _C['{"name":'], quote, np.where(has_name, name_base + seq, _C["null"]), quote,
             _C[',"time_ns":'], t_base + seq, _C[',"attributes":'], a_base + seq, _C["}"],
         ]  # fmt: skip
@@ -591,13 +591,13 @@ def decode_table(
 
     # derived rows: per span name, each TRACES.md column from its attribute
     derived_cols: dict[str, tuple[np.ndarray, dict[str, pa.Array]]] = {}
-    for span_name, cols in _DERIVED_COLUMNS.items():
+    for span_name, wanted in _DERIVED_COLUMNS.items():
         is_name = _np_bool(pc.equal(name, pa.scalar(span_name)))
         if not is_name.any():
             continue
         out: dict[str, pa.Array] = {}
         schema = DERIVED_TABLES[span_name][1]
-        for col, (key, want) in cols.items():
+        for col, (key, want) in wanted.items():
             typ = schema.field(col).type
             if key not in attrs.keys:
                 out[col] = pa.nulls(n, typ)

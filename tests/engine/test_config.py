@@ -65,6 +65,8 @@ def test_toml_round_trip_and_hash(tmp_path):
 def test_env_prefix(monkeypatch):
     monkeypatch.setenv("MEMWB_RETRIEVAL__TOP_K", "8")
     assert EngineConfig().retrieval.top_k == 8
+    assert EngineConfig.defaults().retrieval.top_k == 5
+    assert EngineConfig().with_overrides({"retrieval.top_k": 3}).retrieval.top_k == 3  # explicit beats env
 
 
 def test_import_boundary():
