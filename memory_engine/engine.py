@@ -144,6 +144,10 @@ class MemoryEngine:
                 BatchSpanProcessor(OTLPSpanExporter(endpoint=otlp_traces_url(cfg.tracing.otlp_endpoint)))
             )
         self._config_hash = cfg.config_hash()
+        # load jieba's dictionary and the tokenizer now, not inside the first span (it would
+        # show up as a 1-2 s retrieval in the latency dashboards)
+        content_terms("预热 warm-up")
+        count_tokens("warm-up")
         self._user_locks: dict[tuple[str, str], threading.Lock] = {}
         self._locks_guard = threading.Lock()
         self._closed = False
