@@ -10,7 +10,6 @@ reviewers on one citation give two rows, from which Cohen's kappa is computed
 
 from __future__ import annotations
 
-import random
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -137,6 +136,25 @@ WHERE NOT EXISTS (
 ORDER BY c.user_id, c.day, c.retrieve_span_id, c.memory_id
 """
 
+# The same draw done in SQL, so a queue over 100k retrievals never loads every
+# unreviewed citation into Python: a seeded hash orders the strata and the items in
+# each stratum; items are taken depth by depth (round-robin over the strata).
+_SAMPLE_SQL = """
+WITH s AS ({citations}),
+ranked AS (
+    SELECT s.*,
+           row_number() OVER (PARTITION BY s.user_id, s.day
+                              ORDER BY hash(s.retrieve_span_id || '|' || s.memory_id || '|' || ?::VARCHAR),
+                                       s.retrieve_span_id, s.memory_id) AS depth,
+           hash(coalesce(s.user_id, '') || '|' || s.day || '|' || ?::VARCHAR) AS stratum_order
+    FROM s
+)
+SELECT retrieve_span_id, memory_id, user_id, day, rank, content, query, answer_text
+FROM ranked
+ORDER BY depth, stratum_order, user_id, day
+LIMIT ?
+"""
+
 
 def sample_citations(
     wh: Warehouse, n: int, seed: int, filters: Filters | None = None, *, reviewer: str | None = None
@@ -146,39 +164,17 @@ def sample_citations(
     A citation is a memory id cited by an answer and present in its linked
     retrieval's ``retrieved_ids``. Unreviewed = no verdict yet (by anyone, or
     by ``reviewer`` when given, so a second reviewer can be sampled for
-    kappa). Strata are visited round-robin in a seeded random order and each
-    stratum is shuffled by the same seeded generator, so every user-day is
+    kappa). Strata are visited round-robin in a seeded order and each stratum
+    is shuffled by the same seed (a seeded hash, in SQL), so every user-day is
     represented before any gets a second item; the same seed gives the same
     sample.
     """
     if n < 0:
         raise ValidationError(f"n must be >= 0, got {n}", field="n")
     where, params = _where(filters or Filters(), "r")
-    rows = wh.fetchall(_CITATIONS_SQL.format(where=where), [*params, reviewer, reviewer])
-    strata: dict[tuple[str, str], list[CitationSample]] = defaultdict(list)
-    for r in rows:
-        s = CitationSample(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7])
-        strata[(s.user_id or "", s.day)].append(s)
-    rng = random.Random(seed)
-    keys = sorted(strata)
-    rng.shuffle(keys)
-    for k in keys:
-        rng.shuffle(strata[k])
-    out: list[CitationSample] = []
-    depth = 0
-    while len(out) < n:
-        took = False
-        for k in keys:
-            items = strata[k]
-            if depth < len(items):
-                out.append(items[depth])
-                took = True
-                if len(out) == n:
-                    break
-        if not took:
-            break
-        depth += 1
-    return out
+    citations = _CITATIONS_SQL.format(where=where).rsplit("ORDER BY", 1)[0]
+    rows = wh.fetchall(_SAMPLE_SQL.format(citations=citations), [*params, reviewer, reviewer, seed, seed, n])
+    return [CitationSample(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]) for r in rows]
 
 
 def cohen_kappa(labels_a: Sequence[str], labels_b: Sequence[str]) -> float | None:
