@@ -161,7 +161,8 @@ class DemoOptions:
     ``locomo_conversations`` / ``locomo_turns`` / ``locomo_questions`` the slice;
     ``days`` the simulated period before ``now``; ``repeat_after_days`` asks
     each query again that many days later (when still before ``now``);
-    ``label_verdicts`` stores verdicts derived from suite labels."""
+    ``label_verdicts`` stores verdicts derived from suite labels; ``eval_run``
+    also stores one golden evaluation run so the Golden eval page has a result."""
 
     suites_dir: Path = DEFAULT_SUITES_DIR
     max_cases_per_suite: int | None = None
@@ -173,6 +174,7 @@ class DemoOptions:
     repeat_after_days: tuple[float, ...] = (1.0, 4.0)
     label_verdicts: bool = True
     max_citations: int = 2
+    eval_run: bool = True
 
 
 @dataclass(frozen=True)
@@ -425,6 +427,16 @@ def build_demo(
                            at=at)  # fmt: skip
         wh.record_ingest(source=DEMO_SOURCE, received=shift.received, stored=shift.stored,
                          duplicate=shift.duplicate, rejected=shift.rejected, warnings=shift.warnings)  # fmt: skip
+        if opts.eval_run and opts.suites_dir.is_dir():
+            from .evaluation.runner import run_suites
+            from .evaluation.store import save_run
+            from .evaluation.suite import load_suites
+
+            if progress:
+                progress(DemoProgress("eval", 0, 1, "golden evaluation run"))
+            run = run_suites(load_suites([opts.suites_dir]), base.with_overrides({"tracing.enabled": False}))
+            save_run(run, warehouse=wh)
+            notes.append(f"golden evaluation run {run.run_id} stored (Golden eval page)")
     finally:
         engine.close()
     if progress:

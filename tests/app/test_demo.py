@@ -77,6 +77,7 @@ def test_demo_build_fills_the_warehouse_over_days(demo_build, wh):
     # the LoCoMo sample lives in ../shared/data (CI has it); without it the demo says so and uses the suites only
     assert rep.locomo_used == demo.DEFAULT_LOCOMO.exists()
     assert rep.writes > 50 and rep.retrievals > 20 and rep.answers == rep.retrievals
+    assert wh.list_eval_runs() and any("golden evaluation run" in n for n in rep.notes)  # Golden eval page has a run
     assert rep.cited > 0 and rep.verdicts > 0 and rep.spans_stored == rep.writes + rep.retrievals + rep.answers
     s = demo.workspace_summary(wh)
     assert s.sources[0][0] == demo.DEMO_SOURCE and "demo replay" in s.provenance
