@@ -27,7 +27,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from opentelemetry.trace import Status, StatusCode
@@ -131,7 +131,7 @@ class MemoryEngine:
         self.store = store
         self.store.ensure_collection(self.embedder.dim)
         self.tracing = Tracing(cfg.tracing.service_name, span_processors, enabled=cfg.tracing.enabled)
-        self.warehouse = None
+        self.warehouse: Any = None
         if not ephemeral and cfg.tracing.enabled and cfg.tracing.warehouse:
             self._attach_warehouse()
         if cfg.tracing.otlp_endpoint:
@@ -272,7 +272,7 @@ class MemoryEngine:
         self._span_content = None
         if not self.config.memory.enabled:
             return WriteResult(WriteOutcome.REJECTED.value, None, "memory_disabled")
-        clean, kinds = text.strip()[: wcfg.max_chars], ()
+        clean, kinds = text.strip()[: wcfg.max_chars], cast(tuple[str, ...], ())
         if wcfg.redact_pii:
             red = redact(clean)
             clean, kinds = red.text, red.kinds
@@ -291,7 +291,7 @@ class MemoryEngine:
         terms = tuple(content_terms(clean))
         # "yesterday I called the landlord" is about the day before it was said
         when = temporal.resolve(clean, now if now is not None else datetime.fromtimestamp(ts, UTC))
-        base = dict(event_start=when.start if when else None, event_end=when.end if when else None,
+        base: dict[str, Any] = dict(event_start=when.start if when else None, event_end=when.end if when else None,
                     user_id=user_id, tenant_id=tenant_id, session_id=session_id, role=role, metadata=metadata,
                     importance=imp, source=_ROLE_SOURCE[role], created_at=ts, updated_at=ts, last_access_at=ts,
                     embedding_version=self.embedding_version, terms=terms, permanent=permanent,
@@ -537,9 +537,11 @@ class MemoryEngine:
                 "memory.top_k": k, "memory.config_hash": self._config_hash,
                 "memory.embedding_version": self.embedding_version, "memory.fusion": rcfg.fusion.value,
             })
-            base = dict(query=query, user_id=user_id, tenant_id=tenant_id, session_id=session_id,
+            base: dict[str, Any] = dict(query=query, user_id=user_id, tenant_id=tenant_id, session_id=session_id,
                         span_id=span_id, trace_id=trace_id)
             try:
+                hits: list[Hit]
+                expl: list[CandidateExplanation]
                 if not self.config.memory.enabled:
                     hits, expl, rewritten = [], [], None
                 else:
