@@ -225,7 +225,7 @@ def _any_per_parent(parent: np.ndarray, flags: np.ndarray, n: int) -> np.ndarray
 # JSON text is assembled, never concatenated pairwise: every output string is a run of "pieces" taken from a
 # pool (constants, key prefixes, value texts) and joined by one ``binary_join`` over a list array.
 _CONSTS = ("", ",", "{", "}", "[", "]", '"', "null", "true", "false", "{}", "[]", '{"name":', ',"time_ns":',
-           ',"attributes":', ',"')  # fmt: skip
+           ',"attributes":', ',"', '"]', '"}', '",', '","')  # fmt: skip
 _C = {c: i for i, c in enumerate(_CONSTS)}
 
 
@@ -247,9 +247,11 @@ class _Pool:
 
 
 def _assemble(
-    pool: pa.Array, n: int, owner: np.ndarray, pieces: Sequence[np.ndarray | int], head: int, tail: int, empty: int
-) -> pa.Array:
-    """Per owner ``0..n-1``: ``head + pieces of each of its items, in order + tail`` (``empty`` when it has none).
+    pool: pa.Array, n: int, owner: np.ndarray, pieces: Sequence[np.ndarray | int], head: int,
+    tail: int | np.ndarray, empty: int,
+) -> pa.Array:  # fmt: skip
+    """Per owner ``0..n-1``: ``head + pieces of each of its items, in order + tail`` (``empty`` when it has none;
+    ``tail`` is one index or one per owner).
 
     ``owner`` (sorted) gives each item's owner; ``pieces`` are k columns of pool indexes (arrays over the
     items, or one index for all of them).
@@ -265,13 +267,19 @@ def _assemble(
     starts = seg[:-1]
     idx[starts[~has]] = empty
     idx[starts[has]] = head
-    idx[seg[1:][has] - 1] = tail
+    idx[seg[1:][has] - 1] = tail if isinstance(tail, int) else tail[has]
     if m:
         base = starts[owner] + 1 + k * (np.arange(m, dtype=np.int64) - first_item[owner])
         for t, col in enumerate(pieces):
             idx[base + t] = col
-    lists = pa.LargeListArray.from_arrays(pa.array(seg, pa.int64()), pool.take(pa.array(idx)))
-    return pc.binary_join(lists, "")
+    taken = pool.take(pa.array(idx))
+    if taken.null_count or taken.type != _S:  # pragma: no cover - pools hold no nulls; the general join
+        return pc.binary_join(pa.LargeListArray.from_arrays(pa.array(seg, pa.int64()), taken), "")
+    # ``take`` writes the pieces back to back in order, so each owner's text is already one run of the taken
+    # data buffer: only the offsets change (this saves copying every byte a second time in ``binary_join``).
+    _, off_buf, data_buf = taken.buffers()
+    off = np.frombuffer(off_buf, dtype=np.int32)[taken.offset : taken.offset + len(taken) + 1]
+    return pa.StringArray.from_buffers(n, pa.py_buffer(np.ascontiguousarray(off[seg])), data_buf)
 
 
 def _first_items(owner: np.ndarray) -> np.ndarray:
@@ -281,6 +289,25 @@ def _first_items(owner: np.ndarray) -> np.ndarray:
         first[0] = True
         first[1:] = owner[1:] != owner[:-1]
     return first
+
+
+def _quoted_runs(owner: np.ndarray, is_s: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For items of sorted ``owner`` whose value is a quoted string when ``is_s``: (first item of its owner,
+    previous item of the same owner is a string, last item of each of the ``n`` owners is a string).
+
+    The closing quote of a string travels with the next piece (separator or tail) instead of being a piece
+    of its own: a third fewer pieces to gather.
+    """
+    first = _first_items(owner)
+    prev_s = np.zeros(len(owner), dtype=bool)
+    prev_s[1:] = is_s[:-1]
+    prev_s &= ~first
+    last_s = np.zeros(n, dtype=bool)
+    if len(owner):
+        last = np.ones(len(owner), dtype=bool)
+        last[:-1] = owner[1:] != owner[:-1]
+        last_s[owner[last]] = is_s[last]
+    return first, prev_s, last_s
 
 
 def _separators(owner: np.ndarray) -> np.ndarray:
@@ -418,11 +445,14 @@ def _attrs(lst: pa.Array, n: int, may_escape: bool) -> _Attrs:
         el_owner = rank[el_parent]
         epool = _Pool()
         is_s = el.kind == _K_STR
-        first = _first_items(el_owner)
-        # opening piece: separator and quote together (k = 3 pieces per element)
-        opening = np.where(first, np.where(is_s, _C['"'], _C[""]), np.where(is_s, _C[',"'], _C[","]))
-        epieces = [opening, _value_pieces(epool, el, may_escape), np.where(is_s, _C['"'], _C[""])]
-        arr_json = _assemble(epool.array(), int(v_arr.sum()), el_owner, epieces, _C["["], _C["]"], _C["[]"])
+        n_arr = int(v_arr.sum())
+        first, prev_s, last_s = _quoted_runs(el_owner, is_s, n_arr)
+        # opening piece: the previous string's closing quote, separator and this string's opening quote together
+        sep = np.where(prev_s, np.where(is_s, _C['","'], _C['",']), np.where(is_s, _C[',"'], _C[","]))
+        opening = np.where(first, np.where(is_s, _C['"'], _C[""]), sep)
+        epieces = [opening, _value_pieces(epool, el, may_escape)]
+        tail = np.where(last_s, _C['"]'], _C["]"]).astype(np.int64)
+        arr_json = _assemble(epool.array(), n_arr, el_owner, epieces, _C["["], tail, _C["[]"])
     enc = pc.dictionary_encode(key)
     keys = enc.dictionary.to_pylist()
     key_code = enc.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
@@ -437,16 +467,20 @@ def _attrs(lst: pa.Array, n: int, may_escape: bool) -> _Attrs:
         dup = np.zeros(n, dtype=bool)
         dup[uniq[counts > 1] // k] = True
     pool = _Pool()
-    prefixes = []  # per key: '"key":' after '{' or ',', with or without the opening quote of a string value
+    # per key: '"key":' after '{', ',' or '",' (the previous string's closing quote), with or without the
+    # opening quote of a string value
+    prefixes = []
     for kk in keys:
         p = orjson.dumps(kk).decode() + ":" if kk is not None else ":"
-        prefixes += [p, p + '"', "," + p, "," + p + '"']
+        prefixes += [p, p + '"', "," + p, "," + p + '"', '",' + p, '",' + p + '"']
     pbase = pool.add(pa.array(prefixes, _S)) if prefixes else 0
     is_s = vals.kind == _K_STR
-    variant = is_s + 2 * ~_first_items(parent)
-    prefix = np.where(valid_key, pbase + 4 * key_code + variant, _C[""])
-    pieces = [prefix, _value_pieces(pool, vals, may_escape, arr_json), np.where(is_s, _C['"'], _C[""])]
-    json = _assemble(pool.array(), n, parent, pieces, _C["{"], _C["}"], _C["{}"])
+    first, prev_s, last_s = _quoted_runs(parent, is_s, n)
+    variant = is_s + np.where(first, 0, np.where(prev_s, 4, 2))
+    prefix = np.where(valid_key, pbase + 6 * key_code + variant, _C[""])
+    pieces = [prefix, _value_pieces(pool, vals, may_escape, arr_json)]
+    tail = np.where(last_s, _C['"}'], _C["}"]).astype(np.int64)
+    json = _assemble(pool.array(), n, parent, pieces, _C["{"], tail, _C["{}"])
     owner_bad = _any_per_parent(parent, bad, n) | dup
     return _Attrs(n, parent, keys, key_code, vals, arr_off, el, el_group, el_null, json, owner_bad)
 
