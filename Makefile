@@ -26,6 +26,7 @@ browser:
 
 lint: install
 	$(VENV)/bin/ruff check memory_engine app tests benchmarks
+	$(VENV)/bin/mypy memory_engine
 
 unit: install
 	$(VENV)/bin/pytest -m "not integration and not slow and not app"

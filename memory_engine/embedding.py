@@ -102,8 +102,11 @@ class SentenceTransformerEmbedder:
             raise EmbeddingError(f"cannot load sentence-transformers model {model!r}: {e}") from e
         self._lock = threading.Lock()
         self.batch_size = batch_size
-        self.dim = int(self._model.get_embedding_dimension() if hasattr(self._model, "get_embedding_dimension")
-                       else self._model.get_sentence_embedding_dimension())
+        dim = (self._model.get_embedding_dimension() if hasattr(self._model, "get_embedding_dimension")
+               else self._model.get_sentence_embedding_dimension())
+        if dim is None:  # sentence-transformers returns None when the model has no fixed output size
+            raise EmbeddingError(f"sentence-transformers model {model!r} reports no embedding dimension")
+        self.dim = int(dim)
         self.version = f"st:{model.rsplit('/', 1)[-1]}:{self.dim}"
 
     def _encode(self, texts: list[str]) -> np.ndarray:

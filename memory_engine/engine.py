@@ -637,8 +637,9 @@ class MemoryEngine:
                 c = replace(c, similarity=c.similarity * rcfg.identifier_mismatch,
                             coverage=c.coverage * rcfg.identifier_mismatch)
             if q_range is not None:
-                start = pl.get("event_start")
-                end = pl.get("event_end")
+                # payload values are untyped (epoch seconds or None)
+                start: Any = pl.get("event_start")
+                end: Any = pl.get("event_end")
                 if start is None:  # no date in the memory: it is about the day it was written
                     day = datetime.fromtimestamp(float(pl.get("created_at") or ts), now_dt.tzinfo)
                     d0 = day.replace(hour=0, minute=0, second=0, microsecond=0)

@@ -67,7 +67,7 @@ def _engine(cfg: EngineConfig):  # noqa: ANN202
 
 def _emit(report: Any, as_json: bool, lines: list[str]) -> None:
     if as_json:
-        typer.echo(json.dumps(asdict(report) if is_dataclass(report) else report, default=str, ensure_ascii=False,
+        typer.echo(json.dumps(asdict(report) if is_dataclass(report) and not isinstance(report, type) else report, default=str, ensure_ascii=False,
                               indent=2))
     else:
         for line in lines:

@@ -271,7 +271,7 @@ def import_memdaily(
         if not isinstance(data, list):
             raise _bad(p, "expected a list of MemDaily trajectories")
         stem = re.sub(r"^\d+_", "", p.stem)
-        cases = []
+        cases: list[dict[str, Any]] = []
         for traj in data[: limit if limit is not None else None]:
             tid = f"t{traj['tid']}"
             events = []
@@ -284,7 +284,7 @@ def import_memdaily(
                 if m.get("place"):
                     ev["metadata"] = {"place": m["place"]}
                 events.append(ev)
-            labels = {e["id"] for e in events}
+            labels = {ev["id"] for ev in events}
             queries = []
             for q in traj["question_list"]:
                 rel = []
@@ -311,8 +311,8 @@ def import_memdaily(
         for c in cases:  # one user per trajectory: trajectories are separate people
             user = f"memdaily-{stem}-{c['id']}"
             c.pop("user")
-            for e in c["events"]:
-                e["user"] = user
+            for ev in c["events"]:
+                ev["user"] = user
             for q in c["queries"]:
                 q["user"] = user
         doc = {
@@ -351,7 +351,7 @@ def import_longmemeval(
     if isinstance(data, dict):
         data = [data]
     report = ImportReport(Benchmark.LONGMEMEVAL.value)
-    cases = []
+    cases: list[dict[str, Any]] = []
     for rec in data[: limit if limit is not None else None]:
         qid = str(rec["question_id"])
         sessions = list(zip(rec["haystack_dates"], rec["haystack_session_ids"], rec["haystack_sessions"], strict=True))
@@ -394,8 +394,8 @@ def import_longmemeval(
         })
     for c in cases:
         user = c.pop("user")
-        for e in c["events"]:
-            e["user"] = user
+        for ev in c["events"]:
+            ev["user"] = user
         c["queries"][0]["user"] = user
     doc = {
         "suite": f"longmemeval-{_slug(p.stem)}",

@@ -159,7 +159,7 @@ def evaluate_queries(
     }
     scores: dict[str, float | None] = {}
     for m in NON_LLM_METRICS:
-        vals = [v[m] for v in per_query.values() if v[m] is not None]
+        vals = [x for x in (v[m] for v in per_query.values()) if x is not None]
         scores[m] = sum(vals) / len(vals) if vals else None
 
     if endpoint is not None:
@@ -176,9 +176,9 @@ def evaluate_queries(
             res2 = ragas.evaluate(ds2, metrics=llm_metrics, llm=llm, raise_exceptions=True, show_progress=False)
             df2 = res2.to_pandas()
             for m in [x.name for x in llm_metrics]:
-                vals = [_nan_to_none(v) for v in df2[m]]
+                llm_vals = [_nan_to_none(v) for v in df2[m]]
                 for i, q in enumerate(with_answer):
-                    per_query[q.key][m] = vals[i]
-                defined = [v for v in vals if v is not None]
+                    per_query[q.key][m] = llm_vals[i]
+                defined = [v for v in llm_vals if v is not None]
                 scores[m] = sum(defined) / len(defined) if defined else None
     return RagasResult(scores, len(scored), excluded, per_query, llm_skipped=llm_skipped)

@@ -226,8 +226,8 @@ def render_markdown(run: EvalRun, outcome: CiOutcome | None = None, *, max_failu
                        f"{html.escape(_snip(q.text, 80))}</summary>")
             out.append("")
             bad = [a for a in q.assertions if not a.passed]
-            for a in bad:
-                out.append(f"- ✗ `{a.name}` {_md_escape(a.detail)}")
+            for failed_assertion in bad:
+                out.append(f"- ✗ `{failed_assertion.name}` {_md_escape(failed_assertion.detail)}")
             out.append("")
             out.append("| expected | rank | | # | retrieved (labels) | score |")
             out.append("|---|---:|---|---:|---|---:|")

@@ -233,7 +233,7 @@ def _fmt_routes(ranks: dict[str, int], scores: dict[str, float]) -> str:
     if not ranks:
         return "no route"
     return ", ".join(
-        f"{r} #{ranks[r]}" + (f" ({scores[r]:.3f})" if r in scores else "") for r in sorted(ranks, key=ranks.get)
+        f"{r} #{ranks[r]}" + (f" ({scores[r]:.3f})" if r in scores else "") for r in sorted(ranks, key=lambda r: ranks[r])
     )
 
 

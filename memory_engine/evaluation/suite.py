@@ -406,7 +406,9 @@ def _resolve(spec: SuiteSpec, path: str, epoch: datetime, step: timedelta) -> Re
     d = spec.defaults
     cases: list[Case] = []
     for c in spec.cases:
-        parsed = [None if x.at is None else parse_time(x.at) for x in (*c.events, *c.queries)]
+        # two comprehensions: a tuple of events and queries would be typed as their common base, which has no .at
+        ats = [x.at for x in c.events] + [x.at for x in c.queries]
+        parsed = [None if at is None else parse_time(at) for at in ats]
         anchor = next((p for p in parsed if isinstance(p, datetime)), epoch)
         times: list[datetime] = []
         prev: datetime | None = None

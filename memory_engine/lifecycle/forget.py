@@ -141,6 +141,14 @@ def forget_where(
         return ForgetReport(user_id, tenant_id, ids)
 
 
+def _count(con: Any, sql: str, args: Sequence[Any]) -> int:
+    """Value of a ``SELECT count(*) ...`` on DuckDB connection ``con``."""
+    row = con.execute(sql, args).fetchone()
+    # an aggregate without GROUP BY always yields one row; fetchone is typed as possibly None
+    assert row is not None
+    return int(row[0])
+
+
 def pseudonym(user_id: str, tenant_id: str, salt: str = "") -> str:
     """Stable replacement id ``anon-<12 hex>`` = sha256(salt | tenant | user); without the salt it cannot be reversed
     by guessing only if user ids are not guessable, so pass a secret salt in production."""
@@ -189,7 +197,7 @@ def erase_user_warehouse(
             if retrieve_ids:
                 placeholders = ",".join("?" * len(retrieve_ids))
                 vq = f"verdicts WHERE retrieve_span_id IN ({placeholders})"
-                counts["verdicts"] = int(con.execute(f"SELECT count(*) FROM {vq}", retrieve_ids).fetchone()[0])
+                counts["verdicts"] = _count(con, f"SELECT count(*) FROM {vq}", retrieve_ids)
                 if m == EraseMode.DELETE:
                     con.execute(f"DELETE FROM {vq}", retrieve_ids)
                 else:
@@ -197,7 +205,7 @@ def erase_user_warehouse(
             else:
                 counts["verdicts"] = 0
             for table in ("retrievals", "writes", "answers"):
-                counts[table] = int(con.execute(f"SELECT count(*) FROM {table} WHERE {row_pred}", row_args).fetchone()[0])
+                counts[table] = _count(con, f"SELECT count(*) FROM {table} WHERE {row_pred}", row_args)
                 if m == EraseMode.DELETE:
                     con.execute(f"DELETE FROM {table} WHERE {row_pred}", row_args)
                 else:

@@ -19,7 +19,7 @@ import threading
 import warnings
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from qdrant_client import QdrantClient
 from qdrant_client import models as qm
@@ -323,7 +323,9 @@ class ClientStore:
             found = c.retrieve(self.collection, pids, with_payload=False, with_vectors=False)
             existing = [int(r.id) for r in found]
             if existing:
-                c.set_payload(self.collection, payload=body, points=existing, wait=True)
+                # list is invariant: list[int] is a valid selector at runtime but not list[ExtendedPointId] to mypy
+                points = cast("list[qm.ExtendedPointId]", existing)
+                c.set_payload(self.collection, payload=body, points=points, wait=True)
 
         self._call("set_payload", apply)
 

@@ -27,7 +27,7 @@ import threading
 import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import qdrant_edge as qe
 
@@ -80,6 +80,12 @@ def edge_filter(flt: StoreFilter) -> qe.Filter | None:
     if conds is None:
         return None
     return qe.Filter(must=[_condition(c) for c in conds])
+
+
+def _point_ids(ids: list[int]) -> list[qe.PointId]:
+    """``ids`` typed as the stub's ``List[PointId]``: a ``list[int]`` is one at runtime, but
+    ``list`` is invariant so mypy will not accept it as ``list[int | UUID | str]``."""
+    return cast("list[qe.PointId]", ids)
 
 
 def _sparse(sv: SparseVec) -> qe.SparseVector:
@@ -338,7 +344,8 @@ class EdgeStore:
         req = qe.QueryRequest(
             limit=limit,
             prefetches=prefetches,
-            query=qe.Fusion.Rrf(k=qk),
+            # at runtime Fusion.Rrf subclasses Fusion; the bundled stub declares it as a plain nested class
+            query=cast(qe.Fusion, qe.Fusion.Rrf(k=qk)),
             filter=f,
             with_payload=True,
             with_vector=False,
@@ -390,7 +397,7 @@ class EdgeStore:
         pids = [point_id(i) for i in ids]
         records = self._call(
             "retrieve",
-            lambda s: s.retrieve(pids, with_payload=True, with_vector=[DENSE] if with_vectors else False),
+            lambda s: s.retrieve(_point_ids(pids), with_payload=True, with_vector=[DENSE] if with_vectors else False),
         )
         by_id = {int(r.id): r for r in records}
         out = []
@@ -417,9 +424,10 @@ class EdgeStore:
 
         def apply(shard: qe.EdgeShard) -> None:
             # set_payload on an absent id is an error in Qdrant: patch only the points that exist
-            existing = [int(r.id) for r in shard.retrieve(pids, with_payload=False, with_vector=False)]
+            found = shard.retrieve(_point_ids(pids), with_payload=False, with_vector=False)
+            existing = [int(r.id) for r in found]
             if existing:
-                shard.update(qe.UpdateOperation.set_payload(existing, body))
+                shard.update(qe.UpdateOperation.set_payload(_point_ids(existing), body))
 
         self._call("set_payload", apply)
 
@@ -428,7 +436,7 @@ class EdgeStore:
         if not ids:
             return
         pids = [point_id(i) for i in ids]
-        self._call("delete", lambda s: s.update(qe.UpdateOperation.delete_points(pids)))
+        self._call("delete", lambda s: s.update(qe.UpdateOperation.delete_points(_point_ids(pids))))
 
     def count(self, flt: StoreFilter) -> int:
         """Exact number of points matching ``flt``."""
