@@ -177,3 +177,19 @@ def test_clean_spans_stay_on_the_fast_path():
     assert fc.python_lines == [] and sorted(fc.python_spans) == [1]
     assert [p[2] for p in fc.python_spans[1]] == list(range(2, 2 + 13))  # each odd span by position
     assert fc.derived["retrievals"].column("top_k").to_pylist() == [5, 5]
+
+
+def test_ingest_puts_duckdb_threads_back(tmp_path):
+    """The inserter runs DuckDB on one thread while its transaction is open (the decode workers use the
+    other core); the database's own setting is restored afterwards, also when the ingest stores nothing new."""
+    f = tmp_path / "edge.jsonl"
+    f.write_bytes(b"\n".join(_edge_lines()) + b"\n")
+    wh = Warehouse(tmp_path / "w" / "w.duckdb")
+    with wh.connection() as con:
+        con.execute("SET threads = 3")
+    for _ in range(2):
+        s = ingest_file(wh, f)
+        with wh.connection() as con:
+            assert con.execute("SELECT current_setting('threads')").fetchone()[0] == 3
+    assert s.ingested == 0 and s.duplicate > 0
+    wh.close()
