@@ -52,6 +52,7 @@ from .records import (
     RetrievalRow,
     WriteRow,
 )
+from .warehouse import arrow_type
 
 # --- the OTLP/JSON schema (opentelemetry-proto trace/v1, JSON encoding) -------------------------
 _S = pa.string()
@@ -101,22 +102,8 @@ _COMMON_DERIVED = [
 ]  # fmt: skip
 
 
-def _arrow_type(typ: str) -> pa.DataType:
-    if "list[float" in typ:
-        return pa.list_(pa.float64())
-    if "list[" in typ:
-        return _STRS
-    if typ.startswith("int"):
-        return pa.int32()
-    if typ.startswith("float"):
-        return pa.float64()
-    if typ.startswith("bool"):
-        return pa.bool_()
-    return _S
-
-
 DERIVED_TABLES: dict[str, tuple[str, pa.Schema]] = {
-    name: (table, pa.schema(_COMMON_DERIVED + [(f.name, _arrow_type(str(f.type))) for f in fields(cls)]))
+    name: (table, pa.schema(_COMMON_DERIVED + [(f.name, arrow_type(str(f.type))) for f in fields(cls)]))
     for name, table, cls in (
         (SPAN_RETRIEVE, "retrievals", RetrievalRow), (SPAN_WRITE, "writes", WriteRow), (SPAN_ANSWER, "answers", AnswerRow)
     )

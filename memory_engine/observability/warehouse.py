@@ -68,7 +68,8 @@ _STRS = pa.list_(pa.string())
 _DERIVED: dict[type, tuple[str, tuple[tuple[str, pa.DataType], ...]]] = {}
 
 
-def _arrow_type(name: str, typ: str) -> pa.DataType:
+def arrow_type(typ: str) -> pa.DataType:
+    """Arrow type of a derived-row dataclass field annotation (``str(field.type)``)."""
     if "list[float" in typ:
         return pa.list_(pa.float64())
     if "list[" in typ:
@@ -83,7 +84,7 @@ def _arrow_type(name: str, typ: str) -> pa.DataType:
 
 
 for _cls, _table in ((RetrievalRow, "retrievals"), (WriteRow, "writes"), (AnswerRow, "answers")):
-    _DERIVED[_cls] = (_table, tuple((f.name, _arrow_type(f.name, str(f.type))) for f in fields(_cls)))
+    _DERIVED[_cls] = (_table, tuple((f.name, arrow_type(str(f.type))) for f in fields(_cls)))
 
 
 @dataclass(frozen=True)
