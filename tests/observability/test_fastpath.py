@@ -8,6 +8,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from _warehouse_rows import table_rows
 
 from memory_engine.observability.fastpath import decode_table, needs_python, read_json_lines
 from memory_engine.observability.ingest import ingest_file
@@ -100,25 +101,12 @@ def _edge_lines() -> list[bytes]:
     ]
 
 
-def _rows(wh: Warehouse) -> dict[str, list[dict]]:
-    out = {}
-    for t in ("spans", "retrievals", "writes", "answers"):
-        excl = "ingested_at, source" if t == "spans" else "trace_id"
-        rows = wh.fetch_dicts(f"SELECT * EXCLUDE ({excl}) FROM {t} ORDER BY trace_id, span_id")
-        for r in rows:
-            for k in ("attributes", "resource", "events"):
-                if r.get(k) is not None:
-                    r[k] = orjson.loads(r[k])
-        out[t] = rows
-    return out
-
-
 def _both(tmp_path: Path, f: Path, **kw) -> tuple[tuple, tuple, dict, dict]:
     a = Warehouse(tmp_path / "fast" / "w.duckdb")
     b = Warehouse(tmp_path / "ref" / "w.duckdb")
     sa = ingest_file(a, f, fast=True, **kw)
     sb = ingest_file(b, f, fast=False)
-    ra, rb = _rows(a), _rows(b)
+    ra, rb = table_rows(a), table_rows(b)
     a.close()
     b.close()
     key = lambda s: (s.received, s.ingested, s.duplicate, s.rejected, s.malformed, s.warnings,  # noqa: E731

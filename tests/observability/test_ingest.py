@@ -7,6 +7,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from _warehouse_rows import table_rows
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -33,19 +34,6 @@ def otlp_files(tmp_path_factory) -> dict[str, Path]:
     return files
 
 
-def _rows(wh: Warehouse) -> dict[str, list[dict]]:
-    out = {}
-    for t in ("spans", "retrievals", "writes", "answers"):
-        excl = "ingested_at, source" if t == "spans" else "trace_id"
-        rows = wh.fetch_dicts(f"SELECT * EXCLUDE ({excl}) FROM {t} ORDER BY span_id")
-        for r in rows:
-            for k in ("attributes", "resource", "events"):
-                if r.get(k) is not None:
-                    r[k] = orjson.loads(r[k])
-        out[t] = rows
-    return out
-
-
 def _fresh(tmp_path: Path, name: str) -> Warehouse:
     return Warehouse(tmp_path / name / "warehouse.duckdb")
 
@@ -56,7 +44,7 @@ def test_json_and_protobuf_files_give_the_same_rows(tmp_path, otlp_files):
     sb = ingest_file(b, otlp_files["proto"])
     assert sa.ingested == sb.ingested > 30
     assert sa.ok and sb.ok
-    ra, rb = _rows(a), _rows(b)
+    ra, rb = table_rows(a), table_rows(b)
     assert {t: len(v) for t, v in ra.items()} == {t: len(v) for t, v in rb.items()}
     assert ra == rb
 
@@ -65,7 +53,7 @@ def test_fast_path_and_reference_decoder_agree(tmp_path, otlp_files):
     a, b = _fresh(tmp_path, "fast"), _fresh(tmp_path, "ref")
     ingest_file(a, otlp_files["json"], fast=True)
     ingest_file(b, otlp_files["json"], fast=False)
-    assert _rows(a) == _rows(b)
+    assert table_rows(a) == table_rows(b)
 
 
 def test_reingest_adds_nothing(wh, otlp_files):
