@@ -90,6 +90,7 @@ class StorageSection(_Section):
 
 class WriteSection(_Section):
     threshold: float = Field(0.6, ge=0.0, le=1.0, description="Minimum importance to store (seed 000: 0.5 let too much in).")
+    dedup_candidates: int = Field(3, ge=1, description="Nearest same-type memories checked for a duplicate or a recurring candidate.")
     dedup_similarity: float = Field(
         0.92, ge=0.0, le=1.0, description="Raw cosine at or above which a new memory merges into an existing one (seed 000)."
     )
@@ -186,6 +187,7 @@ class RetrievalSection(_Section):
     inferred_weight: float = Field(0.85, ge=0.0, le=1.0, description="Multiplier on fused scores of model-inferred memories.")
     rewrite_vague: bool = Field(True, description="Expand vague queries (上次/那个/that one) with the session's recent topic terms (seed 000).")
     rewrite_terms: int = Field(6, ge=0, description="Topic terms added to a vague query.")
+    rewrite_memories: int = Field(3, ge=1, description="The session's latest memories whose words expand a vague query.")
     rewrite_max_terms: int = Field(
         2, ge=0, description="Only queries with at most this many content terms of their own are rewritten: a query "
         "that names its subject ('那个蓝色耳机') is not vague."
@@ -204,6 +206,8 @@ class RetrievalSection(_Section):
         "the hit that named it, so it ranks below it."
     )
     hop_limit: int = Field(3, ge=0, description="At most this many memories added by the entity hop.")
+    hop_parents: int = Field(2, ge=1, description="The top hits whose entities are followed by the entity hop.")
+    fact_scan_limit: int = Field(200, ge=1, description="Facts of one user the fact route scans (facts are few per user).")
     temporal_weight: float = Field(
         0.3, ge=0.0, description="Added to the fused score of memories whose event time falls in the date range the "
         "query names ('last Friday', '三天前'); relative dates in memories are resolved against their own write time.",

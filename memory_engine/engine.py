@@ -340,7 +340,7 @@ class MemoryEngine:
         ``candidate_promote_count`` distinct sessions it is promoted to current."""
         wcfg = self.config.write
         flt = self._filter(base["tenant_id"], base["user_id"], statuses=(MemoryStatus.CANDIDATE.value,))
-        for p in self.store.search_dense(vec.tolist(), flt, 3):
+        for p in self.store.search_dense(vec.tolist(), flt, self.config.write.dedup_candidates):
             if self.embedder.rescale(p.score) < wcfg.dedup_similarity:
                 continue
             old = MemoryRecord.from_payload(p.id, p.payload)
@@ -372,7 +372,7 @@ class MemoryEngine:
         ids_new = sorted(identifiers(clean))
         nums_new = rules.numbers(clean)
         neg_new = rules.polarity(clean)
-        for p in self.store.search_dense(vec.tolist(), flt, 3):
+        for p in self.store.search_dense(vec.tolist(), flt, self.config.write.dedup_candidates):
             if not self._owned(p, tenant_id, user_id):
                 continue
             old_text = p.payload.get("content", "")
@@ -573,7 +573,7 @@ class MemoryEngine:
                 or len(q_terms) > rcfg.rewrite_max_terms):
             return None
         flt = self._filter(tenant_id, user_id, session_id=session_id)
-        recent = self.store.scroll(flt, limit=3, order_by="created_at", descending=True)
+        recent = self.store.scroll(flt, limit=rcfg.rewrite_memories, order_by="created_at", descending=True)
         extra: list[str] = []
         for p in recent:
             for w in surface_words(p.payload.get("content", "")):
@@ -655,7 +655,7 @@ class MemoryEngine:
         fused = fuse(cands, rcfg.fusion.value, self._fusion_params())
         kept, below = apply_floor(fused, rcfg.floor)
         if rcfg.entity_hops and rcfg.hop_limit and kept:
-            hopped = self._entity_hop(kept[:2], q_terms, fused, payloads, flt, qvec, cover_terms, session_id, ts)
+            hopped = self._entity_hop(kept[: rcfg.hop_parents], q_terms, fused, payloads, flt, qvec, cover_terms, session_id, ts)
             if hopped:
                 parent_score = {c.memory_id: c.fused for c in fused}
                 refused = fuse([c for c in fused if c.memory_id not in hopped] + [c for c, _ in hopped.values()],
@@ -733,7 +733,7 @@ class MemoryEngine:
             return []
         flt = self._filter(tenant_id, user_id, memory_types=(MemoryType.FACT.value,), embedding_version=None)
         out = []
-        for p in self.store.scroll(flt, limit=200):
+        for p in self.store.scroll(flt, limit=self.config.retrieval.fact_scan_limit):
             key = str(p.payload.get("fact_key") or "")
             parts = set(re.split(r"[._\-\s/]+", key.lower())) | content_terms(key.replace(".", " "))
             parts |= content_terms(str(p.payload.get("fact_value")))
