@@ -436,6 +436,8 @@ def build_demo(
                 progress(DemoProgress("eval", 0, 1, "golden evaluation run"))
             run = run_suites(load_suites([opts.suites_dir]), base.with_overrides({"tracing.enabled": False}))
             save_run(run, warehouse=wh)
+            if progress:
+                progress(DemoProgress("eval", 1, 1, "golden evaluation run stored"))
             notes.append(f"golden evaluation run {run.run_id} stored (Golden eval page)")
     finally:
         engine.close()

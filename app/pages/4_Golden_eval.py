@@ -25,7 +25,7 @@ suite_dir = Path(st.sidebar.text_input("Suites folder", value=str(ui.demo.DEFAUL
 files = sorted(p.name for p in suite_dir.glob("*.yaml")) if suite_dir.is_dir() else []
 
 with st.expander("Run suites", expanded=True):
-    chosen = st.multiselect("Suites", files, default=files[:1], key="ge_suites")
+    chosen = st.multiselect("Suites", files, default=files, key="ge_suites")  # a run means every suite unless narrowed
     overrides = st.text_area("Config overrides (one dotted.key=value per line)", placeholder="retrieval.floor=0.4",
                              key="ge_overrides")
     if st.button("Run", key="ge_run", type="primary", disabled=not chosen):
