@@ -60,7 +60,7 @@ from .records import (
     decode_proto_span,
     proto_attributes,
 )
-from .warehouse import Warehouse, build_arrow_batches
+from .warehouse import Warehouse, build_arrow_batches, insert_span_tables
 
 log = logging.getLogger(__name__)
 
@@ -602,9 +602,10 @@ def _decode_spans_at(
 class _Inserter:
     """Inserts Arrow tables of span and derived rows, ``commit_spans`` or more per transaction.
 
-    ``INSERT OR IGNORE`` is the set-based duplicate check: DuckDB probes the primary-key index it
-    maintains anyway, once per row inside the insert, so re-ingesting a file stores nothing and costs
-    no extra scan of the table (an anti-join would read every stored key per batch). The writer lock is
+    Duplicates are decided by :func:`~.warehouse.insert_span_tables`: ``INSERT OR IGNORE`` probes the
+    spans primary-key index DuckDB maintains anyway, once per row inside the insert, so re-ingesting a
+    file stores nothing and costs no extra scan of the table (an anti-join would read every stored key
+    per batch); derived rows follow their spans. The writer lock is
     held while a transaction is open; a failure rolls the open transaction back and raises
     :class:`~memory_engine.errors.WarehouseError` (earlier commits stay).
     """
@@ -635,24 +636,14 @@ class _Inserter:
                     self._threads_before = int(row[0]) if row else None
                     self._con.execute(f"SET threads = {int(self.threads)}")
                 self._con.execute("BEGIN TRANSACTION")
-            con = self._con
-            cols = ", ".join(spans.column_names)
-            con.register("_batch_spans", spans)
-            row = con.execute(f"INSERT OR IGNORE INTO spans ({cols}) SELECT {cols} FROM _batch_spans").fetchone()
-            con.unregister("_batch_spans")
-            for table, tbl in derived.items():
-                if tbl.num_rows:
-                    dcols = ", ".join(tbl.column_names)
-                    con.register("_batch_derived", tbl)
-                    con.execute(f"INSERT OR IGNORE INTO {table} ({dcols}) SELECT {dcols} FROM _batch_derived")
-                    con.unregister("_batch_derived")
+            stored = insert_span_tables(self._con, spans, derived)
             self._pending += spans.num_rows
             if self._pending >= self.commit_spans:
                 self._finish(commit=True)
         except duckdb.Error as e:
             self._finish(commit=False)
             raise WarehouseError(f"inserting {spans.num_rows} spans failed: {e}") from e
-        return int(row[0]) if row else 0
+        return stored
 
     def _finish(self, *, commit: bool) -> None:
         import duckdb

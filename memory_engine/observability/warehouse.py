@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import numpy as np
 import orjson
 import pyarrow as pa
 
@@ -338,19 +339,7 @@ class Warehouse:
         with self._write_lock, self.connection() as con:
             try:
                 con.execute("BEGIN TRANSACTION")
-                con.register("_batch_spans", spans)
-                row = con.execute(
-                    f"INSERT OR IGNORE INTO spans ({', '.join(_SPAN_COLS)}) "
-                    f"SELECT {', '.join(_SPAN_COLS)} FROM _batch_spans"
-                ).fetchone()
-                con.unregister("_batch_spans")
-                stored = int(row[0]) if row else 0
-                for table, tbl in derived.items():
-                    if tbl.num_rows:
-                        con.register("_batch_derived", tbl)
-                        cols = ", ".join(tbl.column_names)
-                        con.execute(f"INSERT OR IGNORE INTO {table} ({cols}) SELECT {cols} FROM _batch_derived")
-                        con.unregister("_batch_derived")
+                stored = insert_span_tables(con, spans, derived)
                 con.execute("COMMIT")
             except duckdb.Error as e:
                 with contextlib.suppress(duckdb.Error):
@@ -514,6 +503,61 @@ def _decode_json_cols(row: dict[str, Any], json_cols: Sequence[str], time_cols: 
     for c in time_cols:
         row[c] = _aware(row.get(c))
     return row
+
+
+def insert_span_tables(con: duckdb.DuckDBPyConnection, spans: pa.Table, derived: Mapping[str, pa.Table]) -> int:
+    """Insert one batch of span rows and their derived rows inside the caller's open transaction.
+
+    ``spans`` has the ``spans`` columns (any subset, by name); ``derived`` maps
+    a derived table name to its rows. Returns the spans newly stored.
+
+    The spans primary key decides: ``INSERT OR IGNORE ... RETURNING`` stores
+    the spans not yet present (of repeats inside the batch, the first) and
+    names them; a derived row goes in exactly when its span was newly stored
+    (the derived tables have no key of their own since schema v2), so
+    re-ingesting adds nothing anywhere. Raises ``duckdb.Error``.
+    """
+    cols = ", ".join(spans.column_names)
+    con.register("_batch_spans", spans)
+    try:
+        # con.sql runs the statement once and holds its result (execute() + Arrow would copy the rows)
+        new = con.sql(
+            f"INSERT OR IGNORE INTO spans ({cols}) SELECT {cols} FROM _batch_spans RETURNING trace_id, span_id"
+        ).to_arrow_table()
+    finally:
+        con.unregister("_batch_spans")
+    stored = new.num_rows
+    if not stored:
+        return 0
+    all_new = stored == spans.num_rows  # no span was present or repeated: every derived row belongs
+    for table, tbl in derived.items():
+        if not tbl.num_rows:
+            continue
+        if not all_new:
+            tbl = _rows_of_new_spans(tbl, new)
+        dcols = ", ".join(tbl.column_names)
+        con.register("_batch_derived", tbl)
+        try:
+            con.execute(f"INSERT INTO {table} ({dcols}) SELECT {dcols} FROM _batch_derived")
+        finally:
+            con.unregister("_batch_derived")
+    return stored
+
+
+def _rows_of_new_spans(tbl: pa.Table, new: pa.Table) -> pa.Table:
+    """The rows of ``tbl`` whose (trace_id, span_id) is in ``new``, the first of any repeated key."""
+    import pyarrow.compute as pc
+
+    def key(t: pa.Table) -> pa.ChunkedArray:
+        return pc.binary_join_element_wise(t.column("trace_id"), t.column("span_id"), "/")
+
+    k = key(tbl)
+    keep = pc.is_in(k, value_set=key(new))
+    idx = np.flatnonzero(keep.to_numpy(zero_copy_only=False))
+    if idx.size:
+        _, first_pos = np.unique(k.take(pa.array(idx)).to_numpy(zero_copy_only=False), return_index=True)
+        idx = idx[np.sort(first_pos)]
+    return tbl.take(pa.array(idx, pa.int64()))
 
 
 def build_arrow_batches(

@@ -6,6 +6,7 @@ import subprocess
 import sys
 import threading
 from datetime import UTC, datetime
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -38,6 +39,42 @@ def test_schema_created_once_and_reopened(tmp_path):
     ro.close()
     with pytest.raises(WarehouseError, match="no warehouse"):
         Warehouse(tmp_path / "missing.duckdb", read_only=True)
+
+
+def test_v1_warehouse_migrates_keeping_its_rows(tmp_path):
+    """A warehouse written by schema v1 (derived tables with primary keys) opens as the current version
+    with every row kept, and re-ingesting the same file still adds nothing."""
+    from memory_engine.observability.ingest import ingest_file
+    from memory_engine.observability.schema import MIGRATIONS
+
+    otlp_json_file = Path(__file__).resolve().parents[2] / "traces" / "memwb_sample.jsonl"
+    p = tmp_path / "v1.duckdb"
+    con = duckdb.connect(str(p))
+    con.execute("CREATE TABLE schema_version (version INTEGER NOT NULL, applied_at TIMESTAMP)")
+    con.execute(MIGRATIONS[0])
+    con.execute("INSERT INTO schema_version VALUES (1, now()::TIMESTAMP)")
+    con.close()
+    ref = Warehouse(tmp_path / "ref.duckdb")
+    ingest_file(ref, otlp_json_file)
+    before = {t: ref.fetchone(f"SELECT count(*) FROM {t}")[0] for t in ("spans", "retrievals", "writes", "answers")}
+    ref.close()
+    con = duckdb.connect(str(p))  # v1 rows, written the way v1 code did (every table keyed)
+    con.execute(f"ATTACH '{tmp_path / 'ref.duckdb'}' AS ref (READ_ONLY)")
+    for t in ("spans", "retrievals", "writes", "answers"):
+        con.execute(f"INSERT INTO {t} SELECT * FROM ref.{t}")
+    con.close()
+    w = Warehouse(p)
+    assert w.schema_version() == SCHEMA_VERSION >= 2
+    after = {t: w.fetchone(f"SELECT count(*) FROM {t}")[0] for t in before}
+    assert after == before and before["retrievals"] > 0
+    keys = w.fetchall(
+        "SELECT table_name FROM duckdb_constraints() WHERE constraint_type = 'PRIMARY KEY' "
+        "AND table_name IN ('spans', 'retrievals', 'writes', 'answers')"
+    )
+    assert keys == [("spans",)]
+    assert ingest_file(w, otlp_json_file).ingested == 0
+    assert {t: w.fetchone(f"SELECT count(*) FROM {t}")[0] for t in before} == before
+    w.close()
 
 
 def test_newer_schema_is_refused(tmp_path):
