@@ -186,7 +186,11 @@ def grouped_bar_figure(df: pd.DataFrame, *, x: str, y: str, color: str, title: s
     fig = go.Figure()
     for key, g in df.groupby(color, sort=False):
         fig.add_trace(go.Bar(x=g[x].astype(str), y=g[y], name=str(key)))
-    fig.update_layout(title=title, barmode="group", height=320, margin={"l": 40, "r": 10, "t": 40, "b": 60})
+    longest = int(df[x].astype(str).str.len().max())
+    # many or long category names are drawn slanted; automargin makes room for them instead of cutting them off
+    fig.update_layout(title=title, barmode="group", height=320 + min(160, 5 * max(0, longest - 8)),
+                      margin={"l": 40, "r": 10, "t": 40, "b": 40})  # fmt: skip
+    fig.update_xaxes(automargin=True)
     if y_range is not None:
         fig.update_yaxes(range=list(y_range))
     return fig

@@ -58,6 +58,9 @@ def test_hits_and_bar_figures_read_their_columns():
     df = pd.DataFrame({"group": ["en", "zh", "en"], "metric": ["mrr", "mrr", "pass"], "value": [0.5, 0.7, 1.0]})
     g = viz.grouped_bar_figure(df, x="group", y="value", color="metric", title="t")
     assert [t.name for t in g.data] == ["mrr", "pass"]
+    long = df.assign(group=df["group"].map({"en": "correction_supersedes", "zh": "tenant_isolation"}))
+    g_long = viz.grouped_bar_figure(long, x="group", y="value", color="metric", title="t")
+    assert g_long.layout.xaxis.automargin and g_long.layout.height > g.layout.height  # room for the labels
     counts = pd.DataFrame({"memory_type": ["fact", "fact"], "status": ["current", "deprecated"], "count": [2, 1]})
     assert len(viz.stacked_count_figure(counts, x="memory_type", color="status", title="t").data) == 2
     comps = pd.DataFrame({"component": ["freshness"], "value": [0.8]})
