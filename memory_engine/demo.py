@@ -634,12 +634,16 @@ def list_retrievals(
 class RetrievalDetail:
     """One retrieval: its row, the ranked ``hits`` (rank, memory_id, score,
     routes, content, cited), its ``answers`` (text, cited ids) and the owner's
-    ``writes`` around it (outcome, reason, superseded ids), oldest first."""
+    ``writes`` around it (outcome, reason, superseded ids), oldest first.
+    ``writes_in_window`` is False when the owner wrote nothing in the window
+    and ``writes`` are instead the owner's latest writes before the retrieval
+    (e.g. imported conversations written months earlier)."""
 
     retrieval: dict[str, Any]
     hits: tuple[dict[str, Any], ...]
     answers: tuple[dict[str, Any], ...]
     writes: tuple[dict[str, Any], ...]
+    writes_in_window: bool = True
 
 
 def retrieval_detail(
@@ -675,16 +679,21 @@ def retrieval_detail(
         for i, mid in enumerate(ids)
     )  # fmt: skip
     day = 86_400 * 1_000_000_000
-    writes = wh.fetch_dicts(
+    t = r["start_ns"]
+    writes_sql = (
         "SELECT w.span_id, make_timestamptz(w.start_ns // 1000) AS written_at, w.memory_id, w.memory_type, w.outcome, "
         "w.reject_reason, w.superseded_ids, w.content, w.importance, w.start_ns > ? AS after_retrieval "
         "FROM writes w WHERE w.user_id IS NOT DISTINCT FROM ? AND w.tenant_id IS NOT DISTINCT FROM ? "
-        "AND w.start_ns BETWEEN ? AND ? ORDER BY abs(w.start_ns - ?) LIMIT ?",
-        [r["start_ns"], r.get("user_id"), r.get("tenant_id"), r["start_ns"] - int(writes_before_days * day),
-         r["start_ns"] + int(writes_after_days * day), r["start_ns"], max_writes],
-    )  # fmt: skip
+        "AND w.start_ns BETWEEN ? AND ? ORDER BY abs(w.start_ns - ?) LIMIT ?"
+    )
+    owner = [r.get("user_id"), r.get("tenant_id")]
+    lo, hi = t - int(writes_before_days * day), t + int(writes_after_days * day)
+    writes = wh.fetch_dicts(writes_sql, [t, *owner, lo, hi, t, max_writes])
+    in_window = bool(writes)
+    if not in_window:  # nothing nearby: the latest writes before it still explain what it could find
+        writes = wh.fetch_dicts(writes_sql, [t, *owner, -(2**63) + 1, t, t, max_writes])
     writes.sort(key=lambda w: w["written_at"])
-    return RetrievalDetail(r, hits, tuple(answers), tuple(writes))
+    return RetrievalDetail(r, hits, tuple(answers), tuple(writes), in_window)
 
 
 _TIMELINE_SQL = """

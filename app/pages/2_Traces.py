@@ -80,6 +80,9 @@ for a in detail.answers:
                 unsafe_allow_html=True)
 
 st.markdown("**The user's writes around it**")
+if detail.writes and not detail.writes_in_window:
+    st.caption(f"No writes of this user in the week before or the day after; the latest {len(detail.writes)} "
+               "before the retrieval:")
 if detail.writes:
     st.dataframe(pd.DataFrame(detail.writes)[["written_at", "outcome", "reject_reason", "memory_type", "memory_id",
                                               "superseded_ids", "content", "after_retrieval"]],

@@ -100,7 +100,12 @@ def test_list_detail_and_timeline(wh):
     cited_row = wh.fetchone("SELECT retrieve_span_id, cited_ids[1] FROM answers WHERE len(cited_ids) > 0 LIMIT 1")
     d = demo.retrieval_detail(wh, cited_row[0])
     assert d is not None and any(h["cited"] and h["memory_id"] == cited_row[1] for h in d.hits)
-    assert d.answers and d.writes
+    assert d.answers and d.writes and d.writes_in_window
+    # nothing written within the window (e.g. a conversation imported months earlier): the latest writes before it
+    far = demo.retrieval_detail(wh, cited_row[0], writes_before_days=0, writes_after_days=0, max_writes=3)
+    assert far is not None and not far.writes_in_window and 0 < len(far.writes) <= 3
+    assert not any(w["after_retrieval"] for w in far.writes)
+    assert all(w["written_at"] <= far.retrieval["started_at"] for w in far.writes)
     life = demo.memory_timeline(wh, cited_row[1])
     events = [e["event"] for e in life]
     assert events[0] == "write" and "retrieved" in events and "cited" in events
