@@ -156,7 +156,7 @@ CREATE TABLE health_reports (
 # v2: the derived tables lose their primary keys. Each derived row belongs to exactly one span and is
 # inserted in the same transaction as its span, exactly when that span is newly stored (the spans key
 # decides), so a second index per table only re-checked what the spans index had decided, and it cost
-# about 0.7 s per 200,000 ingested spans (benchmarks/ingest.py; ingest went from 46k to 55k spans/s).
+# about 0.7 s per 200,000 ingested spans (benchmarks/ingest.py: 45.8k -> 57.9k spans/s best of 3).
 # DuckDB cannot drop a primary key in place: the tables are copied.
 _V2 = "\n".join(
     f"""
