@@ -32,5 +32,22 @@ def load_commands() -> typer.Typer:
     return app
 
 
+LOCK_HINT = (
+    "another process holds the workspace warehouse (a running `memwb app`, `memwb collect` or `memwb ingest`): "
+    "DuckDB lets one process open the file for writing and no other process open it meanwhile. Stop that process "
+    "first, or send spans to a running collector (POST /v1/traces) or the app's Ingest page instead."
+)
+
+
 def main() -> None:
-    load_commands()()
+    """Entry point of the ``memwb`` script: a warehouse that cannot be opened (most often because another
+    process holds it) is reported in two lines with exit code 2 instead of a traceback."""
+    from memory_engine.errors import WarehouseError
+
+    try:
+        load_commands()()
+    except WarehouseError as e:
+        typer.echo(f"memwb: {e}", err=True)
+        if "lock" in str(e).lower():
+            typer.echo(f"hint: {LOCK_HINT}", err=True)
+        raise SystemExit(2) from None

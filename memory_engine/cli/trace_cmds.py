@@ -2,7 +2,8 @@
 
 Thin: parse, call :mod:`memory_engine.observability`, print, exit code.
 Exit codes: 0 ok; 1 some input was rejected or malformed (the valid parts
-were kept); 2 bad arguments or unreadable input.
+were kept), or ``timeline`` found no event for the memory; 2 bad arguments,
+unreadable input, or a warehouse another process holds (reported by :func:`memory_engine.cli.main`).
 """
 
 from __future__ import annotations
@@ -144,7 +145,8 @@ def timeline_cmd(
     wh = Warehouse.open(_ws(workspace))
     tl = memory_timeline(wh, memory_id)
     if not tl.events:
-        typer.echo(f"no events for memory {memory_id!r}")
+        wh.close()
+        _fail(f"no events for memory {memory_id!r} in {wh.path}", 1)
     for e in tl.events:
         typer.echo(f"{e.at.isoformat(timespec='seconds')}  {e.kind:<14} {json.dumps(e.details, ensure_ascii=False)}")
     wh.close()
