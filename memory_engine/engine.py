@@ -332,7 +332,7 @@ class MemoryEngine:
         self._write([rec], vec[None, :])
         if superseded:
             self._supersede(superseded, rec.id, ts)
-        return WriteResult(WriteOutcome.STORED.value, rec.id, "superseded" if superseded else "", tuple(superseded),
+        return WriteResult(WriteOutcome.STORED.value, rec.id, "supersedes" if superseded else "", tuple(superseded),
                            importance=imp, memory_type=mtype.value, redactions=kinds)
 
     def _add_candidate(self, clean: str, vec: np.ndarray, base: dict[str, Any], kinds: tuple[str, ...], ts: float) -> WriteResult:

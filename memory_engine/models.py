@@ -125,7 +125,8 @@ class WriteResult:
     ``outcome`` is one of ``stored``, ``merged``, ``rejected``, ``candidate``;
     ``memory_id`` the new record (stored/candidate) or the one merged into,
     ``None`` when rejected; ``reason`` a short machine-readable reason
-    (``chit_chat``, ``below_threshold:0.50``, ``duplicate_of:<id>`` ...);
+    (``chit_chat``, ``below_threshold:0.50``, ``duplicate_of:<id>``, ``supersedes`` on a
+    correction that replaced older memories ...);
     ``superseded_ids`` older memories this write replaced.
     """
 

@@ -236,6 +236,11 @@ def stacked_count_figure(df: pd.DataFrame, *, x: str, color: str, count: str = "
     return fig
 
 
+def first_with_hits(counts: Sequence[Any]) -> int:
+    """Index of the first row whose retrieved count is above 0 (missing counts as 0); 0 when none is."""
+    return next((i for i, n in enumerate(counts) if n is not None and n == n and n > 0), 0)  # n == n: not NaN
+
+
 def records_frame(records: Sequence[Any], columns: Sequence[str]) -> pd.DataFrame:
     """Frame of the named attributes of objects or mappings (enum values as their ``.value``)."""
 
@@ -388,6 +393,6 @@ class Score:
 
 
 __all__ = [
-    "EVAL_METRICS", "NO_DATA", "Score", "fact_ages_frame", "compare_runs_frame", "eval_groups_frame", "failed_queries_frame", "Tile", "components_figure", "delta_figure", "grouped_bar_figure", "highlight_citations",
+    "EVAL_METRICS", "NO_DATA", "Score", "fact_ages_frame", "first_with_hits", "compare_runs_frame", "eval_groups_frame", "failed_queries_frame", "Tile", "components_figure", "delta_figure", "grouped_bar_figure", "highlight_citations",
     "hits_figure", "kpi_tile", "records_frame", "series_frame", "stacked_count_figure", "supersede_edges", "timeseries_figure",
 ]

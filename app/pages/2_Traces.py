@@ -45,11 +45,15 @@ if not page.rows:
     st.info("No retrieval in this window (no data).")
     st.stop()
 table = pd.DataFrame(page.rows)
-event = st.dataframe(table[["started_at", "user_id", "query", "retrieved_count", "cited", "latency_ms", "degraded",
+# the short columns first, so that a long query text does not push them out of view
+event = st.dataframe(table[["started_at", "user_id", "retrieved_count", "cited", "latency_ms", "degraded", "query",
                             "span_id"]], hide_index=True, width="stretch", on_select="rerun",
                      selection_mode="single-row", key="tr_table")  # fmt: skip
 sel = event.selection.rows if event is not None and hasattr(event, "selection") else []
-default_span = table.iloc[sel[0]]["span_id"] if sel else table.iloc[0]["span_id"]
+first = viz.first_with_hits(table["retrieved_count"].tolist())  # open on the newest retrieval that found something
+default_span = table.iloc[sel[0]]["span_id"] if sel else table.iloc[first]["span_id"]
+if not sel:
+    st.caption("Showing the newest retrieval with hits on this page; select a row to open another.")
 span_id = st.text_input("Retrieval span id", value=default_span, key=f"tr_span_{default_span}").strip()
 
 detail = ui.cached(s, "traces.detail", span_id, lambda: ui.demo.retrieval_detail(wh, span_id))
@@ -84,9 +88,10 @@ if detail.writes and not detail.writes_in_window:
     st.caption(f"No writes of this user in the week before or the day after; the latest {len(detail.writes)} "
                "before the retrieval:")
 if detail.writes:
-    st.dataframe(pd.DataFrame(detail.writes)[["written_at", "outcome", "reject_reason", "memory_type", "memory_id",
-                                              "superseded_ids", "content", "after_retrieval"]],
-                 hide_index=True, width="stretch")  # fmt: skip
+    # the write's reason is not only a rejection reason (e.g. "supersedes", "promoted_candidate")
+    writes = pd.DataFrame(detail.writes).rename(columns={"reject_reason": "reason"})
+    st.dataframe(writes[["written_at", "after_retrieval", "outcome", "reason", "memory_id", "superseded_ids",
+                         "memory_type", "content"]], hide_index=True, width="stretch")  # fmt: skip
 else:
     st.caption("No writes of this user in the week before or the day after.")
 

@@ -63,6 +63,7 @@ def test_traces_list_detail_and_memory_life(demo_ws):
     assert any("retrievals match" in c.value for c in at.caption)
     labels = {m.label for m in at.metric}
     assert {"Latency", "Hits", "Cited"} <= labels
+    assert {m.label: m.value for m in at.metric}["Hits"] not in ("0", 0)  # opens on a retrieval that found something
     assert at.selectbox(key="tr_mem").options
     if at.button(key="tr_next").disabled:  # one page only: the pager says so
         assert any("page 1 of 1" in c.value for c in at.caption)

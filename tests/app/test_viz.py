@@ -51,6 +51,11 @@ def test_highlight_citations_escapes_and_marks():
     assert '<mark class="cited-unknown">[mem-fedcba9876543210]</mark>' in out
 
 
+def test_first_with_hits_skips_empty_retrievals():
+    assert viz.first_with_hits([0, None, float("nan"), 3, 5]) == 3
+    assert viz.first_with_hits([0, 0]) == 0 and viz.first_with_hits([]) == 0
+
+
 def test_hits_and_bar_figures_read_their_columns():
     hits = pd.DataFrame({"rank": [2, 1], "memory_id": ["b", "a"], "score": [0.2, 0.9], "cited": [False, True]})
     fig = viz.hits_figure(hits)
