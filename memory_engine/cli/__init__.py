@@ -35,7 +35,7 @@ def load_commands() -> typer.Typer:
 LOCK_HINT = (
     "another process holds the workspace warehouse (a running `memwb app`, `memwb collect` or `memwb ingest`): "
     "DuckDB lets one process open the file for writing and no other process open it meanwhile. Stop that process "
-    "first, or send spans to a running collector (POST /v1/traces) or the app's Ingest page instead."
+    "first, or send spans to the running `memwb collect` (POST /v1/traces) or upload them on the app's Ingest page."
 )
 
 
