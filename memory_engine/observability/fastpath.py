@@ -734,14 +734,3 @@ def to_schema(tbl: pa.Table, schema: pa.Schema) -> pa.Table:
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
-def first_wins(tbl: pa.Table) -> pa.Table:
-    """Drop repeated (trace_id, span_id) rows, keeping the one with the smallest ``_ord``."""
-    if tbl.num_rows < 2:
-        return tbl
-    key = pc.binary_join_element_wise(tbl.column("trace_id"), tbl.column("span_id"), "/")
-    if pc.count_distinct(key).as_py() == tbl.num_rows:
-        return tbl
-    firsts = pa.table({"k": key, "o": tbl.column("_ord")}).group_by("k").aggregate([("o", "min")])
-    return tbl.filter(pc.is_in(tbl.column("_ord"), firsts.column("o_min")))
-
-

@@ -47,7 +47,6 @@ from .fastpath import (
     DERIVED_TABLES,
     SPANS_SCHEMA,
     decode_table,
-    first_wins,
     needs_python,
     read_json_lines,
     to_schema,
@@ -60,7 +59,7 @@ from .records import (
     decode_proto_span,
     proto_attributes,
 )
-from .warehouse import Warehouse, build_arrow_batches, insert_span_tables
+from .warehouse import Warehouse, build_arrow_batches, first_wins, insert_span_tables
 
 log = logging.getLogger(__name__)
 

@@ -544,20 +544,33 @@ def insert_span_tables(con: duckdb.DuckDBPyConnection, spans: pa.Table, derived:
     return stored
 
 
+def span_keys(tbl: pa.Table) -> pa.ChunkedArray:
+    """One ``trace_id/span_id`` string per row: the spans key as a single Arrow column."""
+    import pyarrow.compute as pc
+
+    return pc.binary_join_element_wise(tbl.column("trace_id"), tbl.column("span_id"), "/")
+
+
+def first_wins(tbl: pa.Table) -> pa.Table:
+    """Drop repeated (trace_id, span_id) rows, keeping the one with the smallest ``_ord``."""
+    import pyarrow.compute as pc
+
+    if tbl.num_rows < 2:
+        return tbl
+    key = span_keys(tbl)
+    if pc.count_distinct(key).as_py() == tbl.num_rows:
+        return tbl
+    firsts = pa.table({"k": key, "o": tbl.column("_ord")}).group_by("k").aggregate([("o", "min")])
+    return tbl.filter(pc.is_in(tbl.column("_ord"), firsts.column("o_min")))
+
+
 def _rows_of_new_spans(tbl: pa.Table, new: pa.Table) -> pa.Table:
     """The rows of ``tbl`` whose (trace_id, span_id) is in ``new``, the first of any repeated key."""
     import pyarrow.compute as pc
 
-    def key(t: pa.Table) -> pa.ChunkedArray:
-        return pc.binary_join_element_wise(t.column("trace_id"), t.column("span_id"), "/")
-
-    k = key(tbl)
-    keep = pc.is_in(k, value_set=key(new))
-    idx = np.flatnonzero(keep.to_numpy(zero_copy_only=False))
-    if idx.size:
-        _, first_pos = np.unique(k.take(pa.array(idx)).to_numpy(zero_copy_only=False), return_index=True)
-        idx = idx[np.sort(first_pos)]
-    return tbl.take(pa.array(idx, pa.int64()))
+    kept = tbl.append_column("_ord", pa.array(np.arange(tbl.num_rows, dtype=np.int64)))
+    kept = kept.filter(pc.is_in(span_keys(tbl), value_set=span_keys(new)))
+    return first_wins(kept).drop_columns(["_ord"])
 
 
 def build_arrow_batches(
