@@ -23,7 +23,7 @@ not all zero; its parent id is empty or such a hex id; its times are decimal
 strings of int64 nanoseconds; every attribute (span, event, resource) is one
 well-typed OTLP ``AnyValue`` (string, bytes, int as a decimal string, double,
 bool, or an array of those with one element type) under a unique key; it is
-not an OpenInference retriever span; and the TRACES.md ``memory.*``
+not an OpenInference or OTel GenAI span (``openinference.span.kind``, ``gen_ai.*``); and the TRACES.md ``memory.*``
 attributes of retrieve/write/answer spans have their documented types.
 """
 
@@ -581,8 +581,8 @@ def decode_table(
     attrs = _attrs(_f(sp, "attributes"), n, may_escape)
     ok &= ~attrs.bad
     ok &= ~res.bad[sp_rs]
-    # OpenInference retriever spans map onto retrieval columns in Python (records.derive_row)
-    oi = [c for c, k in enumerate(attrs.keys) if k is not None and (k.startswith("retrieval.documents")
+    # OpenInference and OTel GenAI spans map onto retrieval/answer columns in Python (records.derive_row)
+    oi = [c for c, k in enumerate(attrs.keys) if k is not None and (k.startswith(("retrieval.documents", "gen_ai."))
                                                                       or k == "openinference.span.kind")]  # fmt: skip
     if oi:
         ok &= ~_any_per_parent(attrs.parent, np.isin(attrs.key_code, oi), n)

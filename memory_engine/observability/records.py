@@ -31,6 +31,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 # --- names ------------------------------------------------------------------
 SPAN_RETRIEVE = "memory.retrieve"
 SPAN_WRITE = "memory.write"
@@ -572,7 +574,16 @@ def _span_hex(v: str | None) -> str | None:
         return v
 
 
-_OI_DOC = re.compile(r"^retrieval\.documents\.(\d+)\.document\.(id|score|content)$")
+_OI_DOC = re.compile(r"^retrieval\.documents\.(\d+)\.document\.(id|score|content|metadata)$")
+_OI_OUT_MSG = re.compile(r"^llm\.output_messages\.(\d+)\.message\.content$")
+_GENAI_COMPLETION = re.compile(r"^gen_ai\.completion\.(\d+)\.content$")
+
+# Document id keys looked up in a retrieved document's metadata when the span carries no
+# ``document.id`` (LangChain's Qdrant store keeps the point id in ``metadata._id``).
+DOC_ID_METADATA_KEYS = ("id", "_id", "doc_id", "document_id", "chunk_id")
+
+GENAI_ANSWER_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
+"""``gen_ai.operation.name`` values whose span output is an answer (OTel GenAI semantic conventions)."""
 
 
 def _openinference_docs(a: Mapping[str, Any]) -> dict[int, dict[str, Any]] | None:
@@ -588,6 +599,104 @@ def _openinference_docs(a: Mapping[str, Any]) -> dict[int, dict[str, Any]] | Non
             if m:
                 docs.setdefault(int(m.group(1)), {})[m.group(2)] = v
     return docs or None
+
+
+def _json_loads(v: Any) -> Any:
+    if isinstance(v, str) and v[:1] in ("{", "["):
+        try:
+            return orjson.loads(v)
+        except orjson.JSONDecodeError:
+            return None
+    return v
+
+
+def _doc_id(d: Mapping[str, Any]) -> str:
+    """A document's id: ``document.id``, else the first of :data:`DOC_ID_METADATA_KEYS` in its metadata."""
+    did = d.get("id")
+    if did is None:
+        meta = _json_loads(d.get("metadata"))
+        if isinstance(meta, dict):
+            did = next((meta[k] for k in DOC_ID_METADATA_KEYS if meta.get(k) not in (None, "")), None)
+    return did if isinstance(did, str) else ("" if did is None else str(did))
+
+
+def _genai_docs(a: Mapping[str, Any]) -> dict[int, dict[str, Any]] | None:
+    """``gen_ai.retrieval.documents``: a JSON string or an array of ``{id, score, ...}`` objects."""
+    raw = _json_loads(a.get("gen_ai.retrieval.documents"))
+    if not isinstance(raw, list):
+        return None
+    return {i: d for i, d in enumerate(raw) if isinstance(d, dict)} or None
+
+
+def is_foreign_retrieval(a: Mapping[str, Any]) -> bool:
+    """True for an OpenInference RETRIEVER span or an OTel GenAI retrieval span."""
+    return (
+        a.get("openinference.span.kind") == "RETRIEVER"
+        or a.get("gen_ai.operation.name") == "retrieval"
+        or "gen_ai.retrieval.documents" in a
+        or any(k.startswith("retrieval.documents") for k in a)
+    )
+
+
+def is_foreign_answer(a: Mapping[str, Any]) -> bool:
+    """True for an OpenInference LLM span or an OTel GenAI inference span (chat, completion)."""
+    return a.get("openinference.span.kind") == "LLM" or a.get("gen_ai.operation.name") in GENAI_ANSWER_OPERATIONS
+
+
+def _texts_of(v: Any) -> list[str]:
+    """Text found in a model output value: a string, an LLMResult, a message list or GenAI parts."""
+    v = _json_loads(v)
+    if isinstance(v, str):
+        return [v]
+    out: list[str] = []
+    if isinstance(v, list):
+        for x in v:
+            out.extend(_texts_of(x))
+    elif isinstance(v, dict):
+        for key in ("text", "content"):
+            if isinstance(v.get(key), str):
+                return [v[key]]
+        for key in ("generations", "parts", "content", "message", "messages", "choices"):
+            if key in v:
+                out.extend(_texts_of(v[key]))
+    return out
+
+
+def _answer_text(rec: SpanRecord) -> str | None:
+    """The answer an LLM span produced, by convention, first found wins:
+    OpenInference ``llm.output_messages.N.message.content``; GenAI ``gen_ai.output.messages``,
+    ``gen_ai.completion.N.content``, ``gen_ai.completion``; a ``gen_ai.choice`` event;
+    OpenInference ``output.value`` (plain text or a JSON LLM result)."""
+    a = rec.attributes or {}
+    msgs = sorted((int(m.group(1)), v) for k, v in a.items() if (m := _OI_OUT_MSG.match(k)) and isinstance(v, str))
+    if msgs:
+        return "\n".join(v for _, v in msgs)
+    for key in ("gen_ai.output.messages", "gen_ai.completion"):
+        if key in a:
+            texts = _texts_of(a[key])
+            if texts:
+                return "\n".join(texts)
+    comps = sorted((int(m.group(1)), v) for k, v in a.items() if (m := _GENAI_COMPLETION.match(k)) and isinstance(v, str))
+    if comps:
+        return "\n".join(v for _, v in comps)
+    for ev in rec.events:
+        if ev.get("name") == "gen_ai.choice":
+            attrs = ev.get("attributes") or {}
+            texts = _texts_of(attrs.get("message", attrs.get("body")))
+            if texts:
+                return "\n".join(texts)
+    if "output.value" in a:
+        texts = _texts_of(a["output.value"])
+        if texts:
+            return "\n".join(texts)
+    return None
+
+
+def _first_str(a: Mapping[str, Any], keys: Sequence[str], w: list[str]) -> str | None:
+    for k in keys:
+        if k in a:
+            return _as_str(a, k, w)
+    return None
 
 
 def derive_row(rec: SpanRecord) -> tuple[DerivedRow | None, tuple[str, ...]]:
@@ -653,28 +762,27 @@ def derive_row(rec: SpanRecord) -> tuple[DerivedRow | None, tuple[str, ...]]:
             ),
             tuple(w),
         )
-    if a.get("openinference.span.kind") == "RETRIEVER" or any(k.startswith("retrieval.documents") for k in a):
-        docs = _openinference_docs(a) or {}
-        order = sorted(docs)
+    if is_foreign_retrieval(a):
+        genai = "gen_ai.retrieval.documents" in a or a.get("gen_ai.operation.name") == "retrieval"
+        docs = (_genai_docs(a) if genai else None) or _openinference_docs(a) or {}
         ids: list[str] = []
         scores: list[float | None] = []
         contents: list[str | None] = []
-        for i in order:
+        for i in sorted(docs):
             d = docs[i]
-            did = d.get("id")
-            ids.append(did if isinstance(did, str) else ("" if did is None else str(did)))
+            ids.append(_doc_id(d))
             sc = d.get("score")
             scores.append(float(sc) if isinstance(sc, int | float) and not isinstance(sc, bool) else None)
             ct = d.get("content")
             contents.append(ct if isinstance(ct, str) else None)
         return (
             RetrievalRow(
-                tenant_id=None,
-                user_id=_as_str(a, "user.id", w),
-                session_id=_as_str(a, "session.id", w),
-                query=_as_str(a, "input.value", w),
+                tenant_id=_first_str(a, ("tenant.id", "memory.tenant_id"), w),
+                user_id=_first_str(a, ("user.id", "enduser.id"), w),
+                session_id=_first_str(a, ("session.id", "gen_ai.conversation.id"), w),
+                query=_first_str(a, ("input.value", "gen_ai.retrieval.query.text", "gen_ai.prompt"), w),
                 rewritten_query=None,
-                top_k=None,
+                top_k=_as_int(a, "gen_ai.retrieval.top_k", w) if "gen_ai.retrieval.top_k" in a else None,
                 retrieved_count=len(ids),
                 degraded=None,
                 config_hash=None,
@@ -684,7 +792,21 @@ def derive_row(rec: SpanRecord) -> tuple[DerivedRow | None, tuple[str, ...]]:
                 retrieved_scores=scores,
                 retrieved_sources=None,
                 retrieved_contents=contents,
-                origin="openinference",
+                origin="genai" if genai and not a.get("openinference.span.kind") else "openinference",
+            ),
+            tuple(w),
+        )
+    if is_foreign_answer(a):
+        # cited_ids and retrieve_span_id stay empty here: they are set when the answer is linked to a
+        # retrieval of its trace (citations.link_foreign_answers), which may arrive in another batch
+        return (
+            AnswerRow(
+                tenant_id=_first_str(a, ("tenant.id", "memory.tenant_id"), w),
+                user_id=_first_str(a, ("user.id", "enduser.id"), w),
+                session_id=_first_str(a, ("session.id", "gen_ai.conversation.id"), w),
+                retrieve_span_id=None,
+                cited_ids=None,
+                answer_text=_answer_text(rec),
             ),
             tuple(w),
         )

@@ -530,6 +530,7 @@ def insert_span_tables(con: duckdb.DuckDBPyConnection, spans: pa.Table, derived:
     if not stored:
         return 0
     all_new = stored == spans.num_rows  # no span was present or repeated: every derived row belongs
+    link: set[str] = set()
     for table, tbl in derived.items():
         if not tbl.num_rows:
             continue
@@ -541,7 +542,25 @@ def insert_span_tables(con: duckdb.DuckDBPyConnection, spans: pa.Table, derived:
             con.execute(f"INSERT INTO {table} ({dcols}) SELECT {dcols} FROM _batch_derived")
         finally:
             con.unregister("_batch_derived")
+        link.update(_foreign_trace_ids(table, tbl))
+    if link:
+        from .citations import link_foreign_answers
+
+        link_foreign_answers(con, link)
     return stored
+
+
+def _foreign_trace_ids(table: str, tbl: pa.Table) -> set[str]:
+    """Traces of a batch that hold another agent's answer or retrieval (to link citations)."""
+    import pyarrow.compute as pc
+
+    if table == "answers":
+        mask = pc.and_(pc.is_null(tbl.column("retrieve_span_id")), pc.is_null(tbl.column("cited_ids")))
+    elif table == "retrievals":
+        mask = pc.fill_null(pc.not_equal(tbl.column("origin"), "memwb"), True)
+    else:
+        return set()
+    return set(pc.unique(tbl.column("trace_id").filter(mask)).to_pylist())
 
 
 def span_keys(tbl: pa.Table) -> pa.ChunkedArray:
