@@ -28,5 +28,6 @@ for page, what in (
     ("pages/6_Memory_explorer.py", "one user's memories, facts, forget / erase"),
     ("pages/7_Health.py", "health score and its components"),
     ("pages/8_Ingest.py", "upload OTLP files, collector endpoint"),
+    ("pages/9_Trace_view.py", "any trace (memwb's or another agent's): span tree, timeline, attributes"),
 ):
     st.page_link(page, label=f"{page.split('_', 1)[1][:-3].replace('_', ' ')} — {what}")

@@ -128,7 +128,13 @@ def sidebar_filters(s: demo.WorkspaceSummary, *, default_days: int = 7) -> tuple
                        ("config_hash", "Config hash")):  # fmt: skip
         v = sb.selectbox(label, ["(all)", *opts.get(col, [])], key=f"f_{col}")
         choice[col] = None if v == "(all)" else v
-    last = (s.last or datetime.now(UTC)).date()
+    from memory_engine.observability.metrics import data_window
+
+    # the default window ends at the newest data of the metrics shown (for the chosen tenant/user/service),
+    # not at the newest span of any source
+    probe = Filters(**choice)
+    _first, newest = cached(s, "data_window", probe, lambda: data_window(wh, probe))
+    last = (newest or s.last or datetime.now(UTC)).date()
     start_default = last - timedelta(days=default_days - 1)
     rng = sb.date_input("Date range (UTC)", (start_default, last), key="f_dates")
     if isinstance(rng, tuple | list) and len(rng) == 2:
@@ -142,6 +148,16 @@ def sidebar_filters(s: demo.WorkspaceSummary, *, default_days: int = 7) -> tuple
     prev = Filters(since=since - span, until=since, **choice)
     choice.update(since=since, until=until)
     return cur, prev, choice
+
+
+def trace_link(trace: str, label: str) -> None:
+    """A link to the Trace view page opened on ``trace`` (an id or search text)."""
+    from streamlit.errors import StreamlitPageNotFoundError
+
+    try:
+        st.page_link("pages/9_Trace_view.py", label=label, query_params={"trace": trace})
+    except StreamlitPageNotFoundError:  # a page run on its own (no multipage entrypoint): a plain URL
+        st.markdown(f"[{label}](Trace_view?trace={trace})")
 
 
 def not_available(what: str, module: str) -> None:

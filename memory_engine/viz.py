@@ -179,6 +179,31 @@ def hits_figure(df: pd.DataFrame, *, title: str = "Ranked hits") -> go.Figure:
     return fig
 
 
+def waterfall_figure(df: pd.DataFrame, *, title: str = "Trace timeline") -> go.Figure:
+    """A trace waterfall: one horizontal bar per span (rows in tree order, top to bottom) from
+    ``offset_ms`` for ``duration_ms``; ``name`` indented by ``depth``; coloured by ``service``;
+    ``status_code`` ERROR bars outlined red. Columns: span_id, name, service, depth, offset_ms,
+    duration_ms, status_code."""
+    if df.empty:
+        return _empty(title)
+    d = df.reset_index(drop=True)
+    labels = [f"{chr(160) * 3 * int(dep)}{n}  ·{sid[:6]}" for dep, n, sid in zip(d["depth"], d["name"], d["span_id"], strict=True)]
+    fig = go.Figure()
+    for svc, g in d.groupby(d["service"].fillna("(no service)"), sort=False):
+        err = g["status_code"].eq("ERROR")
+        fig.add_trace(go.Bar(
+            x=g["duration_ms"].clip(lower=1e-3), base=g["offset_ms"], y=[labels[i] for i in g.index], orientation="h",
+            name=str(svc), marker_line_color=["#d62728" if e else "rgba(0,0,0,0)" for e in err], marker_line_width=2,
+            customdata=list(zip(g["duration_ms"], g["offset_ms"], strict=True)),
+            hovertemplate="%{y}<br>start +%{customdata[1]:.2f} ms<br>%{customdata[0]:.2f} ms<extra>%{fullData.name}</extra>",
+        ))  # fmt: skip
+    fig.update_layout(title=title, barmode="overlay", height=max(200, 26 * len(d) + 90),
+                      margin={"l": 10, "r": 10, "t": 40, "b": 30}, xaxis_title="ms since trace start",
+                      legend={"orientation": "h", "y": -0.15})  # fmt: skip
+    fig.update_yaxes(categoryorder="array", categoryarray=labels, autorange="reversed", automargin=True)
+    return fig
+
+
 def grouped_bar_figure(df: pd.DataFrame, *, x: str, y: str, color: str, title: str, y_range: tuple[float, float] | None = None) -> go.Figure:
     """Grouped bars of ``y`` per ``x``, one series per ``color`` value (e.g. metric per category)."""
     if df.empty or df[y].notna().sum() == 0:

@@ -14,6 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # app/ holds the s
 import workbench_ui as ui  # noqa: E402
 
 from memory_engine import viz  # noqa: E402
+from memory_engine.observability import traceview as tv  # noqa: E402
 
 ui.setup("Traces")
 st.title("Traces")
@@ -43,6 +44,11 @@ if p2.button("Older ▶", key="tr_next", disabled=page_no + 1 >= n_pages):
 
 if not page.rows:
     st.info("No retrieval in this window (no data).")
+    if search:  # an id or text of a span that is not a retrieval (another agent's HTTP span, say)
+        others = ui.cached(s, "traces.any", search, lambda: tv.search_traces(wh, search, limit=50))
+        if others:
+            st.caption(f"{len(others)} traces of any kind match {search!r}:")
+            ui.trace_link(search, "Open them in the Trace view")
     st.stop()
 table = pd.DataFrame(page.rows)
 # the short columns first, so that a long query text does not push them out of view
@@ -70,6 +76,7 @@ c[3].metric("Degraded", "yes" if r.get("degraded") else "no")
 st.markdown(f"**Query** ({r.get('user_id')} / {r.get('tenant_id')}, {r['started_at']:%Y-%m-%d %H:%M:%S} UTC, "
             f"top_k {r.get('top_k')}, fusion {r.get('fusion')}, config `{r.get('config_hash')}`)")
 st.write(r.get("query") or "(not recorded)")
+ui.trace_link(r["trace_id"], f"Whole trace {r['trace_id']} (span tree, timeline)")
 if r.get("rewritten_query"):
     st.caption(f"rewritten: {r['rewritten_query']}")
 hits = pd.DataFrame(detail.hits, columns=["rank", "memory_id", "score", "routes", "content", "cited"])

@@ -150,6 +150,30 @@ def _series(rows: Sequence[tuple[Any, ...]], bucket: Bucket | None, shape: Any) 
     return out if bucket is not None else out[:1]
 
 
+# --- the window holding the metrics' data -----------------------------------------------------------
+def data_window(wh: Warehouse, filters: Filters | None = None) -> tuple[datetime | None, datetime | None]:
+    """First and last start time (UTC) of the spans the dashboard metrics are about: retrievals
+    (hit rate, accuracy, latency, degraded share) and writes (write efficacy) matching the
+    tenant/user/service/config filters of ``filters`` (its time range is ignored).
+
+    A dashboard's default window ends here, not at the newest span of any kind: spans that feed
+    no metric (another agent's HTTP spans, say) must not push the metrics out of the window.
+    ``(None, None)`` when no such span exists.
+    """
+    f = filters or Filters()
+    f = Filters(tenant_id=f.tenant_id, user_id=f.user_id, service=f.service, config_hash=f.config_hash)
+    where_r, params_r = _where(f, "r")
+    where_w, params_w = _where(f, "w")
+    row = wh.fetchone(
+        f"SELECT min(lo), max(hi) FROM (SELECT min(r.start_ns) AS lo, max(r.start_ns) AS hi FROM retrievals r "
+        f"WHERE {where_r} UNION ALL SELECT min(w.start_ns), max(w.start_ns) FROM writes w WHERE {where_w})",
+        [*params_r, *params_w],
+    )
+    if row is None or row[1] is None:
+        return None, None
+    return (datetime.fromtimestamp(row[0] / 1e9, tz=UTC), datetime.fromtimestamp(row[1] / 1e9, tz=UTC))
+
+
 # --- citation hit rate ---------------------------------------------------------------------
 # Most retrievals have exactly one answer: those join answer to retrieval directly (no list aggregate, and
 # the small cited list is what travels through the hash join). Only retrievals with several answers unite

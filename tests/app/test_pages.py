@@ -22,6 +22,7 @@ PAGES = {
     "explorer": APP / "pages" / "6_Memory_explorer.py",
     "health": APP / "pages" / "7_Health.py",
     "ingest": APP / "pages" / "8_Ingest.py",
+    "trace_view": APP / "pages" / "9_Trace_view.py",
 }
 NUMBER = re.compile(r"\d")
 
