@@ -30,20 +30,45 @@ def _load_config(config: Path | None, sets: list[str] | None) -> EngineConfig:
     return load_config(config, sets or ())
 
 
-def _prepare(paths: list[Path], config: Path | None, sets: list[str] | None):  # noqa: ANN202
-    from memory_engine.evaluation.suite import load_suites
+@dataclasses.dataclass(frozen=True)
+class SplitOpts:
+    """The CLI's split options (see :func:`memory_engine.evaluation.splits.load_split`)."""
 
+    test: list[Path] | None = None
+    split_by: str | None = None
+    test_tag: str = "test"
+    test_share: float = 0.3
+    seed: int = 0
+    part: str = "all"
+
+
+def _prepare(paths: list[Path], config: Path | None, sets: list[str] | None,  # noqa: ANN202
+             split: SplitOpts | None = None):
+    """Config, the suites to run (one split part when asked) and the split record (or None)."""
+    from memory_engine.evaluation.splits import load_split
+
+    split = split or SplitOpts()
     try:
         cfg = _load_config(config, sets)
-        suites = load_suites(paths)
+        suites, sp = load_split(paths, test_paths=split.test or (), method=split.split_by, test_tag=split.test_tag,
+                                test_share=split.test_share, seed=split.seed)
+        if sp is None and split.part != "all":
+            raise ConfigError(f"--split {split.part} needs a split: --test PATH or --split-by file|tag|stratified")
+        if sp is not None:
+            suites = list(sp.suites(split.part))
     except SuiteError as e:
         raise _fail(f"invalid suite input (nothing was run):\n{e}") from None
     except ConfigError as e:
         raise _fail(f"invalid configuration: {e}") from None
-    return cfg, suites
+    except ValueError as e:
+        raise _fail(f"--split-by must be file, tag or stratified ({e})") from None
+    record = None
+    if sp is not None:
+        record = sp.record() | {"part": split.part}
+    return cfg, suites, record
 
 
-def _run(suites, cfg: EngineConfig, *, ragas: bool, quiet: bool):  # noqa: ANN001, ANN202
+def _run(suites, cfg: EngineConfig, *, ragas: bool, quiet: bool, split: dict | None = None):  # noqa: ANN001, ANN202
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -56,6 +81,8 @@ def _run(suites, cfg: EngineConfig, *, ragas: bool, quiet: bool):  # noqa: ANN00
     ) as prog:
         task = prog.add_task("replaying cases", total=total)
         run = run_suites(suites, cfg, progress=lambda n: prog.advance(task, n))
+    if split is not None:  # recorded with the run: which case was dev, which test
+        run = dataclasses.replace(run, extras=run.extras | {"split": split})
     if ragas:
         from memory_engine.evaluation.ragas_bridge import evaluate_queries
 
@@ -88,6 +115,15 @@ StoreOpt = Annotated[
     bool, typer.Option("--store/--no-store", help="Save the run (config, hash, commit, per-query rows) in the workspace warehouse.")
 ]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+TestOpt = Annotated[list[Path] | None, typer.Option(
+    "--test", help="Test suites (file or folder, repeatable) beside the dev suites given as arguments; "
+                   "implies --split-by file.")]
+SplitByOpt = Annotated[str | None, typer.Option(
+    "--split-by", help="Split into dev and test: file (--test paths), tag (cases tagged --test-tag) or "
+                       "stratified (seeded per category x language, --test-share, --seed).")]
+TestTagOpt = Annotated[str, typer.Option("--test-tag", help="Tag marking test cases (--split-by tag).")]
+TestShareOpt = Annotated[float, typer.Option("--test-share", help="Test share for --split-by stratified (0..1).")]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the stratified split.")]
 
 
 @app.command("eval")
@@ -103,14 +139,24 @@ def eval_cmd(
     ragas: RagasOpt = True,
     store: StoreOpt = True,
     quiet: QuietOpt = False,
+    test: TestOpt = None,
+    split_by: SplitByOpt = None,
+    test_tag: TestTagOpt = "test",
+    test_share: TestShareOpt = 0.3,
+    seed: SeedOpt = 0,
+    split: Annotated[str, typer.Option(
+        "--split", help="With a split: run dev, test or all (default all; the report shows both parts).")] = "all",
 ) -> None:
-    """Replay golden suites through the engine and report per-query and aggregate metrics."""
+    """Replay golden suites through the engine and report per-query and aggregate metrics.
+
+    With a split (--test or --split-by) the run records which case is dev and
+    which test, and the report shows the figures of each part."""
     if fmt not in FORMATS:
         raise _fail(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     from memory_engine.evaluation import reports
 
-    cfg, suites = _prepare(paths, config, set_)
-    run = _run(suites, cfg, ragas=ragas, quiet=quiet)
+    cfg, suites, rec = _prepare(paths, config, set_, SplitOpts(test, split_by, test_tag, test_share, seed, split))
+    run = _run(suites, cfg, ragas=ragas, quiet=quiet, split=rec)
     _store(run, cfg, store)
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
@@ -149,23 +195,35 @@ def ci_cmd(
     ragas: RagasOpt = False,
     store: StoreOpt = True,
     quiet: QuietOpt = False,
+    test: TestOpt = None,
+    split_by: SplitByOpt = None,
+    test_tag: TestTagOpt = "test",
+    test_share: TestShareOpt = 0.3,
+    seed: SeedOpt = 0,
+    split: Annotated[str, typer.Option(
+        "--split", help="With a split: gate on dev, test or all (default all). The baseline's means are then "
+                        "recomputed over the queries of that part.")] = "all",
 ) -> None:
     """Gate a change: exit 1 when a must-pass case fails, an irrelevant label or a
     not_contains string is returned, or a metric drops more than --max-drop below
-    the baseline (overall or in a category); 2 on bad input; 0 otherwise."""
+    the baseline (overall or in a category); 2 on bad input; 0 otherwise.
+
+    ``--split test`` gates on the held-out cases only (e.g. ``memwb ci eval_sets
+    --test eval_sets_test --split test --baseline ...``)."""
     from memory_engine.evaluation import reports
     from memory_engine.evaluation.ci import BaselineError, compare, load_baseline, save_baseline
 
-    cfg, suites = _prepare(paths, config, set_)
+    cfg, suites, rec = _prepare(paths, config, set_, SplitOpts(test, split_by, test_tag, test_share, seed, split))
     base = None
     if baseline.exists() or not update_baseline:
         try:
             base = load_baseline(baseline)
         except BaselineError as e:
             raise _fail(f"invalid baseline: {e}") from None
-    run = _run(suites, cfg, ragas=ragas, quiet=quiet)
+    run = _run(suites, cfg, ragas=ragas, quiet=quiet, split=rec)
     _store(run, cfg, store)
-    outcome = compare(run, base, max_drop=max_drop, fail_on_regression=not update_baseline)
+    outcome = compare(run, base, max_drop=max_drop, fail_on_regression=not update_baseline,
+                      restrict_baseline=rec is not None and split != "all")
     if update_baseline:
         save_baseline(run, baseline)
         typer.echo(f"baseline written: {baseline}", err=True)

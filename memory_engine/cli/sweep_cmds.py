@@ -66,16 +66,32 @@ def sweep(
     no_store: Annotated[bool, typer.Option(
         "--no-store", help="Do not write trials into the workspace warehouse.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    test: Annotated[list[Path] | None, typer.Option(
+        "--test", help="Test suites (file or folder, repeatable): the sweep optimises on the other suites (dev) "
+                       "only, then reports the chosen config on test beside dev. Implies --split-by file.")] = None,
+    split_by: Annotated[str | None, typer.Option(
+        "--split-by", help="Split the suites into dev and test: file (the --test paths), tag (cases tagged "
+                           "--test-tag) or stratified (seeded, per category x language, --test-share).")] = None,
+    test_tag: Annotated[str, typer.Option("--test-tag", help="Tag marking test cases (--split-by tag).")] = "test",
+    test_share: Annotated[float, typer.Option(
+        "--test-share", help="Share of cases in the test split (--split-by stratified).")] = 0.3,
+    split_seed: Annotated[int | None, typer.Option(
+        "--split-seed", help="Seed of the stratified split (default: --seed).")] = None,
 ) -> None:
     """Sweep config parameters over golden suites with optuna; report the best configs.
 
     Every trial replays the suites through the real engine (retrieval-only
-    trials reuse the written memory spaces; embeddings are cached). Exit code
-    0 when a feasible trial exists, 1 when none does, 2 on bad input.
+    trials reuse the written memory spaces; embeddings are cached). With a
+    split (--test or --split-by) the sweep sees only the dev cases and the
+    chosen config is then evaluated on the test cases beside the base config:
+    dev and test deltas with their paired-bootstrap intervals and the
+    generalization gap, with a warning when the test gain is negative or not
+    significant. Exit code 0 when a feasible trial exists, 1 when none does,
+    2 on bad input.
     """
     from memory_engine.config import EngineConfig
     from memory_engine.errors import MemoryEngineError
-    from memory_engine.evaluation.suite import load_suites
+    from memory_engine.evaluation.splits import load_split
     from memory_engine.evaluation.sweep import (
         SearchMode,
         SweepError,
@@ -103,14 +119,22 @@ def sweep(
             SearchMode.GRID if all(p.gridable for p in specs) else SearchMode.TPE)
         objs = tuple(parse_metric(o) for o in (objective or ["ndcg@k"]))
         cons = tuple(parse_constraint(c) for c in (constraint or []))
-        suites = load_suites(paths)
-        spec = SweepSpec(tuple(str(p) for p in paths), specs, mode, objs, cons, seed)
+        all_suites, split = load_split(paths, test_paths=test or (), method=split_by, test_tag=test_tag,
+                                       test_share=test_share, seed=seed if split_seed is None else split_seed)
+        suites = list(split.dev) if split else all_suites
+        spec = SweepSpec(tuple(str(p) for p in paths), specs, mode, objs, cons, seed,
+                         split.spec.to_dict() if split else None)
     except ValueError as e:
-        _fail(f"--search must be grid, random or tpe ({e})")
+        _fail(f"--search must be grid, random or tpe, --split-by file, tag or stratified ({e})")
         return
     except MemoryEngineError as e:
         _fail(str(e))
         return
+    if split is not None:
+        c = split.counts()
+        typer.echo(f"split: {split.spec.label}; dev {c['dev']['cases']} cases / {c['dev']['queries']} queries "
+                   f"(the sweep sees only these), test {c['test']['cases']} cases / {c['test']['queries']} queries",
+                   err=True)
     for n in weight_notes(specs):
         typer.echo(f"note: {n}", err=True)
     url = storage or default_storage_url(base.workspace)
@@ -135,7 +159,8 @@ def sweep(
 
     try:
         run = run_sweep(spec, base, suites=suites, trials=trials, study_name=study, storage=url, jobs=jobs,
-                        warehouse=wh, progress=progress)
+                        warehouse=wh, progress=progress, test_suites=split.test if split else None,
+                        split_record=split.record() if split else None)
     except (SweepError, MemoryEngineError) as e:
         _fail(str(e))
         return
@@ -149,16 +174,28 @@ def sweep(
                    err=True)
     report = build_report(run.study, spec, top_n=top)
     typer.echo(render_report(report))
+    if run.generalization is not None:
+        from memory_engine.evaluation.generalization import render_generalization
+
+        typer.echo("")
+        typer.echo(render_generalization(run.generalization))
     if json_out:
         payload = {"sweep_id": report.sweep_id, "storage": url, "objectives": list(report.objectives),
                    "baseline": list(report.baseline_values), "counts": report.counts,
                    "importances": report.importances, "pareto": list(report.pareto),
-                   "top": json.loads(top_frame(report).to_json(orient="records")), "notes": list(report.notes)}
+                   "top": json.loads(top_frame(report).to_json(orient="records")), "notes": list(report.notes),
+                   "generalization": run.generalization.to_dict() if run.generalization else None}
         json_out.write_text(json.dumps(payload, indent=2, ensure_ascii=False), encoding="utf-8")
     if figures:
         figures.mkdir(parents=True, exist_ok=True)
-        for name, fig in report_figures(run.study, report).items():
-            fig.write_html(str(figures / f"{report.sweep_id}-{name}.html"), include_plotlyjs="cdn")
+        figs = report_figures(run.study, report)
+        if run.generalization is not None:
+            from memory_engine.evaluation.generalization import generalization_figure
+
+            figs["generalization"] = generalization_figure(run.generalization)
+        for name, fig in figs.items():
+            # plotly.js embedded (~4.6 MB per file): the figures must open offline, a CDN link is blank there
+            fig.write_html(str(figures / f"{report.sweep_id}-{name}.html"), include_plotlyjs=True)
     if not report.top:
         typer.echo("no feasible trial: nothing to export", err=True)
         raise typer.Exit(1)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -124,6 +124,7 @@ class Summary:
     cases_passed: int
     must_pass_failed: tuple[str, ...]
     miss_kinds: dict[str, int]
+    by_split: dict[str, Aggregate] = field(default_factory=dict)  #: ``dev``/``test`` when the run records a split
 
 
 def summarize(run: EvalRun) -> Summary:
@@ -140,7 +141,13 @@ def summarize(run: EvalRun) -> Summary:
         cases_passed=sum(1 for c in run.cases if c.passed),
         must_pass_failed=failed_mp,
         miss_kinds=dict(Counter(m.kind.value for q in qs for m in q.misses)),
+        by_split=group_by(qs, lambda q: [m] if (m := _membership(run).get(f"{q.suite}/{q.case_id}")) else []),
     )
+
+
+def _membership(run: EvalRun) -> dict[str, str]:
+    """``suite/case -> dev|test`` of the run's recorded split ({} without one)."""
+    return dict(((run.extras.get("split") or {}).get("membership")) or {})
 
 
 def to_jsonable(obj: Any) -> Any:

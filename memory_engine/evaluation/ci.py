@@ -96,6 +96,15 @@ def load_baseline(path: str | Path) -> dict[str, Any]:
     return doc
 
 
+def _restricted_means(bq: dict[str, Any], keys: Sequence[str], metrics: Sequence[str]) -> dict[str, float | None]:
+    """Means of the baseline's per-query values over ``keys`` (None when no key defines the metric)."""
+    out: dict[str, float | None] = {}
+    for m in metrics:
+        vals = [bq[k][m] for k in keys if k in bq and bq[k].get(m) is not None]
+        out[m] = sum(vals) / len(vals) if vals else None
+    return out
+
+
 @dataclass(frozen=True)
 class MetricDelta:
     """One metric of one group: baseline mean, current mean, delta with its paired interval."""
@@ -138,13 +147,17 @@ def compare(
     n_resamples: int = 2000,
     seed: int = 0,
     fail_on_regression: bool = True,
+    restrict_baseline: bool = False,
 ) -> CiOutcome:
     """Gate ``run`` against ``baseline`` (``None``: only the absolute checks apply).
 
     A metric regresses when ``now < baseline - max_drop`` for the group
     (``all`` or ``category:<name>``) with both values defined. With
     ``fail_on_regression=False`` (accepting a new baseline) regressions are
-    reported in ``deltas`` but do not fail the gate.
+    reported in ``deltas`` but do not fail the gate. ``restrict_baseline``
+    (gating on one split part): the baseline's group means are recomputed from
+    its per-query values over the queries of ``run`` only, so a test-only run is
+    compared with the baseline's figures on the same test queries.
     """
     if max_drop < 0:
         raise ValueError(f"max_drop must be >= 0, got {max_drop}")
@@ -161,6 +174,8 @@ def compare(
         bq = baseline["queries"]
         for g, qs in _groups(run.queries).items():
             base_means = baseline["groups"].get(g)
+            if restrict_baseline:
+                base_means = _restricted_means(bq, [q.key for q in qs], metrics)
             agg = aggregate(qs, g)
             for m in metrics:
                 now = agg.means.get(m)

@@ -105,6 +105,7 @@ def _agg_rows(groups: dict[str, Aggregate], kind: str, metrics: Sequence[str]) -
 def summary_frame(s: Summary, metrics: Sequence[str] = SUMMARY_METRICS) -> pd.DataFrame:
     """One row per group (all, suite, category, lang, tag) with the metric means."""
     rows = _agg_rows({"all": s.overall}, "", metrics)
+    rows += _agg_rows(s.by_split, "split", metrics)
     rows += _agg_rows(s.by_suite, "suite", metrics)
     rows += _agg_rows(s.by_category, "category", metrics)
     rows += _agg_rows(s.by_lang, "lang", metrics)
@@ -129,6 +130,11 @@ def render_table(run: EvalRun, outcome: CiOutcome | None = None) -> str:
         + f"; supersessions right {w.supersessions_right} wrong {w.supersessions_wrong}"
         + f"; duplicates stored {w.duplicates_stored}",
     ]
+    split = run.extras.get("split")
+    if split:
+        c = split.get("counts") or {}
+        lines.append(f"split: {split.get('label', '?')}; dev {c.get('dev', {}).get('cases', 0)} cases, "
+                     f"test {c.get('test', {}).get('cases', 0)} cases; this run: {split.get('part', 'all')}")
     if s.miss_kinds:
         lines.append("missed relevant labels: " + ", ".join(f"{k} {v}" for k, v in sorted(s.miss_kinds.items())))
     ragas = run.extras.get("ragas")

@@ -15,8 +15,10 @@ from .runner import EvalRun
 
 
 def query_rows(run: EvalRun) -> list[dict[str, Any]]:
-    """Per-query rows: ``case_id`` (``suite/case``), ``query_id``, ``metrics``, ``details``."""
+    """Per-query rows: ``case_id`` (``suite/case``), ``query_id``, ``metrics``, ``details``
+    (``details.split`` is ``dev``/``test`` when the run records a split, else None)."""
     rows = []
+    membership = (run.extras.get("split") or {}).get("membership") or {}
     for q in run.queries:
         rows.append({
             "case_id": f"{q.suite}/{q.case_id}",
@@ -28,6 +30,7 @@ def query_rows(run: EvalRun) -> list[dict[str, Any]]:
                 "assertions": to_jsonable(q.assertions), "relevant_ranks": q.relevant_ranks,
                 "retrieved": to_jsonable(q.retrieved), "misses": to_jsonable(q.misses),
                 "irrelevant_violations": list(q.irrelevant_violations), "leaks": list(q.leaks),
+                "split": membership.get(f"{q.suite}/{q.case_id}"),
             },
         })
     return rows
@@ -62,6 +65,8 @@ def save_run(run: EvalRun, *, workspace: str | Path | None = None, warehouse: An
             "miss_kinds": s.miss_kinds,
             "ragas": to_jsonable(run.extras.get("ragas")),
             "duration_s": run.duration_s,
+            "split": {k: v for k, v in (run.extras.get("split") or {}).items() if k != "membership"} or None,
+            "by_split": to_jsonable({k: v.means | {"n_queries": v.n_queries} for k, v in s.by_split.items()}),
         },
         queries=query_rows(run),
     )

@@ -85,6 +85,7 @@ class SweepSpec:
     objectives: tuple[MetricRef, ...] = (MetricRef("ndcg@k"),)
     constraints: tuple[Constraint, ...] = ()
     seed: int = 0
+    split: dict[str, Any] | None = None  #: the dev/test split spec (``SplitSpec.to_dict``) when the suites are a dev split
 
     def __post_init__(self) -> None:
         if not self.params:
@@ -101,7 +102,7 @@ class SweepSpec:
 
     def identity(self, base: EngineConfig, digest: str) -> dict[str, Any]:
         """The parts a resumed study must share (values/bounds and trial count may change: that extends it)."""
-        return {
+        ident: dict[str, Any] = {
             "keys": sorted(p.key for p in self.params),
             "search": self.search.value,
             "objectives": [o.label for o in self.objectives],
@@ -109,6 +110,9 @@ class SweepSpec:
             "suites": digest,
             "base_config": base.config_hash(),
         }
+        if self.split:  # a dev split of the same files is another set of cases: another study
+            ident["split"] = self.split
+        return ident
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -118,6 +122,7 @@ class SweepSpec:
             "objectives": [o.label for o in self.objectives],
             "constraints": [c.label for c in self.constraints],
             "seed": self.seed,
+            "split": self.split,
         }
 
     @classmethod
@@ -129,7 +134,7 @@ class SweepSpec:
         )
         return cls(tuple(d["suite_paths"]), params, SearchMode(d["search"]),
                    tuple(parse_metric(o) for o in d["objectives"]),
-                   tuple(parse_constraint(c) for c in d["constraints"]), int(d.get("seed", 0)))
+                   tuple(parse_constraint(c) for c in d["constraints"]), int(d.get("seed", 0)), d.get("split"))
 
 
 def default_study_name(spec: SweepSpec, base: EngineConfig, digest: str) -> str:
@@ -531,6 +536,14 @@ def sync_warehouse(study: Any, warehouse: Any) -> int:
         if ft.state.is_finished():
             save_trial(warehouse, study.study_name, ft)
             n += 1
+    from .generalization import HOLDOUT_ATTR, HOLDOUT_TRIAL_NUMBER
+
+    holdout = study.user_attrs.get(HOLDOUT_ATTR)
+    if holdout is not None:
+        warehouse.save_sweep_trial(study.study_name, HOLDOUT_TRIAL_NUMBER, params=holdout.get("params") or {},
+                                   metrics={"generalization": holdout, "status": "holdout"}, duration_s=None,
+                                   state="holdout")
+        n += 1
     return n
 
 
@@ -551,6 +564,7 @@ class SweepRun:
     seconds: float
     study: Any
     failed: int = 0
+    generalization: Any = None  #: :class:`~memory_engine.evaluation.generalization.Generalization` with a test split
 
 
 def _target(spec: SweepSpec, trials: int | None) -> int:
@@ -571,6 +585,8 @@ def run_sweep(
     warehouse: Any | None = None,
     progress: Callable[[int, int], None] | None = None,
     max_spaces: int = 2,
+    test_suites: Sequence[ResolvedSuite] | None = None,
+    split_record: Mapping[str, Any] | None = None,
 ) -> SweepRun:
     """Run (or resume, or extend) a sweep.
 
@@ -579,6 +595,10 @@ def run_sweep(
     memory; ``jobs`` must then be 1). ``jobs``: worker processes. ``warehouse``:
     a :class:`~memory_engine.observability.warehouse.Warehouse` receiving every
     trial. ``progress(done, target)`` after each finished trial (polled with jobs > 1).
+    ``suites`` are the dev split when ``test_suites`` are given: the sweep never
+    sees the test cases; afterwards the chosen config and the base config are
+    evaluated on them (:func:`~memory_engine.evaluation.generalization.evaluate_generalization`)
+    and the result is returned, kept in the study and stored in the warehouse.
     Raises SweepError (study mismatch, jobs without storage), ConfigError, SuiteError.
     """
     t0 = time.perf_counter()
@@ -616,11 +636,16 @@ def run_sweep(
                                 max_spaces, lambda: progress(done(), target) if progress else None)
     finally:
         evaluator.close()
+    gen = None
+    if test_suites:
+        from .generalization import evaluate_generalization
+
+        gen = evaluate_generalization(study, spec, base, test_suites, split_record=split_record, embedder=embedder)
     if warehouse is not None:
         sync_warehouse(study, warehouse)
     failed = _count(study, (TrialState.FAIL,))
     return SweepRun(study.study_name, storage, ran, target, created, evaluator.replays,
-                    time.perf_counter() - t0, study, failed)
+                    time.perf_counter() - t0, study, failed, gen)
 
 
 def _run_parallel(spec: SweepSpec, base: EngineConfig, suites: Sequence[ResolvedSuite], study_name: str,

@@ -222,6 +222,8 @@ def test_cli_sweep_exports_toml_that_eval_reproduces(tmp_path, monkeypatch):
     rep = json.loads(report.read_text())
     assert rep["top"][0]["retrieval.floor"] == 0.45 and rep["top"][0]["retrieval.top_k"] == 3
     assert len(list((tmp_path / "figs").glob("*.html"))) >= 4
+    for fig in (tmp_path / "figs").glob("*.html"):  # issue 13: plotly.js embedded, not loaded from a CDN
+        assert 'src="https://cdn.plot.ly' not in fig.read_text(encoding="utf-8")
     cfg = EngineConfig.from_toml(best)
     assert cfg.retrieval.floor == 0.45 and cfg.retrieval.top_k == 3
     ev = runner.invoke(app, ["eval", SUITE, "--config", str(best), "--no-store", "--no-ragas", "--format", "json", "-q"])

@@ -1,0 +1,99 @@
+"""Dev/test splits in sweeps: a parameter tuned on dev is judged on test.
+
+Real engines, the bundled model, real optuna storages and the real CLI over
+hand-made suites (``fixtures/overfit_*.yaml``, 3 queries each):
+
+- dev: weak paraphrases (relevance 0.10-0.15) that only ``retrieval.floor=0.0``
+  finds, so a floor sweep on dev picks 0.0 (pass 0 -> 1);
+- test "abstain": questions about things never stored; floor 0.0 returns the
+  one unrelated memory, the default floor 0.45 returns nothing (pass 1 -> 0):
+  the dev choice is overfitted and must be flagged;
+- test "paraphrase": more weak paraphrases; the dev choice carries over
+  (pass 0 -> 1) and must not be flagged.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from memory_engine.config import EngineConfig
+from memory_engine.evaluation.generalization import (
+    HOLDOUT_TRIAL_NUMBER,
+    generalization_figure,
+    render_generalization,
+    stored_generalization,
+)
+from memory_engine.evaluation.splits import load_split
+from memory_engine.evaluation.sweep import SearchMode, parse_metric, parse_params
+from memory_engine.evaluation.sweep_study import SweepSpec, run_sweep
+
+pytestmark = pytest.mark.integration
+
+FIX = Path(__file__).parent / "fixtures"
+DEV = str(FIX / "overfit_dev.yaml")
+ABSTAIN = str(FIX / "overfit_test_abstain.yaml")
+PARAPHRASE = str(FIX / "overfit_test_paraphrase.yaml")
+
+
+def _sweep(test_path: str, tmp_path: Path):
+    from memory_engine.observability.warehouse import Warehouse
+
+    suites, split = load_split([DEV], test_paths=[test_path])
+    assert split is not None
+    spec = SweepSpec((DEV,), parse_params(["retrieval.floor=0.0,0.45"]), SearchMode.GRID, (parse_metric("pass"),),
+                     (), 0, split.spec.to_dict())
+    base = EngineConfig().with_overrides({"workspace": str(tmp_path / "ws")})
+    with Warehouse(tmp_path / "wh.duckdb") as wh:
+        run = run_sweep(spec, base, suites=split.dev, warehouse=wh, test_suites=split.test,
+                        split_record=split.record())
+        rows = {r["trial_number"]: r for r in wh.list_sweep_trials(run.study_name)}
+    return run, rows
+
+
+def test_overfitted_parameter_is_flagged(tmp_path):
+    run, rows = _sweep(ABSTAIN, tmp_path)
+    g = run.generalization
+    assert g is not None and g.params == {"retrieval.floor": 0.0}  # the sweep chose on dev only
+    assert (g.dev.base, g.dev.chosen, g.test.base, g.test.chosen) == (0.0, 1.0, 1.0, 0.0)
+    assert g.dev.delta.delta == 1.0 and g.dev.delta.significant
+    assert g.test.delta.delta == -1.0 and g.test_gain == -1.0 and g.gap == 2.0
+    assert g.flagged and "negative" in g.warnings[0]
+    assert "WARNING: test gain is negative" in render_generalization(g)
+    # kept with the study and in the warehouse, for the Parameter sweeps page
+    assert stored_generalization(run.study).to_dict() == g.to_dict()
+    assert rows[HOLDOUT_TRIAL_NUMBER]["metrics"]["generalization"]["warnings"] == list(g.warnings)
+    assert len(generalization_figure(g).data[0].x) == 2
+
+
+def test_parameter_that_generalises_is_not_flagged(tmp_path):
+    run, _ = _sweep(PARAPHRASE, tmp_path)
+    g = run.generalization
+    assert g.params == {"retrieval.floor": 0.0}
+    assert g.test.delta.delta == 1.0 and g.test.delta.significant and g.gap == 0.0
+    assert not g.flagged
+
+
+def test_cli_sweep_with_test_split_prints_both_and_embeds_plotly(tmp_path, monkeypatch):
+    """Also issue 13 defect 6: --figures wrote HTML loading plotly.js from a CDN (blank offline)."""
+    from memory_engine.cli import load_commands
+
+    monkeypatch.setenv("MEMWB_HOME", str(tmp_path / "ws"))
+    out = tmp_path / "rep.json"
+    res = CliRunner().invoke(load_commands(), [
+        "sweep", DEV, "--test", ABSTAIN, "-p", "retrieval.floor=0.0,0.45", "--objective", "pass",
+        "--json", str(out), "--figures", str(tmp_path / "figs"), "-q"])
+    assert res.exit_code == 0, res.output
+    assert "generalization gap (dev gain - test gain): 2.0000" in res.output
+    assert "WARNING: test gain is negative" in res.output
+    rep = json.loads(out.read_text())
+    assert rep["generalization"]["test"]["chosen"] == 0.0 and rep["generalization"]["dev"]["chosen"] == 1.0
+    htmls = list((tmp_path / "figs").glob("*.html"))
+    assert any(p.name.endswith("-generalization.html") for p in htmls)
+    for p in htmls:
+        text = p.read_text(encoding="utf-8")
+        assert 'src="https://cdn.plot.ly' not in text  # no network needed to draw it
+        assert "Plotly.newPlot" in text and len(text) > 1_000_000  # plotly.js itself is inside
