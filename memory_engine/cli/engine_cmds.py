@@ -154,3 +154,36 @@ def forget_cmd(
         typer.echo("forgotten" if ok else "not found")
         if not ok:
             raise typer.Exit(1)
+
+
+@app.command("serve")
+def serve_cmd(
+    config: ConfigOpt = None,
+    set_: SetOpt = None,
+    workspace: WorkspaceOpt = None,
+    host: Annotated[str, typer.Option("--host", help="Address to bind (127.0.0.1: this machine only).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="TCP port.")] = 8765,
+    keys_file: Annotated[
+        Path | None,
+        typer.Option("--keys-file", help="API keys: JSON {tenant: [key, ...]} or tenant:key lines. "
+                     "Also read from $MEMWB_API_KEYS (tenant:key,tenant:key)."),
+    ] = None,  # fmt: skip
+) -> None:
+    """Serve the engine over HTTP for agents in any language: add, retrieve, context, facts, forget,
+    erase (JSON; OpenAPI schema at /openapi.json). Each API key maps to one tenant; a key never reaches
+    another tenant's memories. Keys are never logged."""
+    from ..service import Service, load_keys
+
+    try:
+        keys = load_keys(keys_file)
+    except ConfigError as e:
+        console.print(f"[red]config error:[/red] {e}")
+        raise typer.Exit(2) from e
+    eng = _engine(config, set_, workspace)
+    svc = Service(eng, keys, host=host, port=port)
+    console.print(f"memwb serve: http://{host}:{port} ({len(keys.tenants)} tenants, {len(keys)} keys); "
+                  f"schema at /openapi.json. Ctrl-C stops.")  # fmt: skip
+    try:
+        svc.serve()
+    finally:
+        eng.close()
