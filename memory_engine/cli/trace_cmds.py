@@ -3,7 +3,9 @@
 Thin: parse, call :mod:`memory_engine.observability`, print, exit code.
 Exit codes: 0 ok; 1 some input was rejected or malformed (the valid parts
 were kept), or ``timeline`` found no event for the memory; 2 bad arguments,
-unreadable input, or a warehouse another process holds (reported by :func:`memory_engine.cli.main`).
+a missing/unreadable/refused input file, or a warehouse another process holds
+(reported by :func:`memory_engine.cli.main`); 3 an internal error (a bug: the
+other files were still read).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Annotated
 import typer
 
 from memory_engine.cli import app
-from memory_engine.errors import MemoryEngineError
+from memory_engine.errors import MemoryEngineError, TraceIngestError
 
 WorkspaceOpt = Annotated[
     Path | None,
@@ -42,19 +44,41 @@ def ingest_cmd(
     workspace: WorkspaceOpt = None,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar per file.")] = True,
     show: Annotated[int, typer.Option("--show", help="Print at most this many problems (file:line: reason).")] = 20,
+    max_decompressed_mb: Annotated[float, typer.Option(
+        "--max-decompressed-mb", help="Refuse a .gz file that expands beyond this many MB (0 = no limit).")] = 256.0,
+    max_gzip_ratio: Annotated[float, typer.Option(
+        "--max-gzip-ratio", help="Refuse a .gz file expanding more than this many times (0 = no limit).")] = 200.0,
 ) -> None:
-    """Ingest OTLP trace files into the workspace warehouse. Re-ingesting a file adds nothing."""
+    """Ingest OTLP trace files into the workspace warehouse. Re-ingesting a file adds nothing.
+
+    Every file is read even when an earlier one fails. Exit codes: 0 everything stored; 1 some spans
+    or documents were rejected or malformed (the valid ones were stored); 2 a file is missing,
+    unreadable or refused (gzip bound), or the warehouse is held by another process; 3 an internal
+    error (a bug; please report it).
+    """
     from memory_engine.observability.ingest import IngestSummary, ingest_file
     from memory_engine.observability.warehouse import Warehouse
 
     wh = Warehouse.open(_ws(workspace))
     total = IngestSummary()
+    unreadable = internal = 0
     for f in files:
         try:
-            s = ingest_file(wh, f, progress=progress and sys.stderr.isatty())
+            s = ingest_file(
+                wh, f, progress=progress and sys.stderr.isatty(),
+                max_decompressed_bytes=int(max_decompressed_mb * 1024 * 1024), max_gzip_ratio=max_gzip_ratio,
+            )  # fmt: skip
+        except TraceIngestError as e:
+            typer.echo(f"{f}: {e}", err=True)
+            unreadable += 1
+            continue
         except MemoryEngineError as e:
             typer.echo(f"{f}: {e}", err=True)
-            total = total + IngestSummary(malformed=1)
+            internal += 1
+            continue
+        except Exception as e:  # noqa: BLE001 - a bug in one file's decoding must not stop the others
+            typer.echo(f"{f}: internal error: {type(e).__name__}: {e}", err=True)
+            internal += 1
             continue
         typer.echo(f"{f}: ingested {s.ingested}, duplicate {s.duplicate}, rejected {s.rejected}, "
                    f"malformed {s.malformed}, warnings {s.warnings}")  # fmt: skip
@@ -66,6 +90,10 @@ def ingest_cmd(
     typer.echo(f"total: ingested {total.ingested} / duplicate {total.duplicate} / rejected {total.rejected} "
                f"(malformed {total.malformed}, warnings {total.warnings})")  # fmt: skip
     wh.close()
+    if internal:
+        raise typer.Exit(3)
+    if unreadable:
+        raise typer.Exit(2)
     if not total.ok:
         raise typer.Exit(1)
 

@@ -159,16 +159,22 @@ def create_app(
             res = await run_in_threadpool(_store, warehouse, dec)
         except WarehouseError as e:
             return _status_response(503, f"warehouse unavailable: {e}", encoding)
+        rejected = dec.rejected + res.rejected
         with c.lock:
             c.received += len(dec.records) + dec.rejected
             c.stored += res.stored
             c.duplicate += res.duplicate
-            c.rejected += dec.rejected
+            c.rejected += rejected
         resp = trace_service_pb2.ExportTraceServiceResponse()
-        if dec.rejected or dec.malformed:
-            reasons = "; ".join(str(p.reason) for p in dec.problems[:5])
-            resp.partial_success.rejected_spans = dec.rejected
-            resp.partial_success.error_message = f"{dec.rejected} span(s) rejected: {reasons}"
+        if rejected or dec.malformed:
+            # OTLP partial success: the valid spans are stored, the rest named (a 4xx/5xx would make the
+            # client drop or resend the whole batch)
+            reasons = "; ".join([str(p.reason) for p in dec.problems[:5]] + list(res.reasons[:5]))
+            resp.partial_success.rejected_spans = rejected
+            what = f"{rejected} span(s) rejected"
+            if dec.malformed:
+                what += f", {dec.malformed} malformed part(s) skipped"
+            resp.partial_success.error_message = f"{what}: {reasons}"
         return _message_response(resp, encoding)
 
     def other_signal(kind: str) -> Any:
@@ -267,7 +273,7 @@ def _store(warehouse: Warehouse, dec: _Decoded) -> Any:
     res = warehouse.insert_spans(dec.records, source="http")
     warehouse.record_ingest(
         source="http", received=len(dec.records) + dec.rejected, stored=res.stored,
-        duplicate=res.duplicate, rejected=dec.rejected, warnings=res.warnings,
+        duplicate=res.duplicate, rejected=dec.rejected + res.rejected, warnings=res.warnings,
     )  # fmt: skip
     return res
 

@@ -26,8 +26,11 @@ log = logging.getLogger(__name__)
 class DuckDBSpanExporter(SpanExporter):
     """Exports SDK spans into a :class:`Warehouse` (decode, then one Arrow batch).
 
-    A span that cannot be decoded is counted as rejected and logged; a
-    warehouse failure returns ``SpanExportResult.FAILURE`` (the SDK logs it and
+    A span that cannot be decoded or stored (a time out of range, a value the
+    columns cannot hold) is counted as rejected and logged, and the other
+    spans of the batch - often other callers' - are stored; an out-of-range
+    count such as ``memory.top_k = 2**31`` only empties that column (with a
+    warning). A warehouse failure returns ``SpanExportResult.FAILURE`` (the SDK logs it and
     the engine keeps running). Each export appends an ``ingest_batches`` row
     with source ``"sdk"``.
     """
@@ -50,12 +53,14 @@ class DuckDBSpanExporter(SpanExporter):
                 log.warning("span %r rejected: %s", getattr(s, "name", "?"), e.reason)
         try:
             res = self.warehouse.insert_spans(records, source=self.source)
+            for why in res.reasons:
+                log.warning("span rejected: %s", why)
             self.warehouse.record_ingest(
                 source=self.source,
                 received=len(spans),
                 stored=res.stored,
                 duplicate=res.duplicate,
-                rejected=rejected,
+                rejected=rejected + res.rejected,
                 warnings=res.warnings,
             )
         except WarehouseError:

@@ -30,6 +30,7 @@ import gzip
 import logging
 import os
 import struct
+import zlib
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -59,7 +60,7 @@ from .records import (
     decode_proto_span,
     proto_attributes,
 )
-from .warehouse import Warehouse, build_arrow_batches, first_wins, insert_span_tables
+from .warehouse import Warehouse, build_arrow_batches_checked, first_wins, insert_span_tables
 
 log = logging.getLogger(__name__)
 
@@ -161,29 +162,62 @@ def decode_otlp_json(
         out.malformed += 1
         out.problems.append(IngestProblem(source, line, "malformed", "'resourceSpans' is not a list"))
         return out
-    append = out.records.append
     for rs in rss:
         if type(rs) is not dict:
-            out.malformed += 1
-            out.problems.append(IngestProblem(source, line, "malformed", "a resourceSpans entry is not an object"))
+            _malformed(out, source, line, "a resourceSpans entry is not an object")
             continue
         rwarn: list[str] = []
         resource = decode_json_resource(rs.get("resource"), rwarn)
-        for ss in rs.get("scopeSpans") or rs.get("instrumentationLibrarySpans") or ():
+        sss = rs.get("scopeSpans") or rs.get("instrumentationLibrarySpans") or []
+        if type(sss) is not list:
+            _malformed(out, source, line, f"'scopeSpans' is not a list ({type(sss).__name__})")
+            continue
+        for ss in sss:
             if type(ss) is not dict:
-                out.malformed += 1
-                out.problems.append(IngestProblem(source, line, "malformed", "a scopeSpans entry is not an object"))
+                _malformed(out, source, line, "a scopeSpans entry is not an object")
+                continue
+            spans = ss.get("spans") or []
+            if type(spans) is not list:
+                _malformed(out, source, line, f"'spans' is not a list ({type(spans).__name__})")
                 continue
             scope = _scope_name(ss)
-            for sp in ss.get("spans") or ():
-                try:
-                    append(decode_json_span(sp, resource, scope, rwarn))
-                except SpanRejected as e:
-                    out.rejected += 1
-                    if len(out.problems) < MAX_PROBLEMS:
-                        name = sp.get("name") if isinstance(sp, dict) else None
-                        out.problems.append(IngestProblem(source, line, "rejected", e.reason, span_name=name))
+            for sp in spans:
+                _decode_one_json(sp, resource, scope, rwarn, out, source, line)
     return out
+
+
+def _malformed(out: _Decoded, source: str, line: int | None, reason: str) -> None:
+    out.malformed += 1
+    if len(out.problems) < MAX_PROBLEMS:
+        out.problems.append(IngestProblem(source, line, "malformed", reason))
+
+
+def _reject(out: _Decoded, source: str, line: int | None, reason: str, name: Any, offset: int | None = None) -> None:
+    out.rejected += 1
+    if len(out.problems) < MAX_PROBLEMS:
+        out.problems.append(
+            IngestProblem(source, line, "rejected", reason, span_name=name if isinstance(name, str) else None,
+                          offset=offset)
+        )  # fmt: skip
+
+
+_UNEXPECTED = (TypeError, ValueError, KeyError, AttributeError, IndexError, OverflowError, RecursionError)
+"""Errors a decoder could still raise on a shape nobody foresaw: the span is rejected with the error as
+its reason (and logged), the rest of the batch is kept - decoding never raises on any input."""
+
+
+def _decode_one_json(
+    sp: Any, resource: dict[str, Any], scope: str | None, rwarn: list[str], out: _Decoded, source: str,
+    line: int | None,
+) -> None:  # fmt: skip
+    name = sp.get("name") if type(sp) is dict else None
+    try:
+        out.records.append(decode_json_span(sp, resource, scope, rwarn))
+    except SpanRejected as e:
+        _reject(out, source, line, e.reason, name)
+    except _UNEXPECTED as e:
+        log.warning("span %r: unexpected decode error %r", name, e)
+        _reject(out, source, line, f"undecodable span ({type(e).__name__}: {e})", name)
 
 
 def _scope_name(ss: dict[str, Any]) -> str | None:
@@ -198,18 +232,21 @@ def decode_otlp_proto(request: Any, *, source: str = "proto", offset: int | None
     append = out.records.append
     for rs in request.resource_spans:
         rwarn: list[str] = []
-        resource = proto_attributes(rs.resource.attributes, rwarn)
+        try:
+            resource = proto_attributes(rs.resource.attributes, rwarn)
+        except _UNEXPECTED as e:
+            resource = {}
+            rwarn.append(f"resource: undecodable ({type(e).__name__}); ignored")
         for ss in rs.scope_spans:
             scope = ss.scope.name or None
             for sp in ss.spans:
                 try:
                     append(decode_proto_span(sp, resource, scope))
                 except SpanRejected as e:
-                    out.rejected += 1
-                    if len(out.problems) < MAX_PROBLEMS:
-                        out.problems.append(
-                            IngestProblem(source, None, "rejected", e.reason, span_name=sp.name, offset=offset)
-                        )
+                    _reject(out, source, None, e.reason, sp.name, offset)
+                except _UNEXPECTED as e:
+                    log.warning("span %r: unexpected decode error %r", sp.name, e)
+                    _reject(out, source, None, f"undecodable span ({type(e).__name__}: {e})", sp.name, offset)
     return out
 
 
@@ -237,11 +274,43 @@ def parse_proto_stream(data: bytes) -> list[tuple[int, bytes]] | None:
 ProgressFn = Callable[[int], None]
 
 
-def _open_bytes(path: Path) -> bytes:
-    data = path.read_bytes()
-    if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
-    return data
+MAX_DECOMPRESSED_BYTES = 256 * 1024 * 1024
+"""Largest decompressed size of a gzip file (bytes) before it is refused: a gzip bomb of a few hundred KB
+can expand to gigabytes. Plain files are not limited (their size is visible). ``0`` = no limit."""
+
+MAX_GZIP_RATIO = 200
+"""Largest decompressed/compressed size ratio accepted once past 16 MiB of output: OTLP JSON compresses
+about 10-30x, a bomb thousands of times. ``0`` = no ratio limit."""
+
+_RATIO_AFTER = 16 * 1024 * 1024
+
+
+def _open_bytes(path: Path, max_bytes: int = MAX_DECOMPRESSED_BYTES, max_ratio: float = MAX_GZIP_RATIO) -> bytes:
+    """The file's bytes, gunzipped in bounded steps when it is gzip; raises ``EOFError``/``OSError``/
+    :class:`_TooLarge` (memory stays under ``max_bytes`` whatever the file holds)."""
+    with path.open("rb") as f:
+        head = f.read(2)
+    if head != b"\x1f\x8b":
+        return path.read_bytes()
+    compressed = max(1, path.stat().st_size)
+    parts: list[bytes] = []
+    total = 0
+    with gzip.open(path, "rb") as g:
+        while chunk := g.read(1 << 20):
+            total += len(chunk)
+            if max_bytes and total > max_bytes:
+                raise _TooLarge(f"gzip expands beyond {max_bytes} bytes (limit --max-decompressed-mb)")
+            if max_ratio and total > _RATIO_AFTER and total / compressed > max_ratio:
+                raise _TooLarge(
+                    f"gzip expands more than {max_ratio:g}x ({compressed} bytes -> over {total}): refused as a "
+                    "likely decompression bomb (limit --max-gzip-ratio)"
+                )
+            parts.append(chunk)
+    return b"".join(parts)
+
+
+class _TooLarge(OSError):
+    """A gzip file expands past the configured bound."""
 
 
 CHUNK_BYTES = 32 * 1024 * 1024
@@ -312,6 +381,59 @@ def _iter_line_chunks(data: bytes, chunk_bytes: int) -> Iterator[tuple[list[int]
         yield nums, texts, n - start
 
 
+_SNIFF_LINES = 1000
+"""Lines looked at to tell JSON lines from one document or protobuf when the first line does not say."""
+
+
+def _layout(data: bytes, stripped: bytes) -> str:
+    """``empty``, ``lines`` (JSON lines), ``document`` (one JSON document, maybe pretty-printed) or ``proto``.
+
+    The first line decides when it can (a JSON object on the first line = JSON lines); otherwise one
+    unreadable first line must not cost the file's other lines: when the whole buffer is not one JSON
+    document (or one protobuf message with spans) but some of its first lines are JSON, it is read as
+    JSON lines and the bad lines are reported one by one."""
+    if not stripped:
+        return "empty"
+    if stripped[:1] in (b"{", b"[") and _looks_like_json_lines(stripped):
+        return "lines"
+    if stripped[:1] in (b"{", b"["):
+        try:
+            orjson.loads(data)
+        except orjson.JSONDecodeError:
+            return "lines" if _some_line_is_json(data) else "document"
+        return "document"
+    if _some_line_is_json(data) and not _is_proto_with_spans(data):
+        return "lines"
+    return "proto"
+
+
+def _some_line_is_json(data: bytes) -> bool:
+    for i, line in enumerate(data.split(b"\n", _SNIFF_LINES)):
+        if i >= _SNIFF_LINES:
+            break
+        line = line.strip()
+        if line[:1] == b"{":
+            try:
+                orjson.loads(line)
+            except orjson.JSONDecodeError:
+                continue
+            return True
+    return False
+
+
+def _is_proto_with_spans(data: bytes) -> bool:
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+    if parse_proto_stream(data) is not None:  # the whole buffer is a length-prefixed message stream
+        return True
+    msg = ExportTraceServiceRequest()
+    try:
+        msg.ParseFromString(data)
+    except Exception:  # noqa: BLE001 - any refusal means "not one protobuf message"
+        return False
+    return bool(msg.resource_spans)
+
+
 def _looks_like_json_lines(data: bytes) -> bool:
     first_nl = data.find(b"\n")
     if first_nl < 0:
@@ -335,6 +457,8 @@ def ingest_file(
     fast: bool = True,
     chunk_bytes: int = CHUNK_BYTES,
     commit_spans: int = COMMIT_SPANS,
+    max_decompressed_bytes: int = MAX_DECOMPRESSED_BYTES,
+    max_gzip_ratio: float = MAX_GZIP_RATIO,
 ) -> IngestSummary:
     """Ingest one OTLP JSON / JSON-lines / protobuf file (gzip allowed) into ``wh``.
 
@@ -345,16 +469,20 @@ def ingest_file(
     transactions); spans it cannot take cleanly go through
     the Python reference decoder, which reports problems (``fast=False``
     sends everything there, ``batch_spans`` spans per insert). Records one
-    ``ingest_batches`` row with source ``file:<name>``. A missing or
-    unreadable file raises :class:`~memory_engine.errors.TraceIngestError`.
+    ``ingest_batches`` row with source ``file:<name>``. A gzip file is
+    decompressed in bounded steps: past ``max_decompressed_bytes`` or a
+    ``max_gzip_ratio`` expansion it is refused. A missing, unreadable or
+    refused file raises :class:`~memory_engine.errors.TraceIngestError`; no
+    content of a readable file makes this raise anything else (bad spans
+    and documents are counted and reported in the summary).
     """
     from ..errors import TraceIngestError
 
     p = Path(path)
     source = p.name
     try:
-        data = _open_bytes(p)
-    except (OSError, EOFError, gzip.BadGzipFile) as e:
+        data = _open_bytes(p, max_decompressed_bytes, max_gzip_ratio)
+    except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as e:
         raise TraceIngestError(f"cannot read: {e}", source=str(p)) from e
 
     bar = None
@@ -380,47 +508,51 @@ def ingest_file(
             stored += res.stored
             duplicate += res.duplicate
             warnings += res.warnings
+            decoded -= res.rejected
+            dec.rejected += res.rejected
+            for why in res.reasons[: max(0, MAX_PROBLEMS - len(dec.problems))]:
+                dec.problems.append(IngestProblem(source, None, "rejected", why))
             dec.records = []
 
     try:
         stripped = data.lstrip()
-        if not stripped:
+        kind = _layout(data, stripped)
+        if kind == "empty":
             dec.malformed += 1
             dec.problems.append(IngestProblem(source, None, "malformed", "empty file"))
-        elif stripped[:1] in (b"{", b"["):
-            if _looks_like_json_lines(stripped):
-                chunks = _iter_line_chunks(data, chunk_bytes)
-                if fast:
-                    with _Inserter(wh, commit_spans) as inserter:
-                        for got, consumed in _decoded_chunks(chunks, source, dec):
-                            if got.decoded:
-                                n = inserter.insert(got.spans, got.derived)
-                                decoded += got.decoded
-                                stored += n
-                                duplicate += got.decoded - n
-                            warnings += got.warnings
-                            if tick:
-                                tick(consumed)
-                else:
-                    for nums, texts, consumed in chunks:
-                        for num, text in zip(nums, texts, strict=True):
-                            _decode_line(text, num, source, dec)
-                            if len(dec.records) >= batch_spans:
-                                flush()
+        elif kind == "lines":
+            chunks = _iter_line_chunks(data, chunk_bytes)
+            if fast:
+                with _Inserter(wh, commit_spans) as inserter:
+                    for got, consumed in _decoded_chunks(chunks, source, dec):
+                        if got.decoded:
+                            n = inserter.insert(got.spans, got.derived)
+                            decoded += got.decoded
+                            stored += n
+                            duplicate += got.decoded - n
+                        warnings += got.warnings
                         if tick:
                             tick(consumed)
             else:
-                try:
-                    doc = orjson.loads(data)
-                except orjson.JSONDecodeError as e:
-                    dec.malformed += 1
-                    dec.problems.append(IngestProblem(source, e.lineno, "malformed", f"invalid JSON: {e.msg}"))
-                else:
-                    docs = doc if isinstance(doc, list) else [doc]
-                    for d in docs:
-                        decode_otlp_json(d, source=source, line=1 if not isinstance(doc, list) else None, out=dec)
-                if tick:
-                    tick(len(data))
+                for nums, texts, consumed in chunks:
+                    for num, text in zip(nums, texts, strict=True):
+                        _decode_line(text, num, source, dec)
+                        if len(dec.records) >= batch_spans:
+                            flush()
+                    if tick:
+                        tick(consumed)
+        elif kind == "document":
+            try:
+                doc = orjson.loads(data)
+            except orjson.JSONDecodeError as e:
+                dec.malformed += 1
+                dec.problems.append(IngestProblem(source, e.lineno, "malformed", f"invalid JSON: {e.msg}"))
+            else:
+                docs = doc if isinstance(doc, list) else [doc]
+                for d in docs:
+                    decode_otlp_json(d, source=source, line=1 if not isinstance(doc, list) else None, out=dec)
+            if tick:
+                tick(len(data))
         else:
             _decode_proto_file(data, source, dec)
             if tick:
@@ -540,7 +672,13 @@ def _decode_chunk(nums: list[int], texts: list[bytes], source: str, dec: _Decode
             ords.extend((i << 32) | k for k in range(len(records) - before))
     n_warn = 0
     if records:
-        py_spans, py_derived, n_warn = build_arrow_batches(records, source=label)
+        py_spans, py_derived, n_warn, bad = build_arrow_batches_checked(records, source=label)
+        if bad:
+            drop = {i for i, _ in bad}
+            for i, why in bad:
+                _reject(dec, source, None, why, records[i].name)
+            records = [r for i, r in enumerate(records) if i not in drop]
+            ords = [o for i, o in enumerate(ords) if i not in drop]
         span_parts.append(_with_ords(py_spans, SPANS_SCHEMA, ords))
         first_ord: dict[tuple[str, str], int] = {}
         for rec, o in zip(records, ords, strict=True):
@@ -588,14 +726,10 @@ def _decode_spans_at(
         resource, rwarn = resources[rs_i]
         ss = rs["scopeSpans"][ss_i]
         sp = ss["spans"][sp_i]
-        try:
-            dec.records.append(decode_json_span(sp, resource, _scope_name(ss), rwarn))
+        before = len(dec.records)
+        _decode_one_json(sp, resource, _scope_name(ss), rwarn, dec, source, lineno)
+        if len(dec.records) > before:
             ords.append((line_index << 32) | seq)
-        except SpanRejected as e:
-            dec.rejected += 1
-            if len(dec.problems) < MAX_PROBLEMS:
-                name = sp.get("name") if isinstance(sp, dict) else None
-                dec.problems.append(IngestProblem(source, lineno, "rejected", e.reason, span_name=name))
 
 
 class _Inserter:
@@ -679,7 +813,10 @@ def _decode_proto_file(data: bytes, source: str, dec: _Decoded) -> None:
 
     def parse(buf: bytes) -> Any:
         msg = ExportTraceServiceRequest()
-        msg.ParseFromString(buf)
+        try:
+            msg.ParseFromString(buf)
+        except _UNEXPECTED as e:  # the C parser raises DecodeError; be safe against any other refusal
+            raise DecodeError(f"{type(e).__name__}: {e}") from e
         return msg
 
     stream = parse_proto_stream(data)

@@ -261,15 +261,15 @@ def decode_readable_span(span: Any) -> SpanRecord:
     events = tuple(
         {
             "name": ev.name,
-            "time_ns": int(ev.timestamp or 0),
+            "time_ns": _event_time(int(ev.timestamp or 0), ev.name, []),
             "attributes": {k: _sdk_value(v) for k, v in (ev.attributes or {}).items()},
         }
         for ev in span.events
     )
     scope = span.instrumentation_scope.name if span.instrumentation_scope is not None else None
     status = span.status
-    start = int(span.start_time or 0)
-    end = int(span.end_time or start)
+    start = _check_ns(int(span.start_time or 0), "start time")
+    end = _check_ns(int(span.end_time or start), "end time")
     return SpanRecord(
         trace_id=trace_id,
         span_id=span_id,
@@ -300,13 +300,17 @@ def decode_proto_span(span: Any, resource: Mapping[str, Any], scope: str | None)
     parent = _parent_id(span.parent_span_id, warnings)
     attrs = proto_attributes(span.attributes, warnings)
     events = tuple(
-        {"name": ev.name, "time_ns": int(ev.time_unix_nano), "attributes": proto_attributes(ev.attributes, warnings)}
+        {
+            "name": ev.name,
+            "time_ns": _event_time(int(ev.time_unix_nano), ev.name, warnings),
+            "attributes": proto_attributes(ev.attributes, warnings),
+        }
         for ev in span.events
     )
     kind = SPAN_KINDS[span.kind] if 0 <= span.kind < len(SPAN_KINDS) else "UNSPECIFIED"
     code = STATUS_CODES[span.status.code] if 0 <= span.status.code < len(STATUS_CODES) else "UNSET"
-    start = int(span.start_time_unix_nano)
-    end = int(span.end_time_unix_nano) or start
+    start = _check_ns(int(span.start_time_unix_nano), "start_time_unix_nano")
+    end = _check_ns(int(span.end_time_unix_nano), "end_time_unix_nano") or start
     return SpanRecord(
         trace_id=trace_id,
         span_id=span_id,
@@ -341,15 +345,35 @@ def decode_json_resource(obj: Any, warnings: list[str]) -> dict[str, Any]:
     return _json_kv(obj.get("attributes", []), warnings, prefix="resource.")
 
 
+NS_MAX = 2**63 - 1
+"""Largest span time the warehouse stores: ``BIGINT`` nanoseconds since the epoch (year 2262)."""
+
+
+def _check_ns(t: int, what: str) -> int:
+    """``t`` when it is a time the warehouse can store (``0 <= t <= NS_MAX``), else :class:`SpanRejected`."""
+    if 0 <= t <= NS_MAX:
+        return t
+    raise SpanRejected(f"{what} {_short(t)} is out of range (0 .. 2^63-1 nanoseconds since 1970)")
+
+
 def _json_int(v: Any, what: str) -> int:
     if type(v) is int:
-        return v
-    if type(v) is str:
+        return _check_ns(v, what)
+    if type(v) is str and len(v) <= 40:  # int() of a huge digit string is quadratic; no valid time is that long
         try:
-            return int(v)
+            return _check_ns(int(v), what)
         except ValueError:
             pass
-    raise SpanRejected(f"{what} {v!r} is not an integer of nanoseconds")
+    raise SpanRejected(f"{what} {_short(v)} is not an integer of nanoseconds")
+
+
+def _event_time(v: Any, name: Any, warnings: list[str]) -> int:
+    """An event time in nanoseconds; a bad or out-of-range one is set to 0 with a warning (the span is kept)."""
+    try:
+        return _json_int(v, "event time")
+    except SpanRejected as e:
+        warnings.append(f"event {_short(name)}: {e.reason}; set to 0")
+        return 0
 
 
 def _json_enum(v: Any, names: tuple[str, ...], prefix: str, default: str) -> str:
@@ -385,13 +409,13 @@ def decode_json_span(
     end = _json_int(end_raw, "endTimeUnixNano") if end_raw not in (None, "", 0, "0") else start
     attrs = _json_kv(span.get("attributes", []), warnings)
     events: list[dict[str, Any]] = []
-    for ev in span.get("events") or ():
+    raw_events = span.get("events") or []
+    if type(raw_events) is not list:
+        warnings.append(f"events {_short(raw_events)} is not a list; skipped")
+        raw_events = []
+    for ev in raw_events:
         if type(ev) is dict:
-            try:
-                t = _json_int(ev.get("timeUnixNano", 0), "event time")
-            except SpanRejected:
-                warnings.append(f"event {ev.get('name')!r}: bad timeUnixNano; set to 0")
-                t = 0
+            t = _event_time(ev.get("timeUnixNano", 0), ev.get("name"), warnings)
             events.append(
                 {"name": ev.get("name"), "time_ns": t, "attributes": _json_kv(ev.get("attributes", []), warnings)}
             )
@@ -489,18 +513,31 @@ def _as_str(a: Mapping[str, Any], key: str, warn: list[str]) -> str | None:
     return None
 
 
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+"""Range of the derived tables' ``INTEGER`` columns (``top_k``, ``retrieved_count``)."""
+
+
 def _as_int(a: Mapping[str, Any], key: str, warn: list[str]) -> int | None:
+    """An ``INTEGER`` column value: ints, integral floats and decimal strings inside int32; anything else
+    (including an out-of-range count such as ``top_k = 2**31``) leaves the column empty with a warning,
+    the span itself is kept."""
     v = a.get(key)
-    if v is None or (type(v) is int):
-        return v
-    try:
-        if isinstance(v, float) and v.is_integer():
-            return int(v)
-        if isinstance(v, str):
-            return int(v)
-    except ValueError:
-        pass
-    warn.append(f"attribute {key!r}: expected int, got {_short(v)}; column left empty")
+    if v is None:
+        return None
+    out: int | None = None
+    if type(v) is int:
+        out = v
+    elif isinstance(v, float) and math.isfinite(v) and v.is_integer():
+        out = int(v)
+    elif isinstance(v, str) and len(v) <= 20:
+        try:
+            out = int(v)
+        except ValueError:
+            out = None
+    if out is not None and INT32_MIN <= out <= INT32_MAX:
+        return out
+    what = "out of the int32 range" if out is not None else f"expected int, got {_short(v)}"
+    warn.append(f"attribute {key!r}: {what}; column left empty")
     return None
 
 

@@ -97,6 +97,8 @@ class InsertResult:
     stored: int
     duplicate: int
     warnings: int
+    rejected: int = 0
+    reasons: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -327,7 +329,9 @@ class Warehouse:
     def insert_spans(self, records: Iterable[SpanRecord], *, source: str = "sdk") -> InsertResult:
         """Insert span records (and their derived rows) in one transaction.
 
-        Batches go through Arrow (``INSERT OR IGNORE ... SELECT FROM arrow``),
+        A record the columns cannot hold (a value Arrow refuses, such as a
+        lone surrogate in a name) is counted in ``rejected`` with its reason;
+        the others are stored. Batches go through Arrow (``INSERT OR IGNORE ... SELECT FROM arrow``),
         never row by row. Spans already stored (same trace id + span id) and
         repeats inside the batch count as ``duplicate``. Raises WarehouseError.
         """
@@ -335,7 +339,10 @@ class Warehouse:
         recs = list(records)
         if not recs:
             return InsertResult(0, 0, 0)
-        spans, derived, n_warn = build_arrow_batches(recs, source=source)
+        spans, derived, n_warn, bad = build_arrow_batches_checked(recs, source=source)
+        reasons = tuple(f"span {recs[i].name!r}: {why}" for i, why in bad)
+        if len(bad) == len(recs):
+            return InsertResult(0, 0, n_warn, rejected=len(bad), reasons=reasons)
         with self._write_lock, self.connection() as con:
             try:
                 con.execute("BEGIN TRANSACTION")
@@ -345,7 +352,9 @@ class Warehouse:
                 with contextlib.suppress(duckdb.Error):
                     con.execute("ROLLBACK")
                 raise WarehouseError(f"inserting {len(recs)} spans failed: {e}") from e
-        return InsertResult(stored=stored, duplicate=len(recs) - stored, warnings=n_warn)
+        return InsertResult(
+            stored=stored, duplicate=len(recs) - len(bad) - stored, warnings=n_warn, rejected=len(bad), reasons=reasons
+        )
 
     def record_ingest(
         self, *, source: str, received: int, stored: int, duplicate: int, rejected: int, warnings: int
@@ -590,6 +599,31 @@ def _rows_of_new_spans(tbl: pa.Table, new: pa.Table) -> pa.Table:
     kept = tbl.append_column("_ord", pa.array(np.arange(tbl.num_rows, dtype=np.int64)))
     kept = kept.filter(pc.is_in(span_keys(tbl), value_set=span_keys(new)))
     return first_wins(kept).drop_columns(["_ord"])
+
+
+_BUILD_ERRORS = (pa.ArrowException, OverflowError, ValueError, TypeError, UnicodeError)
+
+
+def build_arrow_batches_checked(
+    recs: Sequence[SpanRecord], *, source: str
+) -> tuple[pa.Table, dict[str, pa.Table], int, list[tuple[int, str]]]:
+    """:func:`build_arrow_batches` that never raises for a bad record: when the batch cannot be built,
+    each record is tried alone and the ones that fail are left out, returned as ``(index, reason)`` (the
+    others are built, so one caller's bad value never costs the rest of the batch)."""
+    try:
+        return (*build_arrow_batches(recs, source=source), [])
+    except _BUILD_ERRORS:
+        pass
+    bad: list[tuple[int, str]] = []
+    for i, r in enumerate(recs):
+        try:
+            build_arrow_batches([r], source=source)
+        except _BUILD_ERRORS as e:
+            bad.append((i, f"cannot be stored ({type(e).__name__}: {str(e)[:120]})"))
+    drop = {i for i, _ in bad}
+    good = [r for i, r in enumerate(recs) if i not in drop]
+    spans, derived, n_warn = build_arrow_batches(good, source=source)
+    return spans, derived, n_warn, bad
 
 
 def build_arrow_batches(
