@@ -186,11 +186,13 @@ def consolidate_cmd(
     user: str | None = typer.Option(None, "--user", help="Owner to consolidate (default: every user of the tenant)."),
     tenant: str = typer.Option("default", "--tenant", help="Tenant."),
     now: str | None = typer.Option(None, "--now", help=_NOW_HELP),
-    min_sources: int = typer.Option(3, "--profile-min-sources", min=2,
-                                    help="Memories of one topic needed to fold them into a profile memory."),
+    min_sources: int | None = typer.Option(None, "--profile-min-sources", min=2,
+                                           help="Memories of one topic needed to fold them into a profile memory "
+                                                "(default: lifecycle.profile_min_sources)."),
     llm: bool = typer.Option(False, "--llm", help="Also extract facts with the LLM at MEMWB_LLM_BASE_URL / MEMWB_LLM_MODEL."),
-    min_confidence: float = typer.Option(0.85, "--min-confidence", min=0.0, max=1.0,
-                                         help="Extracted facts below this confidence are skipped (seed 001: 0.85)."),
+    min_confidence: float | None = typer.Option(None, "--min-confidence", min=0.0, max=1.0,
+                                                help="Extracted facts below this confidence are skipped "
+                                                     "(default: lifecycle.extract_min_confidence, seed 001: 0.85)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Plan without writing."),
     as_json: bool = typer.Option(False, "--json", help=_JSON_HELP),
     config: Path | None = typer.Option(None, "--config", help=_CONFIG_HELP),

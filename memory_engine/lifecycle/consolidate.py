@@ -199,21 +199,25 @@ def consolidate(
     user_id: str,
     tenant_id: str = "default",
     now: datetime | None = None,
-    profile_min_sources: int = 3,
+    profile_min_sources: int | None = None,
     extractor: LLMExtractor | None = None,
-    min_confidence: float = 0.85,
+    min_confidence: float | None = None,
     dry_run: bool = False,
 ) -> ConsolidationReport:
     """Consolidate one owner's current memories (see the module docstring).
 
-    ``profile_min_sources``: memories of one topic needed for a profile;
-    ``extractor``: optional LLM step (a failing or invalid answer becomes a
-    warning, the rule-based steps still apply); ``min_confidence``: extracted
-    facts below it are skipped; ``dry_run`` plans without writing. Emits one
+    ``profile_min_sources``: memories of one topic needed for a profile
+    (default ``lifecycle.profile_min_sources``); ``extractor``: optional LLM step
+    (a failing or invalid answer becomes a warning, the rule-based steps still
+    apply); ``min_confidence``: extracted facts below it are skipped (default
+    ``lifecycle.extract_min_confidence``); ``dry_run`` plans without writing. Emits one
     ``memory.consolidate`` span. Raises ValidationError for a missing owner.
     """
     if not isinstance(user_id, str) or not user_id.strip():
         raise ValidationError("user_id is required", field="user_id")
+    lc = eng.config.lifecycle
+    profile_min_sources = lc.profile_min_sources if profile_min_sources is None else profile_min_sources
+    min_confidence = lc.extract_min_confidence if min_confidence is None else min_confidence
     if profile_min_sources < 2:
         raise ValidationError("profile_min_sources must be >= 2", field="profile_min_sources")
     ts = epoch_now(now)

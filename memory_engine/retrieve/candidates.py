@@ -1,0 +1,152 @@
+"""Candidate assembly: the rows of every route become one :class:`Candidate`
+per memory with everything fusion needs (rescaled similarity, keyword coverage,
+exact/identifier match, metadata match, importance, age, half-life, route ranks,
+source weight, date match), and the per-candidate rules that adjust it
+(identifier mismatch, seed 004's pending values)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from ..config import RetrievalSection, SupersedeMode, WriteSection
+from ..embedding import CachedEmbedder
+from ..errors import ConfigError
+from ..models import MemoryStatus, Source
+from ..scope import Scope
+from ..store.base import ScoredPayload, VectorStore
+from ..text import content_terms, keyword_coverage
+from .fusion import Candidate
+from .query import QueryPlan
+
+__all__ = ["CandidateBuilder", "RoutePool", "pool_routes"]
+
+Payload = dict[str, Any]
+
+
+class RoutePool:
+    """The union of the routes' rows: ``payloads`` by id (first seen order), per-id
+    ``ranks``/``scores`` by channel (1-based rank), and the ids of the fact channel."""
+
+    def __init__(self) -> None:
+        self.payloads: dict[str, Payload] = {}
+        self.ranks: dict[str, dict[str, int]] = {}
+        self.scores: dict[str, dict[str, float]] = {}
+        self.fact_ids: set[str] = set()
+
+
+def pool_routes(channels: Mapping[str, list[ScoredPayload]], scope: Scope) -> RoutePool:
+    """Merge channel lists (each best first) into a :class:`RoutePool`, skipping rows of another owner
+    (defence in depth: the filter already isolates)."""
+    pool = RoutePool()
+    for channel, rows in channels.items():
+        for i, p in enumerate(rows, start=1):
+            if channel == "fact":
+                pool.fact_ids.add(p.id)
+            if not scope.owns(p):
+                continue
+            pool.payloads[p.id] = p.payload
+            pool.ranks.setdefault(p.id, {})[channel] = i
+            pool.scores.setdefault(p.id, {})[channel] = float(p.score)
+    return pool
+
+
+class CandidateBuilder:
+    """Turns pooled rows into candidates. ``candidate(...)`` scores one payload against a
+    query (the entity hop reuses it); ``assemble(pool, plan)`` builds every candidate of a
+    pool, fetching vectors for rows the dense route did not score, and applies:
+
+    * identifier mismatch: the query names an identifier the memory lacks ->
+      similarity and coverage x ``retrieval.identifier_mismatch``;
+    * date match: the memory's event time (else the day it was written) overlaps the
+      query's date range -> ``temporal_match`` = 1;
+    * pending values (seed 004): an unconfirmed old value shows only when its relevance is
+      >= ``write.supersede_strong_similarity``, weighted by ``retrieval.inferred_weight``.
+
+    Raises ConfigError at construction for weights outside [0, 1].
+    """
+
+    def __init__(self, store: VectorStore, embedder: CachedEmbedder, rcfg: RetrievalSection,
+                 wcfg: WriteSection) -> None:
+        for name in ("identifier_mismatch", "inferred_weight", "user_stated_weight"):
+            if not 0.0 <= float(getattr(rcfg, name)) <= 1.0:
+                raise ConfigError(f"retrieval.{name} must be in [0, 1]", key=f"retrieval.{name}")
+        self.store, self.embedder, self.rcfg = store, embedder, rcfg
+        self.pending_floor = wcfg.supersede_strong_similarity
+        self.pending_mode = wcfg.supersede_mode == SupersedeMode.PENDING_CONFIRMATION
+
+    def statuses(self) -> tuple[str, ...]:
+        """The statuses a retrieval reads: current, plus pending values in pending_confirmation mode."""
+        return (MemoryStatus.CURRENT.value,) + ((MemoryStatus.PENDING_CONFIRMATION.value,) if self.pending_mode else ())
+
+    def candidate(self, mid: str, pl: Payload, cos: float, q_terms: frozenset[str], ranks: dict[str, int],
+                  scores: dict[str, float], exact_hit: bool, session_id: str | None, ts: float) -> Candidate:
+        """One memory as a fusion candidate; ``cos`` the raw query cosine, ``ts`` now in epoch seconds."""
+        rcfg = self.rcfg
+        mtype = pl.get("memory_type", "episodic")
+        meta = pl.get("metadata") or {}
+        checks = []
+        if session_id:
+            checks.append(1.0 if pl.get("session_id") == session_id else 0.0)
+        topic = meta.get("topic")
+        if topic:
+            checks.append(1.0 if content_terms(str(topic).replace("_", " ")) & q_terms else 0.0)
+        src = pl.get("source", "user_stated")
+        return Candidate(
+            memory_id=mid,
+            similarity=self.embedder.rescale(cos),
+            coverage=keyword_coverage(q_terms, pl.get("terms") or ()),
+            exact_match=1.0 if exact_hit else 0.0,
+            metadata_match=sum(checks) / len(checks) if checks else 0.0,
+            importance=float(pl.get("importance", 0.5)),
+            age_seconds=max(0.0, ts - float(pl.get("updated_at") or pl.get("created_at") or ts)),
+            half_life_days=getattr(rcfg.half_life_days, mtype, None),
+            route_ranks=ranks,
+            route_scores=scores,
+            source_weight=rcfg.inferred_weight if src == Source.MODEL_INFERRED.value else rcfg.user_stated_weight,
+            tokens=int(pl.get("tokens") or 0),
+        )
+
+    def similarities(self, pool: RoutePool, qvec: np.ndarray) -> dict[str, float]:
+        """Raw query cosine of every pooled memory (dense-route score, else from its stored vector)."""
+        sims = {mid: s["vector"] for mid, s in pool.scores.items() if "vector" in s}
+        missing = [mid for mid in pool.payloads if mid not in sims]
+        if missing:
+            for p in self.store.retrieve(missing, with_vectors=True):
+                if p.dense is not None:
+                    sims[p.id] = float(np.dot(np.asarray(p.dense, dtype=np.float32), qvec))
+        return sims
+
+    def assemble(self, pool: RoutePool, plan: QueryPlan) -> list[Candidate]:
+        rcfg = self.rcfg
+        sims = self.similarities(pool, plan.vector)
+        q_idents, q_range, ts = plan.identifiers, plan.date_range, plan.ts
+        cands = []
+        for mid, pl in pool.payloads.items():
+            has_ident = bool(q_idents & set(pl.get("terms") or ()))
+            c = self.candidate(mid, pl, sims.get(mid, 0.0), plan.cover_terms, pool.ranks[mid], pool.scores[mid],
+                               mid in pool.fact_ids or has_ident, plan.session_id, ts)
+            if q_idents and not has_ident:
+                c = replace(c, similarity=c.similarity * rcfg.identifier_mismatch,
+                            coverage=c.coverage * rcfg.identifier_mismatch)
+            if q_range is not None:
+                # payload values are untyped (epoch seconds or None)
+                start: Any = pl.get("event_start")
+                end: Any = pl.get("event_end")
+                if start is None:  # no date in the memory: it is about the day it was written
+                    day = datetime.fromtimestamp(float(pl.get("created_at") or ts), plan.now.tzinfo)
+                    d0 = day.replace(hour=0, minute=0, second=0, microsecond=0)
+                    start, end = d0.timestamp(), d0.timestamp() + 86_400
+                if q_range.overlaps(float(start), float(end)):
+                    c = replace(c, temporal_match=1.0)
+            if pl.get("status") == MemoryStatus.PENDING_CONFIRMATION.value:
+                # seed 004: an unconfirmed old value shows only when strongly relevant, below the new one
+                if c.relevance < self.pending_floor:
+                    continue
+                c = replace(c, source_weight=c.source_weight * rcfg.inferred_weight)
+            cands.append(c)
+        return cands

@@ -1,0 +1,40 @@
+"""The last retrieval stages: the relevance floor (seed 002: 0.45; 0.3 let noise
+in) and top-k within a token budget (seed 003: 1000..1500 tokens of memory), as
+stages around the pure :func:`~memory_engine.retrieve.fusion.apply_floor` and
+:func:`~memory_engine.retrieve.fusion.apply_budget`."""
+
+from __future__ import annotations
+
+from ..config import RetrievalSection
+from ..errors import ConfigError
+from .fusion import Candidate, apply_budget, apply_floor
+
+__all__ = ["Budget", "RelevanceFloor"]
+
+
+class RelevanceFloor:
+    """``split(ranked)`` -> (kept, dropped) by relevance >= ``retrieval.floor`` (0..1)."""
+
+    def __init__(self, rcfg: RetrievalSection) -> None:
+        if not 0.0 <= rcfg.floor <= 1.0:
+            raise ConfigError("retrieval.floor must be in [0, 1]", key="retrieval.floor")
+        self.floor = rcfg.floor
+
+    def split(self, ranked: list[Candidate]) -> tuple[list[Candidate], list[Candidate]]:
+        return apply_floor(ranked, self.floor)
+
+
+class Budget:
+    """``take(ranked, top_k)`` -> (kept, over_k, over_budget): at most ``top_k`` (default
+    ``retrieval.top_k``) in order within ``retrieval.token_budget`` tokens."""
+
+    def __init__(self, rcfg: RetrievalSection) -> None:
+        if rcfg.top_k < 1:
+            raise ConfigError("retrieval.top_k must be >= 1", key="retrieval.top_k")
+        if rcfg.token_budget < 0:
+            raise ConfigError("retrieval.token_budget must be >= 0", key="retrieval.token_budget")
+        self.top_k, self.token_budget = rcfg.top_k, rcfg.token_budget
+
+    def take(self, ranked: list[Candidate], top_k: int | None = None
+             ) -> tuple[list[Candidate], list[Candidate], list[Candidate]]:
+        return apply_budget(ranked, self.top_k if top_k is None else top_k, self.token_budget)

@@ -1,0 +1,127 @@
+"""The retrieval pipeline (SEED_DIGEST section 4), run per call::
+
+    mandatory filter (tenant + user + status + not archived + embedding version)
+    -> query plan (terms, identifiers, date range, vague-query rewrite, embedding)
+    -> routes (dense, keyword, recent, fact, constraint) -> candidate assembly
+    -> fusion (weighted | five_term | rrf) -> relevance floor -> entity hop
+    -> top_k within the token budget -> hits (+ touch on hit)
+
+:class:`RetrievalPipeline` holds only its stages; each call's data lives in the
+:class:`RetrievalRequest` and the :class:`RetrievalRun` it returns. Errors
+propagate: the engine turns them into a ``degraded`` result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from ..config import EngineConfig
+from ..embedding import CachedEmbedder
+from ..models import CandidateExplanation, Hit, from_epoch
+from ..scope import Scope
+from ..store.base import ScoredPayload, VectorStore
+from .candidates import CandidateBuilder, pool_routes
+from .cutoffs import Budget, RelevanceFloor
+from .fusers import fuser_for
+from .fusion import Candidate
+from .hop import EntityHop
+from .query import QueryPlanner
+from .routes import DEFAULT_ROUTES, RouteQuery, build_routes
+
+__all__ = ["RetrievalPipeline", "RetrievalRequest", "RetrievalRun"]
+
+#: channels a hit's ``sources`` may name, in this order (a hop counts as keyword)
+_SOURCES = ("vector", "keyword", "recent", "fact")
+
+
+@dataclass(frozen=True)
+class RetrievalRequest:
+    """One validated retrieval: owner, optional session, ``top_k``, the call's clock
+    (``ts`` epoch seconds and the aware ``now``) and an optional memory-type restriction."""
+
+    query: str
+    user_id: str
+    tenant_id: str
+    top_k: int
+    ts: float
+    now: datetime
+    session_id: str | None = None
+    memory_types: Sequence[str] | None = None
+
+
+@dataclass(frozen=True)
+class RetrievalRun:
+    """Hits best first, an explanation per candidate, and the rewritten query (None = not rewritten)."""
+
+    hits: list[Hit]
+    explanations: list[CandidateExplanation]
+    rewritten: str | None
+
+
+class RetrievalPipeline:
+    """The retrieval stages over one store and embedder; see the module docstring.
+    Construction validates every stage's configuration (ConfigError)."""
+
+    def __init__(self, store: VectorStore, embedder: CachedEmbedder, config: EngineConfig,
+                 routes: Sequence[str] = DEFAULT_ROUTES) -> None:
+        r = config.retrieval
+        self.store, self.embedder, self.config = store, embedder, config
+        self.planner = QueryPlanner(store, embedder, r)
+        self.routes = build_routes(store, r, routes)
+        self.builder = CandidateBuilder(store, embedder, r, config.write)
+        self.fuse = fuser_for(r)
+        self.floor = RelevanceFloor(r)
+        self.hop = EntityHop(store, self.builder, r)
+        self.budget = Budget(r)
+        self.touch_on_hit = r.touch_on_hit
+
+    def run(self, req: RetrievalRequest) -> RetrievalRun:
+        scope = Scope(req.tenant_id, req.user_id, self.embedder.version)
+        plan = self.planner.plan(req.query, scope, req.session_id, req.ts, req.now)
+        types = tuple(req.memory_types) if req.memory_types else None
+        flt = scope.filter(memory_types=types, statuses=self.builder.statuses())
+        rq = RouteQuery(req.query, plan.text, plan.route_terms, plan.vector, scope, flt, types)
+        channels: dict[str, list[ScoredPayload]] = {}
+        for route in self.routes:
+            rows = route.search(rq)
+            channels.setdefault(route.channel, []).extend(rows)
+        pool = pool_routes(channels, scope)
+        fused = self.fuse(self.builder.assemble(pool, plan))
+        kept, below = self.floor.split(fused)
+        if self.hop.enabled and kept:
+            hopped = self.hop.hop(kept, fused, pool.payloads, flt, scope, plan)
+            if hopped:
+                parent_score = {c.memory_id: c.fused for c in fused}
+                refused = self.fuse([c for c in fused if c.memory_id not in hopped] + [c for c, _ in hopped.values()])
+                fused = self.hop.discount(refused, hopped, parent_score)
+                kept, below = self.floor.split(fused)
+        final, over_k, over_budget = self.budget.take(kept, req.top_k)
+        hits = [self._hit(c, pool.payloads[c.memory_id]) for c in final]
+        if self.touch_on_hit:
+            for c in final:
+                pl = pool.payloads[c.memory_id]
+                self.store.set_payload([c.memory_id], {"access_count": int(pl.get("access_count", 0)) + 1,
+                                                       "last_access_at": req.ts})
+        return RetrievalRun(hits, self._explain(fused, final, below, over_k, over_budget), plan.rewritten)
+
+    @staticmethod
+    def _hit(c: Candidate, pl: dict[str, Any]) -> Hit:
+        return Hit(memory_id=c.memory_id, content=pl["content"], score=round(c.fused, 6),
+                   sources=tuple(r for r in _SOURCES
+                                 if r in c.route_ranks or (r == "keyword" and "hop" in c.route_ranks)),
+                   memory_type=pl["memory_type"], created_at=from_epoch(pl["created_at"]) or datetime.now(UTC),
+                   importance=float(pl.get("importance", 0.5)), relevance=round(c.relevance, 6),
+                   metadata=dict(pl.get("metadata") or {}))
+
+    @staticmethod
+    def _explain(fused: list[Candidate], final: list[Candidate], below: list[Candidate], over_k: list[Candidate],
+                 over_budget: list[Candidate]) -> list[CandidateExplanation]:
+        stage = {c.memory_id: "floor" for c in below} | {c.memory_id: "top_k" for c in over_k} | {
+            c.memory_id: "token_budget" for c in over_budget}
+        rank_of = {c.memory_id: i for i, c in enumerate(final, start=1)}
+        return [CandidateExplanation(c.memory_id, dict(c.route_ranks), dict(c.route_scores), round(c.relevance, 6),
+                                     round(c.fused, 6), rank_of.get(c.memory_id), stage.get(c.memory_id))
+                for c in fused]

@@ -1,0 +1,177 @@
+"""Retrieval routes (SEED_DIGEST section 4): each route is one object behind the
+:class:`Route` protocol, registered by name in :data:`ROUTES`.
+
+=============  ========  ==========================================================
+name           channel   returns
+=============  ========  ==========================================================
+``dense``      vector    nearest by the query embedding (cosine)
+``keyword``    keyword   sparse BM25 over the query's content terms (seed 002)
+``recent``     recent    the owner's most recently used memories (seed 000)
+``fact``       fact      structured facts whose key parts or value match a query term
+                         (seed 001: exact, never by vector)
+``constraint`` fact      every explicit constraint, on a recommendation request
+                         (seed 001: constraints are checked first)
+=============  ========  ==========================================================
+
+The *channel* is the ranked list a route's rows join for fusion (RRF ranks per
+channel): the constraint route extends the fact channel. Every route reads
+through the call's mandatory filter (owner, status, embedding version).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from ..config import RetrievalSection
+from ..errors import ConfigError
+from ..models import MemoryType
+from ..scope import Scope
+from ..store.base import ScoredPayload, StoreFilter, VectorStore
+from ..text import content_terms, keyword_coverage, sparse_query
+from ..write import rules
+
+__all__ = ["DEFAULT_ROUTES", "ROUTES", "ConstraintRoute", "DenseRoute", "FactRoute", "KeywordRoute", "RecentRoute",
+           "Route", "RouteQuery", "build_routes"]
+
+
+@dataclass(frozen=True)
+class RouteQuery:
+    """What every route may read: the user's ``query``, the searched ``text`` (rewritten or
+    not) and its ``terms``, the query ``vector``, the owner ``scope``, the call's mandatory
+    store ``filter`` and the caller's ``memory_types`` restriction (None = all)."""
+
+    query: str
+    text: str
+    terms: frozenset[str]
+    vector: np.ndarray
+    scope: Scope
+    filter: StoreFilter
+    memory_types: tuple[str, ...] | None = None
+
+
+class Route(Protocol):
+    """A retrieval route: ``name`` (registry key), ``channel`` (the ranked list its rows join)
+    and ``search(q)``, best first (an empty list when the route does not apply)."""
+
+    name: str
+    channel: str
+
+    def search(self, q: RouteQuery) -> list[ScoredPayload]: ...
+
+
+def _positive(value: int, key: str) -> int:
+    if value < 1:
+        raise ConfigError(f"{key} must be >= 1", key=key)
+    return value
+
+
+class DenseRoute:
+    name, channel = "dense", "vector"
+
+    def __init__(self, store: VectorStore, rcfg: RetrievalSection) -> None:
+        self.store, self.limit = store, _positive(rcfg.route_limit, "retrieval.route_limit")
+
+    def search(self, q: RouteQuery) -> list[ScoredPayload]:
+        return self.store.search_dense(q.vector.tolist(), q.filter, self.limit)
+
+
+class KeywordRoute:
+    """Sparse BM25 over the query terms; rows whose query-term coverage is below
+    ``retrieval.keyword_min_coverage`` (0..1) are dropped."""
+
+    name, channel = "keyword", "keyword"
+
+    def __init__(self, store: VectorStore, rcfg: RetrievalSection) -> None:
+        if not 0.0 <= rcfg.keyword_min_coverage <= 1.0:
+            raise ConfigError("retrieval.keyword_min_coverage must be in [0, 1]", key="retrieval.keyword_min_coverage")
+        self.store, self.limit = store, _positive(rcfg.route_limit, "retrieval.route_limit")
+        self.min_coverage = rcfg.keyword_min_coverage
+
+    def search(self, q: RouteQuery) -> list[ScoredPayload]:
+        if not q.terms:
+            return []
+        rows = self.store.search_sparse(sparse_query(q.terms), q.filter, self.limit)
+        if self.min_coverage > 0:
+            rows = [p for p in rows if keyword_coverage(q.terms, p.payload.get("terms") or ()) >= self.min_coverage]
+        return rows
+
+
+class RecentRoute:
+    """The ``retrieval.recent_limit`` most recently used memories (0 = route off)."""
+
+    name, channel = "recent", "recent"
+
+    def __init__(self, store: VectorStore, rcfg: RetrievalSection) -> None:
+        if rcfg.recent_limit < 0:
+            raise ConfigError("retrieval.recent_limit must be >= 0", key="retrieval.recent_limit")
+        self.store, self.limit = store, rcfg.recent_limit
+
+    def search(self, q: RouteQuery) -> list[ScoredPayload]:
+        if not self.limit:
+            return []
+        return self.store.scroll(q.filter, limit=self.limit, order_by="last_access_at", descending=True)
+
+
+def fact_key_parts(key: str, value: object) -> set[str]:
+    """The words a fact is found by: its key split on ``._-/`` and spaces, plus the content terms of key and value."""
+    parts = set(re.split(r"[._\-\s/]+", key.lower())) | content_terms(key.replace(".", " "))
+    return parts | content_terms(str(value))
+
+
+class FactRoute:
+    """Structured facts (any embedding version) whose key parts or value share a query term;
+    scans at most ``retrieval.fact_scan_limit`` facts of the owner; score 1.0."""
+
+    name, channel = "fact", "fact"
+
+    def __init__(self, store: VectorStore, rcfg: RetrievalSection) -> None:
+        self.store, self.limit = store, _positive(rcfg.fact_scan_limit, "retrieval.fact_scan_limit")
+
+    def search(self, q: RouteQuery) -> list[ScoredPayload]:
+        if not q.terms or (q.memory_types and MemoryType.FACT.value not in q.memory_types):
+            return []
+        flt = q.scope.filter(memory_types=(MemoryType.FACT.value,), embedding_version=None)
+        out = []
+        for p in self.store.scroll(flt, limit=self.limit):
+            if q.terms & fact_key_parts(str(p.payload.get("fact_key") or ""), p.payload.get("fact_value")):
+                out.append(ScoredPayload(p.id, 1.0, p.payload))
+        return out
+
+
+class ConstraintRoute:
+    """On a recommendation request (:data:`memory_engine.write.rules.RECOMMEND_INTENT`) and with
+    ``retrieval.constraints_on_recommend``, every constraint of the owner (up to ``route_limit``), score 1.0."""
+
+    name, channel = "constraint", "fact"
+
+    def __init__(self, store: VectorStore, rcfg: RetrievalSection) -> None:
+        self.store, self.limit = store, _positive(rcfg.route_limit, "retrieval.route_limit")
+        self.enabled = rcfg.constraints_on_recommend
+
+    def search(self, q: RouteQuery) -> list[ScoredPayload]:
+        if not self.enabled or not rules.RECOMMEND_INTENT.search(q.query):
+            return []
+        cflt = q.scope.filter(metadata={"_kind": "constraint"})
+        return [ScoredPayload(p.id, 1.0, p.payload) for p in self.store.scroll(cflt, limit=self.limit)]
+
+
+#: route classes by name; a new route registers here
+ROUTES: dict[str, Callable[[VectorStore, RetrievalSection], Route]] = {
+    "dense": DenseRoute, "keyword": KeywordRoute, "recent": RecentRoute, "fact": FactRoute,
+    "constraint": ConstraintRoute,
+}
+#: the routes every retrieval runs, in this order
+DEFAULT_ROUTES: tuple[str, ...] = ("dense", "keyword", "recent", "fact", "constraint")
+
+
+def build_routes(store: VectorStore, rcfg: RetrievalSection, names: Sequence[str] = DEFAULT_ROUTES) -> list[Route]:
+    """Instantiate the named routes (ConfigError for an unknown name)."""
+    unknown = [n for n in names if n not in ROUTES]
+    if unknown:
+        raise ConfigError(f"unknown retrieval routes {unknown}; known: {sorted(ROUTES)}")
+    return [ROUTES[n](store, rcfg) for n in names]

@@ -1,0 +1,39 @@
+"""Clean + redact, the first write stage (seed 000): trim, cap the length, and
+replace PII by typed placeholders before anything is embedded or stored."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..config import WriteSection
+from ..errors import ConfigError
+from .pii import redact
+
+__all__ = ["Cleaned", "Cleaner"]
+
+
+@dataclass(frozen=True)
+class Cleaned:
+    """The text as it will be stored and the PII kinds replaced in it (e.g. ``("phone",)``)."""
+
+    text: str
+    redactions: tuple[str, ...] = ()
+
+
+class Cleaner:
+    """``Cleaner(write_section)(text)``: strip, keep the first ``write.max_chars``
+    characters, then (``write.redact_pii``) redact. Raises ConfigError at
+    construction for ``max_chars`` < 1."""
+
+    def __init__(self, cfg: WriteSection) -> None:
+        if cfg.max_chars < 1:
+            raise ConfigError("write.max_chars must be >= 1", key="write.max_chars")
+        self.max_chars = cfg.max_chars
+        self.redact_pii = cfg.redact_pii
+
+    def __call__(self, text: str) -> Cleaned:
+        clean = text.strip()[: self.max_chars]
+        if not self.redact_pii:
+            return Cleaned(clean)
+        red = redact(clean)
+        return Cleaned(red.text, tuple(red.kinds))

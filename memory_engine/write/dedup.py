@@ -1,0 +1,76 @@
+"""Dedup (seed 000): a statement that repeats a current memory of the same type
+touches it instead of adding a record.
+
+Two texts are *the same memory* when their normalised forms are equal, or their
+model-rescaled cosine is >= ``write.dedup_similarity``, and in both cases they
+name the same identifiers and numbers and have the same polarity
+(normalise-then-match, seed 002): 'order A123' never merges into 'order A124',
+'82 kg' never into '78 kg', 'I like X' never into 'I don't like X'. The same rule
+decides merges in consolidation (:mod:`memory_engine.lifecycle.consolidate`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..config import WriteSection
+from ..embedding import CachedEmbedder
+from ..errors import ConfigError
+from ..models import MemoryRecord, MemoryType
+from ..scope import Scope
+from ..store.base import VectorStore
+from ..text import identifiers
+from . import rules
+
+__all__ = ["DuplicateFinder", "Identity", "identity"]
+
+
+@dataclass(frozen=True)
+class Identity:
+    """What must agree for two texts to be one memory: normalised text (exact repeats),
+    sorted identifiers, numbers and polarity (negation present)."""
+
+    normalised: str
+    identifiers: tuple[str, ...]
+    numbers: frozenset[str]
+    negated: bool
+
+    def agrees(self, other: Identity) -> bool:
+        """Same identifiers, numbers and polarity (the similarity test is separate)."""
+        return (self.identifiers == other.identifiers and self.numbers == other.numbers
+                and self.negated == other.negated)
+
+
+def identity(text: str) -> Identity:
+    return Identity(rules.normalise(text), tuple(sorted(identifiers(text))), rules.numbers(text), rules.polarity(text))
+
+
+class DuplicateFinder:
+    """``find(clean, vec, memory_type, scope)``: the first of the ``write.dedup_candidates``
+    nearest current memories of that type (owner's, current embedding version) that is
+    the same memory (module docstring), or None. Raises ConfigError at construction for
+    a ``write.dedup_similarity`` outside [0, 1]."""
+
+    def __init__(self, store: VectorStore, embedder: CachedEmbedder, cfg: WriteSection) -> None:
+        if not 0.0 <= cfg.dedup_similarity <= 1.0:
+            raise ConfigError("write.dedup_similarity must be in [0, 1]", key="write.dedup_similarity")
+        if cfg.dedup_candidates < 1:
+            raise ConfigError("write.dedup_candidates must be >= 1", key="write.dedup_candidates")
+        self.store, self.embedder = store, embedder
+        self.similarity, self.candidates = cfg.dedup_similarity, cfg.dedup_candidates
+
+    def find(self, clean: str, vec: np.ndarray, memory_type: MemoryType, scope: Scope) -> MemoryRecord | None:
+        new = identity(clean)
+        flt = scope.filter(memory_types=(memory_type.value,))
+        for p in self.store.search_dense(vec.tolist(), flt, self.candidates):
+            if not scope.owns(p):
+                continue
+            old = identity(p.payload.get("content", ""))
+            if old.normalised != new.normalised and self.embedder.rescale(p.score) < self.similarity:
+                continue
+            if not old.agrees(new):
+                continue
+            return MemoryRecord.from_payload(p.id, p.payload)
+        return None

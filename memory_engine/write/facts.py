@@ -1,0 +1,31 @@
+"""Structured facts (seed 001): one current value per ``(owner, key)``, looked up
+exactly (never by similarity); a new value supersedes the old one, the same value
+only touches it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..models import MemoryRecord, MemoryType
+from ..scope import Scope
+from ..store.base import VectorStore
+
+__all__ = ["FactBook", "fact_key"]
+
+
+def fact_key(key: Any) -> str:
+    """The stored form of a fact key: trimmed, lower-case (``"Profile.City "`` -> ``"profile.city"``)."""
+    return str(key).strip().lower()
+
+
+class FactBook:
+    """Exact fact lookups on a store: :meth:`current` is the newest current record of a key
+    (any embedding version: a fact's value does not depend on the model)."""
+
+    def __init__(self, store: VectorStore) -> None:
+        self.store = store
+
+    def current(self, scope: Scope, key: str) -> MemoryRecord | None:
+        flt = scope.filter(fact_key=fact_key(key), memory_types=(MemoryType.FACT.value,), embedding_version=None)
+        rows = self.store.scroll(flt, limit=1, order_by="created_at", descending=True)
+        return MemoryRecord.from_payload(rows[0].id, rows[0].payload) if rows else None

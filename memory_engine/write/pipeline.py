@@ -1,0 +1,139 @@
+"""The write pipeline (SEED_DIGEST section 3), run per call::
+
+    clean + redact -> gate (chit-chat / one-off rejection, importance, type, threshold)
+    -> embed -> candidate pool (uncertain) | fact overwrite | dedup (touch, confirm)
+    -> correction supersedes -> store
+
+:class:`WritePipeline` holds only its stages (built from store, embedder and
+config); everything about one request lives in the :class:`AddRequest` and the
+:class:`WriteRun` it returns, so one pipeline serves many threads (the engine
+serialises writes per owner, not globally).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
+
+from ..config import EngineConfig
+from ..embedding import CachedEmbedder
+from ..models import MemoryType, WriteOutcome, WriteResult
+from ..scope import Scope
+from ..store.base import VectorStore
+from ..text import content_terms
+from . import rules
+from .candidates import CandidatePool
+from .clean import Cleaner
+from .dedup import DuplicateFinder
+from .facts import FactBook, fact_key
+from .gate import WriteGate
+from .records import build_record, touch_patch, upsert_records
+from .supersede import CorrectionFinder, Superseder
+
+__all__ = ["AddRequest", "WritePipeline", "WriteRun"]
+
+
+@dataclass(frozen=True)
+class AddRequest:
+    """One validated write: the arguments of :meth:`MemoryEngine.add` with the memory type
+    parsed (``hint``), ``ts`` the epoch seconds of the statement and ``now`` the caller's clock
+    (None = ``ts``) against which relative dates in the text are resolved."""
+
+    text: str
+    user_id: str
+    tenant_id: str
+    ts: float
+    session_id: str | None = None
+    role: str = "user"
+    hint: MemoryType | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    fact: dict[str, Any] | None = None
+    permanent: bool = False
+    now: datetime | None = None
+
+
+@dataclass(frozen=True)
+class WriteRun:
+    """What one run produced: the caller's :class:`WriteResult` and ``content``, the text as
+    cleaned and redacted (what a span may show; None when memory is disabled)."""
+
+    result: WriteResult
+    content: str | None
+
+
+class WritePipeline:
+    """The write stages over one store and embedder; see the module docstring.
+    Construction validates every stage's configuration (ConfigError)."""
+
+    def __init__(self, store: VectorStore, embedder: CachedEmbedder, config: EngineConfig) -> None:
+        self.store, self.embedder, self.config = store, embedder, config
+        w = config.write
+        self.clean = Cleaner(w)
+        self.gate = WriteGate(w)
+        self.facts = FactBook(store)
+        self.dedup = DuplicateFinder(store, embedder, w)
+        self.corrections = CorrectionFinder(store, embedder, w, config.retrieval.route_limit)
+        self.superseder = Superseder(store, w.supersede_mode, config.lifecycle)
+        self.candidates = CandidatePool(store, embedder, w)
+
+    def run(self, req: AddRequest) -> WriteRun:
+        """Apply one request; returns the outcome (stored / merged / rejected / candidate).
+        Raises StoreError / EmbeddingError from the backends (nothing half-written is reported)."""
+        if not self.config.memory.enabled:
+            return WriteRun(WriteResult(WriteOutcome.REJECTED.value, None, "memory_disabled"), None)
+        cleaned = self.clean(req.text)
+        clean, kinds = cleaned.text, cleaned.redactions
+        has_fact = req.fact is not None
+        v = self.gate.judge(clean, has_fact=has_fact, hint=req.hint)
+        if v.reject:
+            extra: dict[str, Any] = dict(importance=v.importance, memory_type=v.memory_type.value) if v.scored else {}
+            return WriteRun(WriteResult(WriteOutcome.REJECTED.value, None, v.reject, redactions=kinds, **extra), clean)
+        return WriteRun(self._store(req, clean, kinds, v.signals, v.importance, v.memory_type, v.uncertain), clean)
+
+    def _store(self, req: AddRequest, clean: str, kinds: tuple[str, ...], sig: rules.Signals, imp: float,
+               mtype: MemoryType, uncertain: bool) -> WriteResult:
+        scope = Scope(req.tenant_id, req.user_id, self.embedder.version)
+        vec = self.embedder.embed_documents([clean])[0]
+        terms = tuple(content_terms(clean))
+        rec = build_record(clean, tenant_id=req.tenant_id, user_id=req.user_id, memory_type=mtype,
+                           embedding_version=self.embedder.version, ts=req.ts, session_id=req.session_id,
+                           role=req.role, metadata=req.metadata, importance=imp, permanent=req.permanent,
+                           now=req.now, terms=terms)
+        if uncertain:
+            return self.candidates.add(rec, vec, scope, kinds)
+        superseded: list[str] = []
+        if req.fact is not None:
+            key, value = fact_key(req.fact["key"]), req.fact["value"]
+            old = self.facts.current(scope, key)
+            if old is not None and old.fact_value == value:
+                self.store.set_payload([old.id], touch_patch(old, req.ts, updated=True))
+                return WriteResult(WriteOutcome.MERGED.value, old.id, f"duplicate_fact:{key}", importance=imp,
+                                   memory_type=MemoryType.FACT.value, redactions=kinds)
+            if old is not None:
+                superseded.append(old.id)
+            if sig.correction:  # 'change my default courier to SF' also retires 'I use ZTO'
+                superseded.extend(pid for pid, _ in self.corrections.find(clean, vec, scope))
+            rec = replace(rec, fact_key=key, fact_value=value)
+            mtype = MemoryType.FACT
+        else:
+            dup = self.dedup.find(clean, vec, mtype, scope)
+            if dup is not None:
+                self.store.set_payload([dup.id], touch_patch(dup, req.ts, updated=True))
+                self.superseder.confirm_if_repeated(dup, req.ts)
+                return WriteResult(WriteOutcome.MERGED.value, dup.id, f"duplicate_of:{dup.id}", importance=imp,
+                                   memory_type=mtype.value, redactions=kinds)
+            if sig.correction:
+                related = self.corrections.find(clean, vec, scope)
+                superseded.extend(pid for pid, _ in related)
+                if related and req.hint is None:
+                    mtype = MemoryType(related[0][1])  # a correction replaces a memory of the same kind
+        meta = rec.metadata
+        if mtype != MemoryType.FACT and rules.is_constraint(clean, sig):
+            meta = {**meta, "_kind": "constraint"}
+        rec = replace(rec, memory_type=mtype, metadata=meta, supersedes=tuple(superseded))
+        upsert_records(self.store, [rec], vec[None, :])
+        if superseded:
+            self.superseder.supersede(superseded, rec.id, req.ts)
+        return WriteResult(WriteOutcome.STORED.value, rec.id, "supersedes" if superseded else "", tuple(superseded),
+                           importance=imp, memory_type=mtype.value, redactions=kinds)

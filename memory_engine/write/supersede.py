@@ -1,0 +1,129 @@
+"""Supersede and conflict (seed 000 step 4, seed 004): a correction retires the
+older memories it names; in ``pending_confirmation`` mode they wait until the
+new value is repeated.
+
+The *same subject* rule lives here and nowhere else: two memories are about the
+same thing when their model-rescaled similarity is >= ``write.supersede_similarity``
+and they share content terms (share = |A n B| / min(|A|, |B|) >=
+``write.supersede_keyword_overlap``, correction marker words excluded); a
+similarity >= ``write.supersede_strong_similarity`` may stand in for the shared
+terms where no correction text names the subject (consolidation's conflicts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Set
+
+import numpy as np
+
+from ..config import LifecycleSection, SupersedeMode, WriteSection
+from ..embedding import CachedEmbedder
+from ..errors import ConfigError
+from ..models import MemoryRecord, MemoryStatus, MemoryType
+from ..scope import Scope
+from ..store.base import VectorStore
+from ..text import content_terms, identifiers
+from . import rules
+from .records import deprecate_patch
+
+__all__ = ["CorrectionFinder", "SubjectRule", "Superseder", "term_share"]
+
+
+def term_share(a: Set[str], b: Set[str]) -> float:
+    """Shared content terms of two memories, 0..1: |a n b| / min(|a|, |b|) (0 when either is empty)."""
+    return len(a & b) / max(1, min(len(a), len(b)))
+
+
+class SubjectRule:
+    """The same-subject test (module docstring) with the ``write`` section's thresholds.
+    Raises ConfigError at construction for a threshold outside [0, 1]."""
+
+    def __init__(self, cfg: WriteSection) -> None:
+        for name in ("supersede_similarity", "supersede_keyword_overlap", "supersede_strong_similarity"):
+            if not 0.0 <= float(getattr(cfg, name)) <= 1.0:
+                raise ConfigError(f"write.{name} must be in [0, 1]", key=f"write.{name}")
+        self.similarity = cfg.supersede_similarity
+        self.overlap = cfg.supersede_keyword_overlap
+        self.strong = cfg.supersede_strong_similarity
+
+    def names(self, sim: float, new_terms: Set[str], old_terms: Set[str]) -> bool:
+        """A correction names an old memory: similar enough AND sharing terms."""
+        return sim >= self.similarity and term_share(new_terms, old_terms) >= self.overlap
+
+    def related(self, sim: float, a: Set[str], b: Set[str]) -> bool:
+        """Two statements are about the same thing: similar enough and sharing terms, or strongly similar."""
+        if sim < self.similarity:
+            return False
+        return term_share(a, b) >= self.overlap or sim >= self.strong
+
+
+def _long_identifiers(text: str) -> set[str]:
+    return {i for i in identifiers(text) if sum(ch.isdigit() for ch in i) >= 3}
+
+
+class CorrectionFinder:
+    """``find(clean, vec, scope)``: older current memories (semantic, episodic, procedural) a
+    correction replaces, as (memory id, memory type) pairs in similarity order, among the
+    ``retrieval.route_limit`` nearest. Related when the correction names them
+    (:meth:`SubjectRule.names` on the text from the first correction marker on), their
+    long identifiers (>= 3 digits) do not differ, and, for two negations (two constraints
+    like 'no games' / 'no horror', which normally coexist), only when strongly similar."""
+
+    TYPES = (MemoryType.SEMANTIC.value, MemoryType.EPISODIC.value, MemoryType.PROCEDURAL.value)
+
+    def __init__(self, store: VectorStore, embedder: CachedEmbedder, cfg: WriteSection, limit: int) -> None:
+        if limit < 1:
+            raise ConfigError("retrieval.route_limit must be >= 1", key="retrieval.route_limit")
+        self.store, self.embedder, self.limit = store, embedder, limit
+        self.rule = SubjectRule(cfg)
+
+    def find(self, clean: str, vec: np.ndarray, scope: Scope) -> list[tuple[str, str]]:
+        new_terms = set(content_terms(rules.correction_scope(clean))) - rules.MARKER_TERMS
+        new_idents = _long_identifiers(clean)
+        neg_new = rules.polarity(clean)
+        out = []
+        for p in self.store.search_dense(vec.tolist(), scope.filter(memory_types=self.TYPES), self.limit):
+            if not scope.owns(p):
+                continue
+            sim = self.embedder.rescale(p.score)
+            if sim < self.rule.similarity:
+                continue
+            old_text = p.payload.get("content", "")
+            old_idents = _long_identifiers(old_text)
+            if new_idents and old_idents and not (new_idents & old_idents):
+                continue  # different entities (card 尾号0988 vs 尾号8890)
+            old_terms = set(p.payload.get("terms") or ()) - rules.MARKER_TERMS
+            if not self.rule.names(sim, new_terms, old_terms):
+                continue  # the correction must name what the old memory is about
+            if neg_new and rules.polarity(old_text) and sim < self.rule.strong:
+                continue  # two constraints ('no games', 'no horror') normally coexist
+            out.append((p.id, p.payload.get("memory_type", MemoryType.SEMANTIC.value)))
+        return out
+
+
+class Superseder:
+    """Retires replaced memories. ``supersede(old_ids, new_id, ts)``: archive mode deprecates
+    them at once (``superseded_by`` = the new id); ``pending_confirmation`` mode marks them
+    pending. ``confirm_if_repeated(rec, ts)`` (seed 004): when the user repeats ``rec`` for
+    the ``lifecycle.confirm_repeats``-th time, the values it replaced that are still pending
+    are archived. Raises ConfigError at construction for ``confirm_repeats`` < 1."""
+
+    def __init__(self, store: VectorStore, mode: SupersedeMode, lifecycle: LifecycleSection) -> None:
+        if lifecycle.confirm_repeats < 1:
+            raise ConfigError("lifecycle.confirm_repeats must be >= 1", key="lifecycle.confirm_repeats")
+        self.store, self.mode, self.confirm_repeats = store, SupersedeMode(mode), lifecycle.confirm_repeats
+
+    def supersede(self, old_ids: Iterable[str], new_id: str, ts: float) -> None:
+        if self.mode == SupersedeMode.PENDING_CONFIRMATION:
+            patch = {"status": MemoryStatus.PENDING_CONFIRMATION.value, "superseded_by": new_id, "updated_at": ts}
+        else:
+            patch = deprecate_patch(ts, superseded_by=new_id)
+        self.store.set_payload(list(old_ids), patch)
+
+    def confirm_if_repeated(self, rec: MemoryRecord, ts: float) -> None:
+        if not rec.supersedes or rec.access_count + 1 < self.confirm_repeats:
+            return
+        pending = [p.id for p in self.store.retrieve(list(rec.supersedes))
+                   if p.payload.get("status") == MemoryStatus.PENDING_CONFIRMATION.value]
+        if pending:
+            self.store.set_payload(pending, deprecate_patch(ts))
