@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from .store.base import VectorStore
     from .write.pipeline import WritePipeline
 
-__all__ = ["Adder", "Host", "Retriever"]
+__all__ = ["Adder", "Eraser", "Host", "Retriever"]
 
 
 class Host(Protocol):
@@ -52,6 +52,12 @@ class Adder(Host, Protocol):
             role: str = "user", memory_type: Any = None, metadata: dict[str, Any] | None = None,
             fact: dict[str, Any] | None = None, now: datetime | None = None,
             permanent: bool = False) -> WriteResult: ...
+
+
+class Eraser(Host, Protocol):
+    """A host that erases every record of an owner from its store (and its warehouse, when it has one)."""
+
+    def erase_user(self, user_id: str, *, tenant_id: str = "default") -> int: ...
 
 
 class Retriever(Protocol):

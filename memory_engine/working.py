@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import re
 import threading
-import time
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -36,13 +35,13 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from .config import WorkingSection
 from .errors import ValidationError
-from .models import to_epoch
 from .text import count_tokens, identifiers
+from .validation import epoch_now
 from .write import rules
 
 if TYPE_CHECKING:
-    from .engine import MemoryEngine
     from .lifecycle.llm import ChatClient
+    from .ports import Retriever
 
 __all__ = [
     "Block",
@@ -254,7 +253,7 @@ class WorkingMemory:
                 now: datetime | None = None) -> SessionState | None:
         """The live session, or None (never seen or idle past the TTL, which drops it)."""
         key = self._key(user_id, session_id, tenant_id)
-        ts = _epoch(now)
+        ts = epoch_now(now)
         with self._lock:
             st = self._sessions.get(key)
             if st is not None and self._expired(st, ts):
@@ -264,7 +263,7 @@ class WorkingMemory:
 
     def expire(self, now: datetime | None = None) -> int:
         """Drop every session idle for longer than the TTL; returns how many."""
-        ts = _epoch(now)
+        ts = epoch_now(now)
         with self._lock:
             dead = [k for k, st in self._sessions.items() if self._expired(st, ts)]
             for k in dead:
@@ -280,7 +279,7 @@ class WorkingMemory:
             raise ValidationError("text must be a string", field="text")
         if role not in _ROLES:
             raise ValidationError(f"role must be one of {list(_ROLES)}", field="role")
-        ts = _epoch(now)
+        ts = epoch_now(now)
         with self._lock:
             st = self._sessions.get(key)
             if st is None or self._expired(st, ts):
@@ -323,19 +322,11 @@ class WorkingMemory:
         return len(self._sessions)
 
 
-def _epoch(now: datetime | None) -> float:
-    if now is None:
-        return time.time()
-    if now.tzinfo is None:
-        raise ValidationError("now must be timezone-aware", field="now")
-    return to_epoch(now)
-
-
 _REGISTRY: weakref.WeakKeyDictionary[object, WorkingMemory] = weakref.WeakKeyDictionary()
 _REGISTRY_LOCK = threading.Lock()
 
 
-def sessions_for(eng: MemoryEngine) -> WorkingMemory:
+def sessions_for(eng: Retriever) -> WorkingMemory:
     """The working memory of an engine: ``eng.working`` when the engine has one,
     else one kept per engine object here (created from ``eng.config.working``)."""
     wm = getattr(eng, "working", None)
@@ -398,7 +389,7 @@ def _fit_lines(lines: Sequence[str], budget: int) -> list[str]:
 
 
 def build_context(
-    eng: MemoryEngine,
+    eng: Retriever,
     query: str,
     *,
     user_id: str,

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import threading
 from collections import defaultdict
 from collections.abc import Sequence
@@ -48,16 +47,17 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticValidationError
 
 from ..errors import ValidationError
-from ..models import MemoryRecord, MemoryStatus, MemoryType, Source
+from ..models import MemoryRecord, MemoryType, Source
 from ..observability.tracing import SPAN_CONSOLIDATE, set_attrs
-from ..store.base import StoredPoint, StoreFilter
-from ..text import content_terms, count_tokens, identifiers, sparse_document
-from ..write import rules
+from ..store.base import StoreFilter
+from ..validation import epoch_now, require_owner
+from ..write.dedup import identity
+from ..write.records import build_record, deprecate_patch, upsert_records
+from ..write.supersede import SubjectRule
 from .llm import ChatClient, LLMError
-from .runner import epoch_now
 
 if TYPE_CHECKING:
-    from ..engine import MemoryEngine
+    from ..ports import Host
 
 __all__ = [
     "ConsolidationAction",
@@ -154,47 +154,37 @@ class LLMExtractor:
         return facts, warnings
 
 
-def _rescaled_matrix(eng: MemoryEngine, vecs: np.ndarray) -> np.ndarray:
+def _rescaled_matrix(eng: Host, vecs: np.ndarray) -> np.ndarray:
     sims = vecs @ vecs.T
     b = eng.embedder.baseline
     return np.clip((sims - b) / (1.0 - b), 0.0, 1.0)
 
 
-def _archive_under(eng: MemoryEngine, rec: MemoryRecord, survivor: str, ts: float, reason: str) -> None:
+def _archive_under(eng: Host, rec: MemoryRecord, survivor: str, ts: float, reason: str) -> None:
     # re-read: an earlier step of this run may have changed the record's metadata (a merge survivor's _sources)
     fresh = eng.store.retrieve([rec.id])
     base = dict(fresh[0].payload.get("metadata") or {}) if fresh else dict(rec.metadata)
     meta = {**base, "_lifecycle": "consolidated", "_archive_reason": reason}
-    eng.store.set_payload([rec.id], {"status": MemoryStatus.DEPRECATED.value, "superseded_by": survivor,
-                                     "archived_at": ts, "archived": 1, "updated_at": ts, "metadata": meta})
+    eng.store.set_payload([rec.id], deprecate_patch(ts, superseded_by=survivor, metadata=meta))
 
 
-def _new_record(eng: MemoryEngine, content: str, base: MemoryRecord, sources: Sequence[MemoryRecord], ts: float,
-                source: Source, metadata: dict[str, Any], confidence: float = 1.0) -> tuple[MemoryRecord, np.ndarray]:
-    rec = MemoryRecord(
-        id=secrets.token_hex(8), tenant_id=base.tenant_id, user_id=base.user_id, content=content,
-        memory_type=MemoryType.SEMANTIC, status=MemoryStatus.CURRENT, session_id=None, role="system",
-        metadata=metadata, importance=max(r.importance for r in sources), confidence=confidence, source=source,
-        access_count=sum(r.access_count for r in sources), created_at=ts, updated_at=ts, last_access_at=ts,
-        supersedes=tuple(r.id for r in sources), embedding_version=eng.embedding_version,
-        terms=tuple(content_terms(content)), tokens=count_tokens(content),
+def _new_record(eng: Host, content: str, base: MemoryRecord, sources: Sequence[MemoryRecord], ts: float,
+                source: Source, metadata: dict[str, Any], confidence: float = 1.0,
+                supersedes: bool = True) -> MemoryRecord:
+    """A consolidated memory standing for ``sources``, stored with its vector."""
+    rec = build_record(
+        content, tenant_id=base.tenant_id, user_id=base.user_id, memory_type=MemoryType.SEMANTIC,
+        embedding_version=eng.embedding_version, ts=ts, session_id=None, role="system", metadata=metadata,
+        importance=max(r.importance for r in sources), source=source, resolve_dates=False, confidence=confidence,
+        access_count=sum(r.access_count for r in sources),
+        supersedes=tuple(r.id for r in sources) if supersedes else (),
     )
-    vec = eng.embedder.embed_documents([content])[0]
-    return rec, vec
-
-
-def _related(sim: float, ta: set[str], tb: set[str], wcfg: Any) -> bool:
-    """The engine's "same subject" test for corrections (write section): rescaled
-    similarity >= supersede_similarity with shared terms >= supersede_keyword_overlap,
-    or similarity >= supersede_strong_similarity alone."""
-    if sim < wcfg.supersede_similarity:
-        return False
-    overlap = len(ta & tb) / max(1, min(len(ta), len(tb)))
-    return overlap >= wcfg.supersede_keyword_overlap or sim >= wcfg.supersede_strong_similarity
+    upsert_records(eng.store, [rec], eng.embedder.embed_documents([content]))
+    return rec
 
 
 def consolidate(
-    eng: MemoryEngine,
+    eng: Host,
     *,
     user_id: str,
     tenant_id: str = "default",
@@ -213,8 +203,7 @@ def consolidate(
     ``lifecycle.extract_min_confidence``); ``dry_run`` plans without writing. Emits one
     ``memory.consolidate`` span. Raises ValidationError for a missing owner.
     """
-    if not isinstance(user_id, str) or not user_id.strip():
-        raise ValidationError("user_id is required", field="user_id")
+    user_id, tenant_id = require_owner(user_id, tenant_id)
     lc = eng.config.lifecycle
     profile_min_sources = lc.profile_min_sources if profile_min_sources is None else profile_min_sources
     min_confidence = lc.extract_min_confidence if min_confidence is None else min_confidence
@@ -222,6 +211,7 @@ def consolidate(
         raise ValidationError("profile_min_sources must be >= 2", field="profile_min_sources")
     ts = epoch_now(now)
     wcfg = eng.config.write
+    subject = SubjectRule(wcfg)
     with eng.tracing.tracer.start_as_current_span(SPAN_CONSOLIDATE) as span:
         flt = StoreFilter(tenant_id=tenant_id, user_id=user_id, embedding_version=eng.embedding_version)
         rows = [p for p in eng.store.scroll(flt, with_vectors=True) if p.dense is not None]
@@ -234,9 +224,7 @@ def consolidate(
         by_id = {r.id: r for r in recs}
         if recs:
             sim = _rescaled_matrix(eng, np.asarray([p.dense for p in rows], dtype=np.float32))
-            pol = [rules.polarity(r.content) for r in recs]
-            ids_of = [sorted(identifiers(r.content)) for r in recs]
-            norm = [rules.normalise(r.content) for r in recs]
+            ident = [identity(r.content) for r in recs]
             terms = [set(r.terms) for r in recs]
 
             # 1. near-duplicates: union-find over qualifying pairs
@@ -251,9 +239,9 @@ def consolidate(
             for i in range(len(recs)):
                 for j in range(i + 1, len(recs)):
                     a, b = recs[i], recs[j]
-                    same = norm[i] == norm[j] or sim[i, j] >= wcfg.dedup_similarity
+                    same = ident[i].normalised == ident[j].normalised or sim[i, j] >= wcfg.dedup_similarity
                     if (a.memory_type == b.memory_type and a.memory_type != MemoryType.FACT
-                            and same and pol[i] == pol[j] and ids_of[i] == ids_of[j]):
+                            and same and ident[i].agrees(ident[j])):
                         parent[find(i)] = find(j)
             groups: dict[int, list[int]] = defaultdict(list)
             for i in range(len(recs)):
@@ -281,10 +269,10 @@ def consolidate(
             # 2. conflicts: same subject, opposite polarity -> trust source, then time
             for i in range(len(recs)):
                 for j in range(i + 1, len(recs)):
-                    if not (alive[i] and alive[j]) or pol[i] == pol[j]:
+                    if not (alive[i] and alive[j]) or ident[i].negated == ident[j].negated:
                         continue
                     a, b = recs[i], recs[j]
-                    if MemoryType.FACT in (a.memory_type, b.memory_type) or not _related(sim[i, j], terms[i], terms[j], wcfg):
+                    if MemoryType.FACT in (a.memory_type, b.memory_type) or not subject.related(sim[i, j], terms[i], terms[j]):
                         continue
                     wi, li = (i, j) if (source_rank(a.source), a.updated_at) >= (source_rank(b.source), b.updated_at) else (j, i)
                     win, lose = recs[wi], recs[li]
@@ -315,8 +303,7 @@ def consolidate(
                 if dry_run:
                     actions.append(ConsolidationAction("profile", "(planned)", tuple(meta["_sources"]), f"topic:{topic}"))
                     continue
-                rec, vec = _new_record(eng, content, srcs_r[0], srcs_r, ts, src, meta)
-                eng.store.upsert([StoredPoint(rec.id, vec.tolist(), sparse_document(rec.terms), rec.to_payload())])
+                rec = _new_record(eng, content, srcs_r[0], srcs_r, ts, src, meta)
                 for r in srcs_r:
                     _archive_under(eng, r, rec.id, ts, f"folded_into:{rec.id}")
                 for k in members:
@@ -343,9 +330,9 @@ def consolidate(
                     actions.append(ConsolidationAction("extract", "(planned)", (), f"confidence:{f.confidence:.2f}"))
                     continue
                 meta = {"_kind": "extracted", "_sources": list(f.source_ids), **({"topic": f.topic} if f.topic else {})}
-                rec, vec = _new_record(eng, f.content, srcs_r[0], srcs_r, ts, Source.MODEL_INFERRED, meta, f.confidence)
-                rec = MemoryRecord(**{**rec.__dict__, "supersedes": ()})  # extraction adds; sources stay current
-                eng.store.upsert([StoredPoint(rec.id, vec.tolist(), sparse_document(rec.terms), rec.to_payload())])
+                # extraction adds; its sources stay current
+                rec = _new_record(eng, f.content, srcs_r[0], srcs_r, ts, Source.MODEL_INFERRED, meta, f.confidence,
+                                  supersedes=False)
                 actions.append(ConsolidationAction("extract", rec.id, (), f"confidence:{f.confidence:.2f}"))
                 created.append(rec.id)
 

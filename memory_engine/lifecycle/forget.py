@@ -24,11 +24,11 @@ from ..errors import ValidationError
 from ..models import MemoryType
 from ..observability.tracing import SPAN_FORGET, set_attrs
 from ..store.base import StoreFilter
-from .runner import epoch_now
+from ..validation import epoch_now, require_owner
 
 if TYPE_CHECKING:
-    from ..engine import MemoryEngine
     from ..observability.warehouse import Warehouse
+    from ..ports import Eraser, Host
 
 __all__ = ["EraseMode", "EraseReport", "ForgetReport", "erase_user", "erase_user_warehouse", "forget_where", "pseudonym"]
 
@@ -84,15 +84,8 @@ class EraseReport:
         return self.store + sum(self.warehouse.values())
 
 
-def _owner(user_id: Any, tenant_id: Any) -> None:
-    if not isinstance(user_id, str) or not user_id.strip():
-        raise ValidationError("user_id is required: forgetting is always per owner", field="user_id")
-    if not isinstance(tenant_id, str) or not tenant_id.strip():
-        raise ValidationError("tenant_id must be a non-empty string", field="tenant_id")
-
-
 def forget_where(
-    eng: MemoryEngine,
+    eng: Host,
     *,
     user_id: str,
     tenant_id: str = "default",
@@ -113,7 +106,7 @@ def forget_where(
     Raises ValidationError for a missing owner, no condition, an unknown type
     or a naive time.
     """
-    _owner(user_id, tenant_id)
+    user_id, tenant_id = require_owner(user_id, tenant_id)
     if memory_types is not None:
         bad = [t for t in memory_types if t not in {m.value for m in MemoryType}]
         if bad:
@@ -169,7 +162,7 @@ def erase_user_warehouse(
     numbers metrics need. Returns ({table: rows}, pseudonym or None).
     Raises ValidationError for an unknown mode, WarehouseError from DuckDB.
     """
-    _owner(user_id, tenant_id)
+    user_id, tenant_id = require_owner(user_id, tenant_id)
     try:
         m = EraseMode(mode)
     except ValueError as e:
@@ -230,7 +223,7 @@ def erase_user_warehouse(
 
 
 def erase_user(
-    eng: MemoryEngine,
+    eng: Eraser,
     user_id: str,
     *,
     tenant_id: str = "default",
@@ -249,7 +242,7 @@ def erase_user(
     too; the summary span this function emits carries only the pseudonym.
     Returns an :class:`EraseReport` with counts.
     """
-    _owner(user_id, tenant_id)
+    user_id, tenant_id = require_owner(user_id, tenant_id)
     ts = epoch_now(now)
     n_store = eng.erase_user(user_id, tenant_id=tenant_id)
     wh = warehouse if warehouse is not None else _engine_warehouse(eng)
@@ -269,7 +262,7 @@ def erase_user(
                        warehouse=counts, pseudonym=alias)
 
 
-def _engine_warehouse(eng: MemoryEngine) -> Warehouse | None:
+def _engine_warehouse(eng: Eraser) -> Warehouse | None:
     wh = getattr(eng, "warehouse", None)
     if wh is None:
         return None

@@ -41,7 +41,7 @@ from ..store.base import ScoredPayload, StoredPoint, StoreFilter, VectorStore
 from ..text import sparse_document
 
 if TYPE_CHECKING:
-    from ..engine import MemoryEngine
+    from ..ports import Host
 
 __all__ = ["ACTIVE_FILE", "ReembedError", "ReembedReport", "load_active_embedding", "reembed", "target_store_for"]
 
@@ -81,7 +81,7 @@ def version_slug(version: str) -> str:
     return re.sub(r"[^a-z0-9_-]+", "_", version.lower()).strip("_")
 
 
-def target_store_for(eng: MemoryEngine, version: str) -> tuple[VectorStore, str]:
+def target_store_for(eng: Host, version: str) -> tuple[VectorStore, str]:
     """The store a re-embed to ``version`` writes into, and its location string.
 
     Ephemeral engines get a temporary edge shard; persistent edge engines
@@ -131,7 +131,7 @@ def _write_active(workspace: Path, record: dict[str, Any]) -> None:
     os.replace(tmp, workspace / ACTIVE_FILE)
 
 
-def _source_rows(eng: MemoryEngine, tenant_ids: Sequence[str]) -> list[ScoredPayload]:
+def _source_rows(eng: Host, tenant_ids: Sequence[str]) -> list[ScoredPayload]:
     rows: list[ScoredPayload] = []
     for t in tenant_ids:
         rows.extend(eng.store.scroll(StoreFilter(tenant_id=t, user_id=None, statuses=None, include_archived=True,
@@ -140,7 +140,7 @@ def _source_rows(eng: MemoryEngine, tenant_ids: Sequence[str]) -> list[ScoredPay
 
 
 def reembed(
-    eng: MemoryEngine,
+    eng: Host,
     embedder: CachedEmbedder,
     *,
     embedding: EmbeddingSection | None = None,
@@ -222,7 +222,7 @@ def reembed(
                          time.perf_counter() - started)
 
 
-def _check_complete(eng: MemoryEngine, target: VectorStore, rows: list[ScoredPayload], tenant_ids: Sequence[str]) -> None:
+def _check_complete(eng: Host, target: VectorStore, rows: list[ScoredPayload], tenant_ids: Sequence[str]) -> None:
     total_fn = getattr(eng.store, "total_points", None)
     if callable(total_fn):
         n_all = int(total_fn())
@@ -236,7 +236,7 @@ def _check_complete(eng: MemoryEngine, target: VectorStore, rows: list[ScoredPay
         raise ReembedError(f"target holds {n_target} of {len(rows)} records; not switching")
 
 
-def _switch(eng: MemoryEngine, target: VectorStore, embedder: CachedEmbedder, embedding: EmbeddingSection | None,
+def _switch(eng: Host, target: VectorStore, embedder: CachedEmbedder, embedding: EmbeddingSection | None,
             location: str) -> None:
     old = eng.store
     # store first, then embedder: a retrieval caught in between filters on one version

@@ -15,33 +15,25 @@ One ``memory.consolidate`` span per run (attribute ``memory.lifecycle.job`` =
 
 from __future__ import annotations
 
-import time
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import ValidationError
-from ..models import MemoryRecord, from_epoch, to_epoch
+from ..models import MemoryRecord, from_epoch
 from ..observability.tracing import SPAN_CONSOLIDATE, set_attrs
 from ..store.base import StoreFilter
 from ..text import content_terms, keyword_coverage, sparse_query
+from ..validation import epoch_now, require_owner
+from ..write.records import soft_archive_patch
 from .policy import Action, Decision, LifecyclePolicy, decide, eviction_plan
 
 if TYPE_CHECKING:
-    from ..engine import MemoryEngine
+    from ..ports import Host
 
 __all__ = ["Change", "LifecycleReport", "epoch_now", "reactivate_on_hit", "run_lifecycle", "soft_archive_patch"]
-
-
-def epoch_now(now: datetime | None) -> float:
-    """Epoch seconds of ``now`` (timezone-aware); None reads the clock once, at the job's entry."""
-    if now is None:
-        return time.time()
-    if now.tzinfo is None:
-        raise ValidationError("now must be timezone-aware", field="now")
-    return to_epoch(now)
 
 
 @dataclass(frozen=True)
@@ -75,19 +67,13 @@ class LifecycleReport:
         return [c for c in self.changes if c.action == str(action)]
 
 
-def soft_archive_patch(rec: MemoryRecord, ts: float, action: str, reason: str) -> dict[str, Any]:
-    """Payload patch that archives ``rec`` at ``ts`` and records why (metadata is replaced whole by the store)."""
-    meta = {**rec.metadata, "_lifecycle": action, "_archive_reason": reason}
-    return {"archived_at": ts, "archived": 1, "metadata": meta}
-
-
-def _apply(eng: MemoryEngine, recs: dict[str, MemoryRecord], decisions: Sequence[Decision], ts: float) -> None:
+def _apply(eng: Host, recs: dict[str, MemoryRecord], decisions: Sequence[Decision], ts: float) -> None:
     for d in decisions:
         eng.store.set_payload([d.memory_id], soft_archive_patch(recs[d.memory_id], ts, d.action.value, d.reason))
 
 
 def run_lifecycle(
-    eng: MemoryEngine,
+    eng: Host,
     *,
     now: datetime | None = None,
     tenant_id: str = "default",
@@ -140,7 +126,7 @@ def run_lifecycle(
 
 
 def reactivate_on_hit(
-    eng: MemoryEngine,
+    eng: Host,
     query: str,
     *,
     user_id: str,
@@ -157,12 +143,12 @@ def reactivate_on_hit(
     (default ``retrieval.floor``) is un-archived and touched (``last_access_at``
     = now, ``access_count`` + 1). Returns the changes (action ``reactivate``).
     The engine may call this at the start of a retrieval so the memory is found.
+    Returns [] when ``lifecycle.reactivate_on_keyword`` is false.
     """
-    if not isinstance(user_id, str) or not user_id.strip():
-        raise ValidationError("user_id is required", field="user_id")
+    user_id, tenant_id = require_owner(user_id, tenant_id)
     ts = epoch_now(now)
     q_terms = content_terms(query)
-    if not q_terms:
+    if not q_terms or not eng.config.lifecycle.reactivate_on_keyword:
         return []
     bar = eng.config.retrieval.floor if min_coverage is None else min_coverage
     flt = StoreFilter(tenant_id=tenant_id, user_id=user_id, statuses=None, include_archived=True,

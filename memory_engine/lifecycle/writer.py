@@ -46,16 +46,14 @@ from typing import TYPE_CHECKING, Any
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 from ..errors import MemoryEngineError, ValidationError
-from ..models import MemoryRecord, MemoryStatus, MemoryType, Source, WriteOutcome, WriteResult, from_epoch
+from ..models import MemoryRecord, MemoryType, WriteOutcome, WriteResult, from_epoch
 from ..observability.tracing import SPAN_WRITE, set_attrs
-from ..store.base import StoredPoint
-from ..text import content_terms, count_tokens, sparse_document
+from ..validation import epoch_now, parse_memory_type, require_owner, require_role, require_text
 from ..write import rules
-from ..write.pii import redact
-from .runner import epoch_now
+from ..write.records import build_record, upsert_records
 
 if TYPE_CHECKING:
-    from ..engine import MemoryEngine
+    from ..ports import Adder, Host
 
 log = logging.getLogger(__name__)
 
@@ -70,10 +68,6 @@ __all__ = [
     "ingest_events",
     "replay_dead_letters",
 ]
-
-_ROLE_SOURCE = {"user": Source.USER_STATED, "assistant": Source.MODEL_INFERRED, "tool": Source.TOOL,
-                "system": Source.USER_STATED}
-
 
 class WriteMode(StrEnum):
     """How queued requests are applied (see the module docstring)."""
@@ -150,21 +144,14 @@ def _add_kwargs(r: WriteRequest) -> dict[str, Any]:
                 permanent=r.permanent)
 
 
-def _clean(eng: MemoryEngine, text: str) -> tuple[str, tuple[str, ...]]:
-    clean = text.strip()[: eng.config.write.max_chars]
-    if eng.config.write.redact_pii:
-        red = redact(clean)
-        return red.text, tuple(red.kinds)
-    return clean, ()
-
-
-def apply_pipeline(eng: MemoryEngine, requests: Sequence[WriteRequest]) -> list[WriteResult]:
+def apply_pipeline(eng: Adder, requests: Sequence[WriteRequest]) -> list[WriteResult]:
     """Apply requests in order through ``eng.add`` after one batched embedding
     call over their cleaned texts (so each ``add`` finds its vector in the cache).
     Raises what ``eng.add`` raises (the first failure stops the batch)."""
     texts = []
+    cleaner = eng.write_pipeline.clean
     for r in requests:
-        clean, _ = _clean(eng, r.text)
+        clean = cleaner(r.text).text
         if clean and not rules.reject_reason(clean):
             texts.append(clean)
     if texts:
@@ -172,7 +159,7 @@ def apply_pipeline(eng: MemoryEngine, requests: Sequence[WriteRequest]) -> list[
     return [eng.add(r.text, **_add_kwargs(r)) for r in requests]
 
 
-def ingest_events(eng: MemoryEngine, requests: Sequence[WriteRequest]) -> list[WriteResult]:
+def ingest_events(eng: Host, requests: Sequence[WriteRequest]) -> list[WriteResult]:
     """Write each request as its own episodic event record (the caller's
     ``memory_type`` hint wins), one embedding call and one upsert per batch.
 
@@ -184,33 +171,29 @@ def ingest_events(eng: MemoryEngine, requests: Sequence[WriteRequest]) -> list[W
     ``memory.write`` span per request. Raises StoreError/EmbeddingError.
     """
     wcfg = eng.config.write
+    cleaner = eng.write_pipeline.clean
     results: list[WriteResult | None] = [None] * len(requests)
     recs: list[MemoryRecord] = []
-    slots: list[int] = []
     for i, r in enumerate(requests):
-        clean, kinds = _clean(eng, r.text)
+        cleaned = cleaner(r.text)
+        clean, kinds = cleaned.text, cleaned.redactions
         reason = rules.reject_reason(clean)
         if reason:
             results[i] = WriteResult(WriteOutcome.REJECTED.value, None, reason, redactions=kinds)
             continue
         sig = rules.signals(clean)
         mtype = MemoryType(r.memory_type) if r.memory_type else MemoryType.EPISODIC
-        rec = MemoryRecord(
-            id=_request_record_id(r.request_id), tenant_id=r.tenant_id, user_id=r.user_id, content=clean,
-            memory_type=mtype, status=MemoryStatus.CURRENT, session_id=r.session_id, role=r.role,
-            metadata={**r.metadata, "_request_id": r.request_id}, importance=rules.importance(clean, sig, wcfg),
-            source=_ROLE_SOURCE.get(r.role, Source.USER_STATED), created_at=r.at, updated_at=r.at,
-            last_access_at=r.at, embedding_version=eng.embedding_version, terms=tuple(content_terms(clean)),
-            permanent=r.permanent, tokens=count_tokens(clean),
-        )
+        # events keep the time they were written at; no date resolution (an event log, not the semantic pipeline)
+        rec = build_record(clean, tenant_id=r.tenant_id, user_id=r.user_id, memory_type=mtype,
+                           embedding_version=eng.embedding_version, ts=r.at, session_id=r.session_id, role=r.role,
+                           metadata={**r.metadata, "_request_id": r.request_id},
+                           importance=rules.importance(clean, sig, wcfg), permanent=r.permanent,
+                           record_id=_request_record_id(r.request_id), resolve_dates=False)
         recs.append(rec)
-        slots.append(i)
         results[i] = WriteResult(WriteOutcome.STORED.value, rec.id, "event", importance=rec.importance,
                                  memory_type=mtype.value, redactions=kinds)
     if recs:
-        vecs = eng.embedder.embed_documents([r.content for r in recs])
-        eng.store.upsert([StoredPoint(r.id, v.tolist(), sparse_document(r.terms), r.to_payload())
-                          for r, v in zip(recs, vecs, strict=True)])
+        upsert_records(eng.store, recs, eng.embedder.embed_documents([r.content for r in recs]))
     for i, r in enumerate(requests):
         res = results[i]
         assert res is not None
@@ -270,7 +253,7 @@ class AsyncWriter:
 
     def __init__(
         self,
-        eng: MemoryEngine,
+        eng: Adder,
         *,
         mode: WriteMode | str = WriteMode.PIPELINE,
         batch_size: int = 64,
@@ -335,16 +318,10 @@ class AsyncWriter:
         non-string text, an unknown role or memory type; WriterBackpressure
         when the user's queue stays full; MemoryEngineError after close().
         """
-        if not isinstance(user_id, str) or not user_id.strip():
-            raise ValidationError("user_id is required: every memory has an owner (seed 004)", field="user_id")
-        if not isinstance(tenant_id, str) or not tenant_id.strip():
-            raise ValidationError("tenant_id must be a non-empty string", field="tenant_id")
-        if not isinstance(text, str):
-            raise ValidationError("text must be a string", field="text")
-        if role not in _ROLE_SOURCE:
-            raise ValidationError(f"role must be one of {sorted(_ROLE_SOURCE)}", field="role")
-        if memory_type is not None and memory_type not in {t.value for t in MemoryType}:
-            raise ValidationError(f"unknown memory_type {memory_type!r}", field="memory_type")
+        user_id, tenant_id = require_owner(user_id, tenant_id)
+        require_text(text)
+        require_role(role)
+        parse_memory_type(memory_type)
         req = WriteRequest(request_id or secrets.token_hex(12), text, user_id, tenant_id, session_id, role,
                            str(memory_type) if memory_type else None, dict(metadata or {}), fact, epoch_now(now),
                            permanent)
@@ -470,7 +447,7 @@ class AsyncWriter:
 
 
 def replay_dead_letters(
-    eng: MemoryEngine,
+    eng: Adder,
     path: str | os.PathLike[str],
     *,
     mode: WriteMode | str = WriteMode.PIPELINE,
