@@ -276,6 +276,32 @@ class TracingSection(_Section):
 _SECTIONS: dict[str, type[_Section]] = {}
 
 
+class PiiSection(_Section):
+    detectors: list[str] = Field(
+        default_factory=lambda: ["PASSWORD", "EMAIL", "IBAN", "ID_NUMBER", "NINO", "SSN", "BANK_CARD", "PHONE"],
+        description="PII detectors that redact (write.pii): PASSWORD, EMAIL, IBAN, ID_NUMBER (CN resident id), "
+        "NINO (UK), SSN (US), BANK_CARD (Luhn + card context or issuer prefix), PHONE (any region, phonenumbers).",
+    )
+    phone_regions: list[str] = Field(
+        default_factory=lambda: ["CN", "US", "GB"],
+        description="Regions (ISO 3166) whose national phone numbers are recognised; international "
+        "numbers (+44 ..., 0086 ...) of every region always are.",
+    )
+    context_chars: int = Field(
+        16, ge=0, le=200, description="Characters before a number searched for a context word (card, phone, order)."
+    )
+
+    @field_validator("detectors")
+    @classmethod
+    def _known_detectors(cls, v: list[str]) -> list[str]:
+        from .write.pii import DETECTORS
+
+        bad = [d for d in v if d.upper() not in DETECTORS]
+        if bad:
+            raise ValueError(f"unknown PII detector(s) {bad}; valid: {', '.join(DETECTORS)}")
+        return [d.upper() for d in v]
+
+
 class EngineConfig(BaseSettings):
     """The whole engine configuration (frozen).
 
@@ -298,6 +324,7 @@ class EngineConfig(BaseSettings):
     working: WorkingSection = Field(default_factory=WorkingSection, description="Working memory and context budgets.")
     tracing: TracingSection = Field(default_factory=TracingSection, description="Spans and exporters.")
     health: HealthSection = Field(default_factory=HealthSection, description="Health score of the memory store (seed 001).")
+    pii: PiiSection = Field(default_factory=PiiSection, description="PII detectors and phone regions (write.redact_pii switches all).")
 
     @field_validator("workspace")
     @classmethod
