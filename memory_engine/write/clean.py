@@ -4,10 +4,11 @@ replace PII by typed placeholders before anything is embedded or stored."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ..config import WriteSection
 from ..errors import ConfigError
-from .pii import redact
+from .pii import PiiSettings, redact, redact_value
 
 __all__ = ["Cleaned", "Cleaner"]
 
@@ -21,19 +22,25 @@ class Cleaned:
 
 
 class Cleaner:
-    """``Cleaner(write_section)(text)``: strip, keep the first ``write.max_chars``
-    characters, then (``write.redact_pii``) redact. Raises ConfigError at
-    construction for ``max_chars`` < 1."""
+    """``Cleaner(write_section, pii_settings)(text)``: strip, keep the first ``write.max_chars``
+    characters, then (``write.redact_pii``) redact with the ``config.pii`` detectors. Raises
+    ConfigError at construction for ``max_chars`` < 1."""
 
-    def __init__(self, cfg: WriteSection) -> None:
+    def __init__(self, cfg: WriteSection, pii: PiiSettings | None = None) -> None:
         if cfg.max_chars < 1:
             raise ConfigError("write.max_chars must be >= 1", key="write.max_chars")
         self.max_chars = cfg.max_chars
         self.redact_pii = cfg.redact_pii
+        self.pii = pii
+
+    def value(self, v: Any) -> Any:
+        """Any JSON-like value (metadata, a fact value) with PII redacted in every string inside it
+        (unchanged when ``write.redact_pii`` is off)."""
+        return redact_value(v, self.pii)[0] if self.redact_pii else v
 
     def __call__(self, text: str) -> Cleaned:
         clean = text.strip()[: self.max_chars]
         if not self.redact_pii:
             return Cleaned(clean)
-        red = redact(clean)
+        red = redact(clean, self.pii)
         return Cleaned(red.text, tuple(red.kinds))

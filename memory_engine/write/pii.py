@@ -30,6 +30,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
+from typing import Any
 
 import phonenumbers
 from stdnum import iban as _iban
@@ -160,15 +161,15 @@ _PW_WORD = r"(?:password|passwd|passcode|pwd|pin(?:\s*code)?|wi-?fi\s*key|密码
 _PW_LINK = r"(?:\s*(?:is|was|are|=|:|：|是|为|為)\s*)+"
 _RE_PASSWORD = re.compile(
     _PW_WORD + r"(?P<mid>(?:\s+(?!is\b|was\b|are\b)[A-Za-z][\w'-]*){0,6}?|[^\s，。,;；:：=是为]{0,8}?)"
-    r"(?P<link>" + _PW_LINK + r")(?P<val>[^\s，。,;；！？!?、）)]+)",
+    r"(?P<link>" + _PW_LINK + r")(?P<val>[^\s，。,;；！？、）)]+)",
     re.IGNORECASE,
 )
-_RE_PASSWORD_BARE = re.compile(_PW_WORD + r"\s*(?P<val>[^\s，。,;；！？!?、）)]+)", re.IGNORECASE)
-_TRAIL = ".'\"”’)]}>"
+_RE_PASSWORD_BARE = re.compile(_PW_WORD + r"\s*(?P<val>[^\s，。,;；！？、）)]+)", re.IGNORECASE)
+_TRAIL = ".!?'\"”’)]}>"
 
 _CTX_CARD = re.compile(r"卡|card|visa|master|amex|credit|debit|unionpay|银联|信用|储蓄|借记", re.IGNORECASE)
 _CTX_PHONE = re.compile(
-    r"电话|手机|号码|联系|致电|打给|拨|来电|微信|tel|phone|call|mobile|cell|fax|whatsapp|text me|reach me|contact|number",
+    r"电话|手机|联系|致电|打给|拨|来电|微信|tel|phone|call|mobile|cell|fax|whatsapp|text me|reach me|contact",
     re.IGNORECASE,
 )
 _CTX_ORDER = re.compile(
@@ -202,6 +203,14 @@ class _Spans:
 
 def _before(norm: str, a: int, n: int) -> str:
     return norm[max(0, a - n) : a]
+
+
+def _last(pattern: re.Pattern[str], s: str) -> int:
+    """End of the last match of ``pattern`` in ``s`` (-1 when none)."""
+    end = -1
+    for m in pattern.finditer(s):
+        end = m.end()
+    return end
 
 
 def _digits(s: str) -> str:
@@ -264,7 +273,8 @@ def redact(text: str, settings: PiiSettings | None = None) -> Redaction:
             if not (13 <= len(digits) <= 19 and luhn_valid(digits)):
                 continue
             before = _before(norm, m.start(), ctx)
-            if _CTX_CARD.search(before) or (card_bin_plausible(digits) and not _CTX_ORDER.search(before)):
+            card_at, order_at = _last(_CTX_CARD, before), _last(_CTX_ORDER, before)
+            if card_at > order_at or (card_at < 0 and order_at < 0 and card_bin_plausible(digits)):
                 spans.add(m.start(1), m.end(1), "BANK_CARD")
     if "PHONE" in on:
         for a, b in _phone_spans(norm, cfg.phone_regions, ctx):
@@ -296,10 +306,37 @@ def _phone_spans(norm: str, regions: Iterable[str], ctx: int) -> list[tuple[int,
                 international = raw.lstrip("(").startswith(("+", "00"))
                 if not international:
                     before = _before(norm, m.start, ctx)
-                    bare = raw.isdigit()
-                    if bare and _CTX_ORDER.search(before) and not _CTX_PHONE.search(before):
-                        continue
+                    if raw.isdigit() and _last(_CTX_ORDER, before) > _last(_CTX_PHONE, before):
+                        continue  # "order number 13812345678": the nearer context word decides
                 found[(m.start, m.end)] = None
         except Exception:  # noqa: BLE001, S112 - an odd text must not stop the write; the other detectors ran
             continue
     return list(found)
+
+
+def redact_value(value: Any, settings: PiiSettings | None = None) -> tuple[Any, tuple[str, ...]]:
+    """``value`` with every string inside it redacted (dict values and list items, recursively; dict keys
+    are names and kept), and the kinds found. For metadata, fact values, dead letters."""
+    kinds: list[str] = []
+
+    def walk(v: Any, depth: int) -> Any:
+        if isinstance(v, str):
+            r = redact(v, settings)
+            kinds.extend(r.kinds)
+            return r.text
+        if depth > 32:  # deeper nesting is kept as its text, redacted
+            r = redact(str(v), settings)
+            kinds.extend(r.kinds)
+            return r.text
+        if isinstance(v, dict):
+            return {k: walk(x, depth + 1) for k, x in v.items()}
+        if isinstance(v, list | tuple):
+            return type(v)(walk(x, depth + 1) for x in v)
+        if isinstance(v, int) and not isinstance(v, bool) and len(str(abs(v))) >= 9:
+            r = redact(str(v), settings)  # a phone or card given as a number
+            if r.kinds:
+                kinds.extend(r.kinds)
+                return r.text
+        return v
+
+    return walk(value, 0), tuple(kinds)

@@ -28,6 +28,7 @@ from .clean import Cleaner
 from .dedup import DuplicateFinder
 from .facts import FactBook, fact_key
 from .gate import WriteGate
+from .pii import PiiSettings
 from .records import build_record, touch_patch, upsert_records
 from .supersede import CorrectionFinder, Superseder
 
@@ -69,7 +70,7 @@ class WritePipeline:
     def __init__(self, store: VectorStore, embedder: CachedEmbedder, config: EngineConfig) -> None:
         self.store, self.embedder, self.config = store, embedder, config
         w = config.write
-        self.clean = Cleaner(w)
+        self.clean = Cleaner(w, PiiSettings.from_config(config.pii))
         self.gate = WriteGate(w)
         self.facts = FactBook(store)
         self.dedup = DuplicateFinder(store, embedder, w)
@@ -84,6 +85,9 @@ class WritePipeline:
             return WriteRun(WriteResult(WriteOutcome.REJECTED.value, None, "memory_disabled"), None)
         cleaned = self.clean(req.text)
         clean, kinds = cleaned.text, cleaned.redactions
+        if self.clean.redact_pii and (req.metadata or req.fact is not None):  # every stored string, not only the text
+            fact = None if req.fact is None else {**req.fact, "value": self.clean.value(req.fact["value"])}
+            req = replace(req, metadata=self.clean.value(req.metadata), fact=fact)
         has_fact = req.fact is not None
         v = self.gate.judge(clean, has_fact=has_fact, hint=req.hint)
         if v.reject:
