@@ -17,6 +17,7 @@ import pandas as pd
 
 from .aggregate import SUMMARY_METRICS, Aggregate, Summary, summarize, to_jsonable
 from .ci import CiOutcome, MetricDelta
+from .quality import calibration_figure, calibration_frame, quality_figures, render_quality
 from .runner import EvalRun, QueryResult
 
 #: Characters of memory content shown per retrieved hit in reports.
@@ -78,6 +79,7 @@ def run_to_dict(run: EvalRun, outcome: CiOutcome | None = None) -> dict[str, Any
         "suites": [{"name": n, "path": p} for n, p in run.suites],
         "summary": to_jsonable(s),
         "extras": to_jsonable(run.extras),
+        "quality": to_jsonable(quality_figures(run.queries)),
         "cases": cases,
     }
     if outcome is not None:
@@ -137,6 +139,7 @@ def render_table(run: EvalRun, outcome: CiOutcome | None = None) -> str:
                      f"test {c.get('test', {}).get('cases', 0)} cases; this run: {split.get('part', 'all')}")
     if s.miss_kinds:
         lines.append("missed relevant labels: " + ", ".join(f"{k} {v}" for k, v in sorted(s.miss_kinds.items())))
+    lines.extend(render_quality(quality_figures(run.queries)))
     ragas = run.extras.get("ragas")
     if ragas:
         lines.append(_ragas_line(ragas))
@@ -217,6 +220,14 @@ def render_markdown(run: EvalRun, outcome: CiOutcome | None = None, *, max_failu
         + f"; supersessions right {w.supersessions_right} / wrong {w.supersessions_wrong}"
         + f" (missed {w.supersessions_missed}); duplicates stored {w.duplicates_stored}"
     )
+    qlines = render_quality(quality_figures(run.queries))
+    if qlines:
+        out.append("")
+        out.append("**Stale memories, context, abstention, official metrics** (definitions: docs/metrics.md)")
+        out.append("")
+        out.append("```")
+        out.extend(qlines)
+        out.append("```")
     ragas = run.extras.get("ragas")
     if ragas:
         out.append("")
@@ -338,6 +349,10 @@ def figures(run: EvalRun, outcome: CiOutcome | None = None) -> list[Any]:
     w = s.writes
     figs.append(go.Figure(go.Bar(x=list(w.outcomes), y=list(w.outcomes.values()))).update_layout(
         title="Write outcomes", height=320))
+    cal = calibration_frame(run.queries)
+    if (cal["kind"] == "unanswerable").any():
+        floor = (run.config.get("retrieval") or {}).get("floor")
+        figs.append(calibration_figure(cal, floor=floor))
     return figs
 
 

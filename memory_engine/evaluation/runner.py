@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,17 @@ from .suite import Case, Event, Query, ResolvedSuite
 
 #: Extra recall cutoffs reported next to recall@k when the query's top_k reaches them.
 DEFAULT_CUTOFFS: tuple[int, ...] = (1, 5, 10)
+#: Case categories whose queries are in the scope of stale@k (an update or a forget request precedes them).
+STALE_CATEGORIES: frozenset[str] = frozenset({"conflict_update", "forget_intent"})
+#: Case or query tags that put a query in the scope of stale@k.
+STALE_TAGS: frozenset[str] = frozenset({"supersede", "correction", "scoped-correction", "fact-overwrite", "forget",
+                                        "flip", "provisional", "update"})
+#: Tags marking a never-stored question besides ``empty: true`` (LoCoMo category 5 is adversarial).
+UNANSWERABLE_TAGS: tuple[str, ...] = ("unanswerable", "locomo-cat-5")
+#: Token-set Jaccard similarity at or above which two context hits count as duplicates.
+DUPLICATE_JACCARD = 0.9
+#: ``dropped_at`` of candidates that were live (not filtered by status) for ``top_relevance``.
+_LIVE_DROPS = (None, "floor", "top_k", "token_budget")
 
 
 class MissKind(StrEnum):
@@ -83,6 +95,38 @@ class Retrieved:
 
 
 @dataclass(frozen=True)
+class ContextStats:
+    """What the prompt would receive for one query (``MemoryEngine.context_block`` of its hits).
+
+    ``tokens``: tokens of the block (``text.count_tokens``); ``full_tokens``:
+    tokens of every event of the case the querying user wrote up to the query
+    (the whole history a memoryless agent would inject); ``relevant_inside``:
+    share (0..1) of the positive relevant labels whose memory is in the block
+    (None without relevant labels); ``duplicates``: hits repeating an earlier
+    hit (same normalised text, or token-set Jaccard >= :data:`DUPLICATE_JACCARD`);
+    ``stale``: hits holding a stale memory (superseded, corrected, forgotten);
+    ``wasted_tokens``: tokens of the duplicate and stale hits.
+    """
+
+    tokens: int
+    full_tokens: int
+    relevant_inside: float | None
+    duplicates: int
+    stale: int
+    wasted_tokens: int
+
+    @property
+    def share_of_full(self) -> float | None:
+        return self.tokens / self.full_tokens if self.full_tokens else None
+
+    def scores(self) -> dict[str, float | None]:
+        return {"context_tokens": float(self.tokens), "full_context_tokens": float(self.full_tokens),
+                "context_share": self.share_of_full, "context_recall": self.relevant_inside,
+                "context_duplicates": float(self.duplicates), "context_stale": float(self.stale),
+                "context_wasted_tokens": float(self.wasted_tokens)}
+
+
+@dataclass(frozen=True)
 class QueryResult:
     """Outcome of one query. Metric fields are ``None`` when the query has no relevant labels.
 
@@ -118,14 +162,41 @@ class QueryResult:
     answer: str | None = None
     relevant_ids: dict[str, str | None] = field(default_factory=dict)
     relevant_texts: dict[str, str] = field(default_factory=dict)
+    #: rank (or None) of each stale label (superseded, corrected or forgotten before the query); None when the
+    #: case has no supersession/correction/forget expectation (out of scope of stale@k)
+    stale_ranks: dict[str, int | None] | None = None
+    unanswerable: bool = False  #: never-stored question (``empty: true``, LoCoMo cat 5, LongMemEval ``_abs``)
+    top_relevance: float | None = None  #: highest relevance (0..1) of any candidate, returned or not
+    context: ContextStats | None = None
+    official: dict[str, float] = field(default_factory=dict)  #: benchmark metrics under their official names
 
     @property
     def key(self) -> str:
         """Stable id across runs: ``suite/case/query``."""
         return f"{self.suite}/{self.case_id}/{self.query_id}"
 
+    @property
+    def stale_at_k(self) -> float | None:
+        """1.0 when the top k holds a stale memory, 0.0 when not, None out of scope."""
+        if self.stale_ranks is None:
+            return None
+        return 1.0 if any(r is not None for r in self.stale_ranks.values()) else 0.0
+
+    @property
+    def first_stale_rank(self) -> int | None:
+        """Best (lowest) rank of a stale memory in the top k, None when none is there."""
+        ranks = [r for r in (self.stale_ranks or {}).values() if r is not None]
+        return min(ranks) if ranks else None
+
+    @property
+    def unanswerable_returned(self) -> float | None:
+        """For a never-stored question: 1.0 when anything was returned (it should abstain), else 0.0."""
+        if not self.unanswerable:
+            return None
+        return 1.0 if self.retrieved else 0.0
+
     def scores(self) -> dict[str, float | None]:
-        """Per-query numbers under their report names (``recall@k``, ``mrr``...)."""
+        """Per-query numbers under their report names (``recall@k``, ``mrr``, ``stale@k``, ``context_tokens``...)."""
         out: dict[str, float | None] = {
             "pass": 1.0 if self.passed else 0.0,
             "hit@k": self.hit,
@@ -135,6 +206,14 @@ class QueryResult:
         }
         for c, v in self.recall_at.items():
             out[f"recall@{c}"] = v
+        out["stale@k"] = self.stale_at_k
+        fr = self.first_stale_rank
+        out["stale_rank"] = None if fr is None else float(fr)
+        out["unanswerable_returned"] = self.unanswerable_returned
+        out["top_relevance"] = self.top_relevance
+        if self.context is not None:
+            out |= self.context.scores()
+        out |= {k: v for k, v in self.official.items()}
         return out
 
 
@@ -365,7 +444,84 @@ def _explain_miss(engine: Any, rp: _Replay, q: Query, label: str, expl: dict[str
     )
 
 
-def _run_query(engine: Any, rp: _Replay, q: Query, cfg: EngineConfig, cutoffs: Sequence[int], explain: bool) -> QueryResult:
+def _in_stale_scope(case: Case, q: Query) -> bool:
+    return (case.category in STALE_CATEGORIES or bool(STALE_TAGS & {*case.tags, *q.tags})
+            or any(e.expect_supersedes for e in case.events))
+
+
+def _stale_labels(rp: _Replay, q: Query) -> set[str]:
+    """Labels stale at query time: named by an earlier ``expect_supersedes``, superseded by an earlier
+    write, or (in scope by category/tag) the query's ``irrelevant`` labels (the outdated or withdrawn
+    statements), minus any label that maps to the same memory as a relevant one (a merge)."""
+    out: set[str] = set()
+    for ev in rp.case.events:
+        if ev.at > q.at:
+            continue
+        out.update(ev.expect_supersedes or ())
+        wr = rp.writes.get(ev.label)
+        for sid in getattr(wr, "superseded_ids", ()) or ():
+            out.update(lab for lab in rp.labels_of(sid) if lab != ev.label)
+    if rp.case.category in STALE_CATEGORIES or STALE_TAGS & {*rp.case.tags, *q.tags}:
+        out.update(lab for lab in q.irrelevant if rp.events[lab].at <= q.at)
+    live = {rp.label_id.get(lab) for lab, g in q.relevant.items() if g > 0}
+    return {lab for lab in out if rp.label_id.get(lab) not in live}
+
+
+@lru_cache(maxsize=65536)
+def _tokens(text: str) -> int:
+    from ..text import count_tokens
+
+    return count_tokens(text)
+
+
+@lru_cache(maxsize=65536)
+def _token_set(text: str) -> frozenset[str]:
+    from ..text import tokenize
+
+    return frozenset(tokenize(text))
+
+
+def _context_stats(engine: Any, rp: _Replay, q: Query, res: Any, hits: Sequence[Any], positive: Sequence[str],
+                   stale_ids: set[str]) -> ContextStats:
+    block = engine.context_block(res) if hasattr(engine, "context_block") else "\n".join(h.content for h in hits)
+    full = sum(_tokens(e.text) for e in rp.case.events if e.user == q.user and e.tenant == q.tenant and e.at <= q.at)
+    ids = {h.memory_id for h in hits}
+    inside = (sum(1 for lab in positive if rp.label_id.get(lab) in ids) / len(positive)) if positive else None
+    seen_norm: set[str] = set()
+    seen_sets: list[frozenset[str]] = []
+    dups = stale = wasted = 0
+    for h in hits:
+        norm = _norm_text(h.content)
+        ts = _token_set(h.content)
+        dup = norm in seen_norm or any(
+            ts and o and len(ts & o) / len(ts | o) >= DUPLICATE_JACCARD for o in seen_sets)
+        is_stale = h.memory_id in stale_ids
+        dups += dup
+        stale += is_stale
+        if dup or is_stale:
+            wasted += _tokens(h.content)
+        seen_norm.add(norm)
+        seen_sets.append(ts)
+    return ContextStats(_tokens(block) if block else 0, full, inside, dups, stale, wasted)
+
+
+def _official(benchmark: str | None, rp: _Replay, q: Query, retrieved: Sequence[Retrieved], positive: Sequence[str],
+              k: int, unanswerable: bool) -> dict[str, float]:
+    from .official import locomo_recall, longmemeval_metrics
+
+    if not positive or unanswerable and benchmark == "longmemeval":
+        return {}  # LongMemEval excludes _abs questions from its recall figures
+    if benchmark == "longmemeval":
+        ranked = [r.labels or (r.memory_id,) for r in retrieved]
+        corpus = [e.label for e in rp.case.events if e.at <= q.at]
+        return longmemeval_metrics(ranked, positive, corpus, k)
+    if benchmark == "locomo":
+        return {"locomo:recall": locomo_recall([lab for r in retrieved for lab in r.labels], list(positive))}
+    return {}
+
+
+def _run_query(engine: Any, rp: _Replay, q: Query, cfg: EngineConfig, cutoffs: Sequence[int], explain: bool,
+               benchmark: str | None = None) -> QueryResult:
     case = rp.case
     k = q.top_k or cfg.retrieval.top_k
     t0 = time.perf_counter()
@@ -419,6 +575,22 @@ def _run_query(engine: Any, rp: _Replay, q: Query, cfg: EngineConfig, cutoffs: S
         _explain_miss(engine, rp, q, lab, expl, cfg) for lab in positive if relevant_ranks[lab] is None
     )
     latency = float(getattr(res, "latency_ms", 0.0) or 0.0) or wall_ms
+    tags = (*case.tags, *q.tags)
+    unanswerable = q.empty is True or any(t == p or t.startswith(p + ":") for t in tags for p in UNANSWERABLE_TAGS)
+    stale_ranks = None
+    stale_ids: set[str] = set()
+    if _in_stale_scope(case, q):
+        stale = _stale_labels(rp, q)
+        label_rank: dict[str, int] = {}
+        for r in retrieved:
+            for lab in r.labels:
+                label_rank.setdefault(lab, r.rank)
+        stale_ranks = {lab: label_rank.get(lab) for lab in sorted(stale)}
+        stale_ids = {mid for lab in stale if (mid := rp.label_id.get(lab))}
+    top_rel = None
+    if res.explanations:
+        rels = [float(c.relevance) for c in res.explanations if c.dropped_at in _LIVE_DROPS]
+        top_rel = max(rels) if rels else None
     return QueryResult(
         suite="", case_id=case.id, query_id=q.id, category=case.category, lang=case.lang,
         tags=tuple(dict.fromkeys((*case.tags, *q.tags))), must_pass=case.must_pass, text=q.text, k=k,
@@ -428,6 +600,9 @@ def _run_query(engine: Any, rp: _Replay, q: Query, cfg: EngineConfig, cutoffs: S
         degraded=bool(getattr(res, "degraded", False)), error=getattr(res, "error", None), answer=q.answer,
         relevant_ids={lab: rp.label_id.get(lab) for lab in q.relevant},
         relevant_texts={lab: rp.events[lab].text for lab in q.relevant},
+        stale_ranks=stale_ranks, unanswerable=unanswerable, top_relevance=top_rel,
+        context=_context_stats(engine, rp, q, res, hits, positive, stale_ids),
+        official=_official(benchmark, rp, q, retrieved, positive, k, unanswerable),
     )
 
 
@@ -450,7 +625,9 @@ def run_case(
     try:
         rp = _Replay(case)
         writes = _replay_events(engine, rp)
-        queries = [replace(_run_query(engine, rp, q, cfg, cutoffs, explain), suite=suite.name) for q in case.queries]
+        bench = (suite.source or {}).get("benchmark")
+        queries = [replace(_run_query(engine, rp, q, cfg, cutoffs, explain, bench), suite=suite.name)
+                   for q in case.queries]
     finally:
         engine.close()
     return CaseResult(

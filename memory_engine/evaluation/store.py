@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .aggregate import summarize, to_jsonable
+from .quality import quality_figures
 from .runner import EvalRun
 
 
@@ -31,6 +32,7 @@ def query_rows(run: EvalRun) -> list[dict[str, Any]]:
                 "retrieved": to_jsonable(q.retrieved), "misses": to_jsonable(q.misses),
                 "irrelevant_violations": list(q.irrelevant_violations), "leaks": list(q.leaks),
                 "split": membership.get(f"{q.suite}/{q.case_id}"),
+                "unanswerable": q.unanswerable, "stale_ranks": q.stale_ranks,
             },
         })
     return rows
@@ -67,6 +69,7 @@ def save_run(run: EvalRun, *, workspace: str | Path | None = None, warehouse: An
             "duration_s": run.duration_s,
             "split": {k: v for k, v in (run.extras.get("split") or {}).items() if k != "membership"} or None,
             "by_split": to_jsonable({k: v.means | {"n_queries": v.n_queries} for k, v in s.by_split.items()}),
+            "quality": to_jsonable(quality_figures(run.queries)),
         },
         queries=query_rows(run),
     )
