@@ -160,6 +160,37 @@ def trace_link(trace: str, label: str) -> None:
         st.markdown(f"[{label}](Trace_view?trace={trace})")
 
 
+_SHORTCUTS_JS = """<script>
+const doc = window.parent.document, win = window.parent.window;
+win.__memwbShortcuts = Object.assign(win.__memwbShortcuts || {}, %s);
+if (!win.__memwbShortcutsListener) {
+  win.__memwbShortcutsListener = function (e) {
+    const t = e.target, tag = (t && t.tagName || "").toLowerCase();
+    if (tag === "input" || tag === "textarea" || (t && t.isContentEditable)) return;  // typing, not a shortcut
+    if (e.ctrlKey || e.altKey || e.metaKey) return;
+    for (const [key, keys] of Object.entries(win.__memwbShortcuts)) {
+      if (keys.includes(e.key.toLowerCase())) {
+        const el = doc.querySelector(`.st-key-${key} button`);
+        if (el) { e.preventDefault(); el.click(); }
+        return;
+      }
+    }
+  };
+  doc.addEventListener("keydown", win.__memwbShortcutsListener);
+}
+</script>"""
+
+
+def keyboard_shortcuts(**keys: str | list[str]) -> None:
+    """Keyboard shortcuts that click keyed buttons: ``button_key="1"`` or ``button_key=["n", "arrowright"]``
+    (plain keys, ignored while typing in a text box). One listener on the page, installed from a
+    zero-height ``st.iframe`` (the ``components.v1.html`` API the former helper package used is deprecated)."""
+    import json
+
+    mapping = {k: [v.lower()] if isinstance(v, str) else [x.lower() for x in v] for k, v in keys.items()}
+    st.iframe(_SHORTCUTS_JS % json.dumps(mapping), height=1)
+
+
 def not_available(what: str, module: str) -> None:
     st.info(f"{what} is not available yet: `{module}` has not landed in this build. The page will use it as soon "
             "as it exists.")  # fmt: skip
@@ -180,12 +211,17 @@ def optional(module: str) -> Any | None:
 FRESHNESS_DAYS = 7.0  # the health module's default freshness window (seed 001)
 
 
-def health(s: demo.WorkspaceSummary, now: datetime) -> tuple[Any, list[dict[str, Any]]]:
-    """Health report of the store snapshot (owners seen in the warehouse) and the fact rows behind it."""
+def health(
+    s: demo.WorkspaceSummary, now: datetime, *, tenant: str | None = None, user: str | None = None
+) -> tuple[Any, list[dict[str, Any]]]:
+    """Health report of the store snapshot (owners seen in the warehouse, restricted to ``tenant`` /
+    ``user`` when given, like the page's other numbers) and the fact rows behind it."""
     from memory_engine.observability.health import health_report
 
     def run() -> tuple[Any, list[dict[str, Any]]]:
-        memories, facts = demo.health_inputs(engine(), demo.known_owners(warehouse()))
+        owners = [(t, u) for t, u in demo.known_owners(warehouse())
+                  if (tenant is None or t == tenant) and (user is None or u == user)]  # fmt: skip
+        memories, facts = demo.health_inputs(engine(), owners)
         return health_report(memories, facts, now=now.timestamp(), freshness_days=FRESHNESS_DAYS), facts
 
-    return cached(s, "health.report", now, run)
+    return cached(s, "health.report", (now, tenant, user), run)

@@ -15,7 +15,7 @@ import hashlib
 import json
 import os
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -412,6 +412,26 @@ class EngineConfig(BaseSettings):
         for k in ("workspace", "storage", "tracing"):
             d.pop(k, None)
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:12]
+
+
+def flatten(d: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Nested config dict -> ``{dotted.name: value}`` (leaves only)."""
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        if isinstance(v, Mapping):
+            out.update(flatten(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+def changed_fields(config: Mapping[str, Any], base: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The dotted fields of a config dict (e.g. a stored eval run's) whose value differs from ``base``
+    (default: the built-in defaults), in dotted-name order. ``workspace`` is left out: it is where a run
+    happened, not how the engine behaved."""
+    ref = flatten(base if base is not None else EngineConfig.defaults().to_dict())
+    got = flatten(config)
+    return {k: got[k] for k in sorted(got) if k != "workspace" and got[k] != ref.get(k, object())}
 
 
 def parse_overrides(items: Iterable[str]) -> dict[str, str]:

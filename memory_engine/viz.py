@@ -129,6 +129,24 @@ def highlight_citations(answer: str, cited_ids: Sequence[str] = ()) -> str:
     return "".join(out)
 
 
+def ingest_outcome(rows: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
+    """The banner after ingesting files: ``(level, message)`` with level ``success`` (every file stored
+    something and none had a rejected or malformed span), ``warning`` (some files failed or had problems)
+    or ``error`` (no file stored a span). A row has ``file`` and either ``error`` (the file could not be
+    read) or the counts ``ingested``, ``duplicate``, ``rejected``, ``malformed``."""
+    if not rows:
+        return "info", "No file ingested."
+    failed = [r["file"] for r in rows if r.get("error") or not (r.get("ingested", 0) or r.get("duplicate", 0))]
+    problems = [r["file"] for r in rows if r.get("rejected", 0) or r.get("malformed", 0)]
+    stored = sum(int(r.get("ingested", 0) or 0) for r in rows)
+    if len(failed) == len(rows):
+        return "error", f"Nothing ingested: all {len(rows)} files failed ({', '.join(failed)})."
+    if failed or problems:
+        bad = list(dict.fromkeys(failed + problems))
+        return "warning", f"Ingested {stored:,} spans; {len(bad)} of {len(rows)} files had problems ({', '.join(bad)})."
+    return "success", f"Ingest finished: {stored:,} new spans from {len(rows)} files."
+
+
 # --- figures -------------------------------------------------------------------------------------------
 def _empty(title: str) -> go.Figure:
     fig = go.Figure()
@@ -237,6 +255,36 @@ def delta_figure(df: pd.DataFrame, *, title: str = "B - A") -> go.Figure:
     return fig
 
 
+HEALTH_SHARES = {
+    "freshness": "stale share: facts not updated within the freshness window",
+    "coverage": "fill rate: (user, key attribute) pairs with a fact",
+    "consistency": "conflict rate: facts contradicted by a current semantic memory",
+}
+"""What each health component's ``share`` measures (its alert rule looks at it)."""
+
+
+def health_components_frame(report: Any) -> pd.DataFrame:
+    """The health components as a table a reader can follow: ``score`` (0..1, higher is better; what the
+    composite averages), ``share`` with ``measures`` (what the share counts, as ``numerator/denominator``),
+    the alert ``threshold`` and whether the component ``in composite`` (a component without data is left
+    out of the composite and its weights renormalised, never counted as 0)."""
+    rows = []
+    for c in report.components:
+        has = c.score is not None and c.weight > 0
+        rows.append({
+            "component": c.name,
+            "score": c.score,
+            "in composite": "yes" if has else ("no: no data" if c.score is None else "no: weight 0"),
+            "share": c.share,
+            "measures": HEALTH_SHARES.get(c.name, ""),
+            "counts": f"{c.numerator}/{c.denominator}" if c.denominator else "no data (0/0)",
+            "threshold": c.threshold,
+            "alert": c.alert,
+        })  # fmt: skip
+    return pd.DataFrame(rows, columns=["component", "score", "in composite", "share", "measures", "counts",
+                                       "threshold", "alert"])  # fmt: skip
+
+
 def components_figure(df: pd.DataFrame, *, title: str = "Health components") -> go.Figure:
     """Bars of each ``component``'s ``value`` (0..1, or 0..100 when ``scale`` is 100)."""
     if df.empty or df["value"].notna().sum() == 0:
@@ -266,14 +314,36 @@ def first_with_hits(counts: Sequence[Any]) -> int:
     return next((i for i, n in enumerate(counts) if n is not None and n == n and n > 0), 0)  # n == n: not NaN
 
 
+def config_label(config: Mapping[str, Any] | None, config_hash: str | None = None, *, max_items: int = 4) -> str:
+    """A run's configuration as the parameters it changed from the defaults (``retrieval.floor=0.4, ...``),
+    not its hash: ``defaults`` when nothing changed, ``+N more`` past ``max_items``, the hash only when
+    the run stored no config."""
+    from .config import changed_fields
+
+    if not config:
+        return f"cfg {config_hash or '?'}"
+    changed = changed_fields(config)
+    if not changed:
+        return "defaults"
+    items = [f"{k}={v}" for k, v in changed.items()]
+    more = f", +{len(items) - max_items} more" if len(items) > max_items else ""
+    return ", ".join(items[:max_items]) + more
+
+
 def records_frame(records: Sequence[Any], columns: Sequence[str]) -> pd.DataFrame:
-    """Frame of the named attributes of objects or mappings (enum values as their ``.value``)."""
+    """Frame of the named attributes of objects or mappings (enum values as their ``.value``). Columns named
+    ``*_at`` holding epoch seconds (memory records keep times so) become UTC timestamps, so a table never
+    shows ``1764590400.0`` for a date."""
 
     def get(r: Any, c: str) -> Any:
         v = r.get(c) if isinstance(r, Mapping) else getattr(r, c, None)
         return getattr(v, "value", v)
 
-    return pd.DataFrame([{c: get(r, c) for c in columns} for r in records], columns=list(columns))
+    df = pd.DataFrame([{c: get(r, c) for c in columns} for r in records], columns=list(columns))
+    for c in columns:
+        if c.endswith("_at") and len(df) and pd.api.types.is_numeric_dtype(df[c]):
+            df[c] = pd.to_datetime(df[c], unit="s", utc=True).dt.floor("s")
+    return df
 
 
 def supersede_edges(records: Sequence[Any]) -> pd.DataFrame:

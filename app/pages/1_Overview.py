@@ -34,7 +34,7 @@ def headline(f: m.Filters) -> dict[str, m.MetricValue]:
 
 now_vals = ui.cached(s, "overview.headline", (cur, now), lambda: headline(cur))
 prev_vals = ui.cached(s, "overview.headline", (prev, now), lambda: headline(prev))
-rep, _facts = ui.health(s, now)
+rep, _facts = ui.health(s, now, tenant=choice.get("tenant_id"), user=choice.get("user_id"))
 
 cols = st.columns(5)
 tiles = [

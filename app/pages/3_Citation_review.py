@@ -16,11 +16,6 @@ from memory_engine import viz  # noqa: E402
 from memory_engine.observability import metrics as m  # noqa: E402
 from memory_engine.observability.verdicts import Verdict, record_verdict, sample_citations  # noqa: E402
 
-try:  # keyboard shortcuts (streamlit-shortcuts: a JS listener that clicks the keyed buttons)
-    from streamlit_shortcuts import add_shortcuts
-except ImportError:  # pragma: no cover - the buttons work without it
-    add_shortcuts = None
-
 ui.setup("Citation review")
 st.title("Citation review")
 s = ui.provenance()
@@ -74,10 +69,9 @@ else:
         b2.button("Incorrect (2)", key="v_incorrect", on_click=judge, args=(Verdict.INCORRECT,))
         b3.button("Unsure (3)", key="v_unsure", on_click=judge, args=(Verdict.UNSURE,))
         b4.button("Next / skip (n)", key="v_next", on_click=skip)
-        if add_shortcuts is not None:
-            # digits, not letters: Streamlit itself binds "c" (clear caches) and "r" (rerun)
-            add_shortcuts(v_correct="1", v_incorrect="2", v_unsure="3", v_next=["n", "arrowright"])
-            st.caption("Keyboard: 1 = correct, 2 = incorrect, 3 = unsure, n or → = next (outside the note box).")
+        # digits, not letters: Streamlit itself binds "c" (clear caches) and "r" (rerun)
+        ui.keyboard_shortcuts(v_correct="1", v_incorrect="2", v_unsure="3", v_next=["n", "arrowright"])
+        st.caption("Keyboard: 1 = correct, 2 = incorrect, 3 = unsure, n or → = next (outside the note box).")
 
 st.divider()
 st.subheader("Citation accuracy")
@@ -94,7 +88,10 @@ st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 agree = overall.extra.get("agreement") or []
 st.markdown("**Agreement between reviewers (Cohen's kappa)**")
 if agree:
-    st.dataframe(viz.records_frame(agree, ["reviewer_a", "reviewer_b", "n", "observed", "kappa"]), hide_index=True,
-                 width="stretch")
+    st.dataframe(viz.records_frame(agree, ["reviewer_a", "reviewer_b", "n", "observed", "expected", "kappa", "note"]),
+                 hide_index=True, width="stretch")  # fmt: skip
+    st.caption("kappa = (observed - chance) / (1 - chance): 1 perfect agreement, 0 no better than chance, "
+               "undefined when both reviewers used one single label. Overall accuracy counts each citation once, "
+               "with its latest verdict.")  # fmt: skip
 else:
     st.caption("No citation judged by two reviewers yet.")

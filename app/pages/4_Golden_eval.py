@@ -61,7 +61,7 @@ if not runs:
 
 def label(r: dict) -> str:
     when = r["started_at"].strftime("%Y-%m-%d %H:%M") if r.get("started_at") else "?"
-    return f"{r['run_id']} · {when} · {r['suite'][:50]} · cfg {r.get('config_hash') or '?'}"
+    return f"{r['run_id']} · {when} · {r['suite'][:50]} · {viz.config_label(r.get('config'), r.get('config_hash'))}"
 
 
 ids = [r["run_id"] for r in runs]

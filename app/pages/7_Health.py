@@ -6,7 +6,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import pandas as pd
 import streamlit as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # app/ holds the shared layout module
@@ -19,19 +18,21 @@ ui.setup("Health")
 st.title("Health")
 s = ui.provenance()
 wh = ui.warehouse()
-cur, prev, _ = ui.sidebar_filters(s, default_days=14)
+cur, prev, choice = ui.sidebar_filters(s, default_days=14)
 now = ui.demo.now_utc().replace(minute=0, second=0, microsecond=0)
 
-rep, facts = ui.health(s, now)
-st.caption(f"Store snapshot: {rep.extra.get('memories', 0)} memories, {rep.extra.get('facts', 0)} facts, "
-           f"{rep.extra.get('users', 0)} users (owners seen in the warehouse).")
+rep, facts = ui.health(s, now, tenant=choice.get("tenant_id"), user=choice.get("user_id"))
+scope = " · ".join(f"{k} {choice[c]}" for c, k in (("tenant_id", "tenant"), ("user_id", "user")) if choice.get(c))
+st.caption(f"Store snapshot{' of ' + scope if scope else ''}: {rep.extra.get('memories', 0)} memories, "
+           f"{rep.extra.get('facts', 0)} facts, {rep.extra.get('users', 0)} users (owners seen in the warehouse).")
 c0, c1 = st.columns([1, 3])
 ui.tile(c0, viz.kpi_tile("Composite health", viz.Score(rep.composite, rep.extra.get("memories", 0))))
-comps = pd.DataFrame([{"component": c.name, "value": c.score, "share": c.share, "numerator": c.numerator,
-                       "denominator": c.denominator, "threshold": c.threshold, "alert": c.alert}
-                      for c in rep.components])
-c1.plotly_chart(viz.components_figure(comps), width="stretch", key="h_components")
+comps = viz.health_components_frame(rep)
+c1.plotly_chart(viz.components_figure(comps.rename(columns={"score": "value"})), width="stretch",
+                key="h_components")  # fmt: skip
 st.dataframe(comps, hide_index=True, width="stretch")
+st.caption("score: 0..1, higher is better; the composite is 100 × the weighted mean of the scores of the "
+           "components with data, minus penalties. share: what the alert rule looks at (see 'measures').")
 if rep.penalties:
     st.dataframe(viz.records_frame(rep.penalties, ["name", "points", "count", "detail"]), hide_index=True,
                  width="stretch")

@@ -13,6 +13,7 @@ import streamlit as st
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # app/ holds the shared layout module
 import workbench_ui as ui  # noqa: E402
 
+from memory_engine import viz  # noqa: E402
 from memory_engine.errors import MemoryEngineError  # noqa: E402
 from memory_engine.observability.ingest import ingest_file  # noqa: E402
 
@@ -32,14 +33,15 @@ if uploads and st.button("Ingest", key="ing_go", type="primary"):
                 res = ingest_file(wh, path)
             except MemoryEngineError as e:
                 st.error(f"{up.name}: {e}")
+                rows.append({"file": up.name, "error": str(e)})
                 continue
         rows.append({"file": up.name, "received": res.received, "ingested": res.ingested, "duplicate": res.duplicate,
                      "rejected": res.rejected, "malformed": res.malformed, "warnings": res.warnings})
         for p in res.problems[:20]:
             st.warning(str(p))
-    if rows:
-        st.success("Ingest finished.")
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    level, message = viz.ingest_outcome(rows)
+    getattr(st, level)(message)
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
 st.subheader("Live collector")
 collect = ui.optional("memory_engine.cli.trace_cmds")

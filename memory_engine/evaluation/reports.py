@@ -45,6 +45,27 @@ def arrow(d: MetricDelta) -> str:
     return "→"
 
 
+def changed_delta(d: MetricDelta) -> bool:
+    """True when the metric moved (|Δ| > 1e-9) or appeared/disappeared against the baseline."""
+    if d.delta is None:
+        return (d.baseline is None) != (d.now is None)
+    return abs(d.delta) > 1e-9
+
+
+def delta_verdict(d: MetricDelta) -> str:
+    """One reading of a delta row, never contradicting itself (a regressed row used to say ``→``)."""
+    a = arrow(d)
+    if d.regressed:
+        if a == "↓":
+            return "**regressed** ↓ (significant drop beyond max-drop)"
+        return "**regressed**: dropped beyond max-drop, but the interval includes 0 (may be noise)"
+    if a == "↑":
+        return "↑ better (significant)"
+    if a == "↓":
+        return "↓ worse (significant, within max-drop)"
+    return "→ changed, may be noise"
+
+
 def fmt_delta(d: MetricDelta) -> str:
     if d.delta is None:
         return "–"
@@ -189,15 +210,25 @@ def render_markdown(run: EvalRun, outcome: CiOutcome | None = None, *, max_failu
         out.extend(f"- {_md_escape(r)}" for r in outcome.reasons)
         out.append("")
     if outcome is not None and outcome.deltas:
-        out.append("| group | metric | baseline | now | Δ [95% CI] | |")
-        out.append("|---|---|---:|---:|---|:-:|")
-        for d in outcome.deltas:
-            flag = " **regressed**" if d.regressed else ""
-            out.append(
-                f"| {_md_escape(d.group)} | {d.metric} | {_fmt(d.baseline)} | {_fmt(d.now)} | {fmt_delta(d)}{flag} | {arrow(d)} |"
-            )
-        out.append("")
-        out.append("↑/↓: the paired-bootstrap interval over queries excludes 0; →: the change may be noise.")
+        changed = [d for d in outcome.deltas if d.regressed or changed_delta(d)]
+        n, k = len(outcome.deltas), len(changed)
+        regressed = sum(d.regressed for d in changed)
+        if not changed:
+            out.append(f"No metric changed against the baseline ({n} group × metric values compared).")
+        else:
+            out.append(f"{k} of {n} group × metric values changed ({regressed} regressed); the {n - k} unchanged "
+                       "are not listed.")  # fmt: skip
+            out.append("")
+            out.append("| group | metric | baseline | now | Δ [95% CI] | verdict |")
+            out.append("|---|---|---:|---:|---|---|")
+            for d in changed:
+                out.append(
+                    f"| {_md_escape(d.group)} | {d.metric} | {_fmt(d.baseline)} | {_fmt(d.now)} | {fmt_delta(d)} | "
+                    f"{delta_verdict(d)} |"
+                )
+            out.append("")
+            out.append("Significant: the 95% paired-bootstrap interval over queries excludes 0. A regression is a drop "
+                       "beyond `--max-drop`, whatever the interval says.")  # fmt: skip
         out.append("")
     else:
         metrics = [m for m in SUMMARY_METRICS if s.overall.means.get(m) is not None]

@@ -351,20 +351,24 @@ def wilson_interval(successes: int, n: int, z: float = WILSON_Z_95) -> tuple[flo
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+# One verdict per citation: the latest one (by judged_at; a tie goes to the reviewer name first in order), so
+# two reviewers judging one citation count it once, as its current judgement, not twice.
 _ACCURACY_SQL = """
 SELECT {bucket} AS bucket,
        count(*) FILTER (WHERE v.verdict = 'correct') AS correct,
        count(*) FILTER (WHERE v.verdict = 'incorrect') AS incorrect,
        count(*) FILTER (WHERE v.verdict = 'unsure') AS unsure
-FROM verdicts v LEFT JOIN retrievals r ON r.span_id = v.retrieve_span_id
-WHERE {where} AND (? IS NULL OR v.reviewer = ?)
+FROM (SELECT * FROM verdicts WHERE (? IS NULL OR reviewer = ?)
+      QUALIFY row_number() OVER (PARTITION BY retrieve_span_id, memory_id ORDER BY judged_at DESC, reviewer) = 1) v
+LEFT JOIN retrievals r ON r.span_id = v.retrieve_span_id
+WHERE {where}
 GROUP BY bucket ORDER BY bucket
 """
 
 
 def _accuracy(wh: Warehouse, f: Filters, bucket: Bucket | None, reviewer: str | None, z: float) -> list[MetricValue]:
     where, params = _where(f, "r")
-    rows = wh.fetchall(_ACCURACY_SQL.format(bucket=_bucket_expr("r", bucket), where=where), [*params, reviewer, reviewer])
+    rows = wh.fetchall(_ACCURACY_SQL.format(bucket=_bucket_expr("r", bucket), where=where), [reviewer, reviewer, *params])
 
     def shape(r: tuple[Any, ...], b: datetime | None) -> MetricValue:
         correct, incorrect, unsure = int(r[1]), int(r[2]), int(r[3])
@@ -386,8 +390,9 @@ def citation_accuracy(
     verdicts on cited memories, "unsure" excluded (counted in
     ``extra["unsure"]``), with a Wilson interval in ``low``/``high``
     (TRACES.md; seed 000 "human spot checks"). ``reviewer`` restricts to one
-    reviewer; otherwise every verdict counts (two reviewers on one citation
-    give two verdicts). ``extra["agreement"]`` lists Cohen's kappa per
+    reviewer; otherwise each citation counts once, with its latest verdict
+    (two reviewers on one citation give one verdict: the later one; agreement
+    between them is what kappa measures). ``extra["agreement"]`` lists Cohen's kappa per
     reviewer pair that judged common citations."""
     f = filters or Filters()
     got = _accuracy(wh, f, None, reviewer, z)

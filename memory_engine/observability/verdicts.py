@@ -51,13 +51,17 @@ class ReviewerAgreement:
     """Cohen's kappa between two reviewers over the ``n`` citations both
     judged (labels correct/incorrect/unsure); ``observed`` is the raw share
     of equal labels. ``kappa`` is ``None`` when undefined (n = 0, or chance
-    agreement is 1 because both used one single label)."""
+    agreement is 1 because both used one single label). ``expected`` is the
+    chance agreement p_e; ``note`` says in words what the kappa means
+    (:func:`kappa_note`)."""
 
     reviewer_a: str
     reviewer_b: str
     n: int
     observed: float | None
     kappa: float | None
+    expected: float | None = None
+    note: str = ""
 
 
 def record_verdict(
@@ -214,6 +218,30 @@ def reviewer_agreement(wh: Warehouse, filters: Filters | None = None) -> list[Re
             lb.append(judged[b])
     out = []
     for (a, b), (la, lb) in sorted(pairs.items()):
-        po = sum(x == y for x, y in zip(la, lb, strict=True)) / len(la)
-        out.append(ReviewerAgreement(a, b, len(la), po, cohen_kappa(la, lb)))
+        n = len(la)
+        po = sum(x == y for x, y in zip(la, lb, strict=True)) / n
+        pe = sum((la.count(c) / n) * (lb.count(c) / n) for c in set(la) | set(lb))
+        k = cohen_kappa(la, lb)
+        out.append(ReviewerAgreement(a, b, n, po, k, pe, kappa_note(n, po, pe, k, sorted(set(la) | set(lb)))))
     return out
+
+
+# Landis & Koch (1977), Biometrics 33:159, the usual reading of kappa
+_KAPPA_BANDS = ((0.0, "poor (below chance)"), (0.2, "slight"), (0.4, "fair"), (0.6, "moderate"),
+                (0.8, "substantial"), (1.01, "almost perfect"))  # fmt: skip
+
+
+def kappa_note(n: int, observed: float, expected: float, kappa: float | None, labels: Sequence[str]) -> str:
+    """What a kappa value means, in words: undefined when chance agreement is 1 (both reviewers used one
+    single label, so agreement says nothing), 0 when they agree exactly as often as chance predicts, else
+    the Landis & Koch band; always with n, observed and chance agreement."""
+    base = f"{n} common citations, observed agreement {observed:.2f}, chance {expected:.2f}"
+    if kappa is None:
+        only = labels[0] if len(labels) == 1 else "one label"
+        return f"undefined: both reviewers gave only {only!r}, so agreement cannot be told from chance ({base})"
+    if n < 10:
+        base += "; fewer than 10 citations: a rough estimate"
+    if abs(kappa) < 1e-12:
+        return f"0: they agree exactly as often as chance predicts ({base})"
+    band = next(name for hi, name in _KAPPA_BANDS if kappa < hi) if kappa >= 0 else _KAPPA_BANDS[0][1]
+    return f"{band} ({base})"

@@ -109,11 +109,11 @@ def test_overview_and_review_render_in_chromium(server, browser):
     progress = page.get_by_text(re.compile(r"^0/\d+ reviewed")).first
     progress.wait_for(timeout=30_000)
     page.get_by_role("heading", name="Citation review").first.click()  # focus leaves the text box
-    # streamlit-shortcuts installs its key listener from a component iframe: on a busy
+    # the keyboard shortcuts install their key listener from an iframe: on a busy
     # machine it attaches after the buttons render, so wait for it before pressing
     page.locator("iframe").first.wait_for(state="attached", timeout=60_000)
     page.wait_for_timeout(1500)
-    page.keyboard.press("1")  # keyboard verdict "correct" (streamlit-shortcuts)
+    page.keyboard.press("1")  # keyboard verdict "correct"
     page.get_by_text(re.compile(r"^1/\d+ reviewed in this queue \(1 verdicts\)")).first.wait_for(timeout=60_000)
     page.screenshot(path=str(ARTIFACTS / "citation_review.png"), full_page=True)
     assert page.get_by_text("Clear caches").count() == 0  # the shortcut did not trigger Streamlit's own "c"

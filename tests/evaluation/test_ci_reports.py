@@ -124,7 +124,7 @@ def test_markdown_report_shows_deltas_and_failed_cases() -> None:
     base["groups"]["all"]["mrr"] = 0.9
     md = render_markdown(r, compare(r, base))
     assert "## memwb eval — ❌ fail" in md
-    assert "| group | metric | baseline | now | Δ [95% CI] | |" in md
+    assert "| group | metric | baseline | now | Δ [95% CI] | verdict |" in md
     assert "| all | mrr | 0.900 | 0.611 |" in md and "**regressed**" in md
     assert "<code>s/c2/qc</code>" in md
     # expected labels next to the ranked retrieved contents; pipes escaped
@@ -133,6 +133,20 @@ def test_markdown_report_shows_deltas_and_failed_cases() -> None:
     assert "`c` missed: outranked: test" in md
     plain = render_markdown(r)
     assert "| all | 3 |" in plain
+
+
+def test_markdown_lists_only_changed_rows_and_never_says_regressed_and_noise_in_two_columns() -> None:
+    """Before: 76 rows of +0.000 when nothing changed, and 'regressed | →' on a regressed row."""
+    r = sample_run()
+    same = render_markdown(r, compare(r, make_baseline(r)))
+    assert "No metric changed against the baseline" in same and "+0.000" not in same
+    base = make_baseline(r)
+    base["groups"]["all"]["mrr"] = 0.9
+    md = render_markdown(r, compare(r, base))
+    rows = [line for line in md.splitlines() if line.startswith("| all | mrr")]
+    assert len(rows) == 1 and "| → |" not in rows[0]
+    assert "1 of" in md and "(1 regressed)" in md
+    assert "| +0.000" not in md  # no unchanged row
 
 
 def test_html_is_self_contained_and_table_and_json() -> None:

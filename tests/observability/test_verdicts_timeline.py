@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from sklearn.metrics import cohen_kappa_score
@@ -56,12 +56,14 @@ def test_verdicts_upsert_accuracy_and_agreement(wh, cited):
     verdicts.record_verdict(wh, r1, "m1", "incorrect", reviewer="ana", at=at)
     verdicts.record_verdict(wh, r1, "m1", "correct", reviewer="ana", note="re-checked", at=at)  # re-judge: update
     verdicts.record_verdict(wh, r1, "m2", "correct", reviewer="ana", at=at)
-    verdicts.record_verdict(wh, r1, "m1", "correct", reviewer="bo", at=at)
-    verdicts.record_verdict(wh, r1, "m2", "unsure", reviewer="bo", at=at)
+    later = at + timedelta(days=1)
+    verdicts.record_verdict(wh, r1, "m1", "correct", reviewer="bo", at=later)
+    verdicts.record_verdict(wh, r1, "m2", "unsure", reviewer="bo", at=later)
     assert wh.fetchone("SELECT count(*) FROM verdicts")[0] == 4
     acc = metrics.citation_accuracy(wh)
-    assert (acc.numerator, acc.denominator, acc.extra["unsure"]) == (3, 3, 1)
-    assert acc.low == pytest.approx(proportion_confint(3, 3, method="wilson")[0])
+    # one verdict per citation, the latest: m1 -> bo 'correct', m2 -> bo 'unsure' (not 3/3 pooled over reviewers)
+    assert (acc.numerator, acc.denominator, acc.extra["unsure"]) == (1, 1, 1)
+    assert acc.low == pytest.approx(proportion_confint(1, 1, method="wilson")[0])
     (agr,) = acc.extra["agreement"]
     assert (agr.reviewer_a, agr.reviewer_b, agr.n, agr.observed) == ("ana", "bo", 2, 0.5)
     assert agr.kappa == pytest.approx(cohen_kappa_score(["correct", "correct"], ["correct", "unsure"]))
