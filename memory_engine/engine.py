@@ -19,6 +19,7 @@ import os
 import re
 import threading
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -73,6 +74,19 @@ def parse_citations(text: str) -> list[str]:
     for m in CITATION.finditer(text or ""):
         seen.setdefault(m.group(1), None)
     return list(seen)
+
+
+class UnknownCitationWarning(UserWarning):
+    """An answer cites a memory id its retrieval did not return (a made-up or stale citation)."""
+
+
+class CitedIds(list[str]):
+    """The ids an answer cites (a list, first citation order) plus ``unknown``: those its retrieval
+    did not return."""
+
+    def __init__(self, ids: Sequence[str] = (), *, unknown: Sequence[str] = ()) -> None:
+        super().__init__(ids)
+        self.unknown: tuple[str, ...] = tuple(unknown)
 
 
 class MemoryEngine:
@@ -371,19 +385,43 @@ class MemoryEngine:
         """Prompt block, one ``[mem-<id>] content`` line per hit (seed 000), so answers can cite ids."""
         return "\n".join(f"[mem-{h.memory_id}] {h.content}" for h in res.hits)
 
-    def record_answer(self, res: RetrievalResult, answer_text: str) -> list[str]:
+    def record_answer(self, res: RetrievalResult, answer_text: str, *, now: datetime | None = None) -> CitedIds:
         """Parse ``[mem-<id>]`` citations in an answer, emit a ``memory.answer`` span
         linked to the retrieval (same trace, ``memory.retrieve_span_id``) and
-        return the cited ids in order of first citation."""
+        return the cited ids in order of first citation.
+
+        ``now`` (timezone-aware) is the answer's time: the span starts then (a
+        replay of old conversations keeps their times). An id cited but not
+        among the retrieval's hits cannot be a grounded citation: it is kept in
+        the result's ``unknown`` (and the span's ``memory.unknown_cited_ids``)
+        and an :class:`UnknownCitationWarning` is issued; it still counts as
+        cited (the metrics count only ids that were retrieved).
+        Raises ValidationError for a naive ``now``.
+        """
+        at_ns = int(epoch_now(now) * 1e9) if now is not None else None
         cited = parse_citations(answer_text)
+        retrieved = {h.memory_id for h in res.hits}
+        unknown = tuple(c for c in cited if c not in retrieved)
         ctx = parent_context(res.trace_id, res.span_id)
-        with self.tracing.tracer.start_as_current_span(SPAN_ANSWER, context=ctx) as span:
+        started = time.perf_counter()
+        with self.tracing.tracer.start_as_current_span(
+            SPAN_ANSWER, context=ctx, start_time=at_ns, end_on_exit=at_ns is None
+        ) as span:
             set_attrs(span, {
                 "memory.tenant_id": res.tenant_id, "memory.user_id": res.user_id, "memory.session_id": res.session_id,
                 "memory.cited_ids": cited, "memory.retrieve_span_id": res.span_id, "memory.answer_text": answer_text,
                 "memory.config_hash": self._config_hash,
-            })
-        return cited
+            })  # fmt: skip
+            if unknown:
+                span.set_attribute("memory.unknown_cited_ids", list(unknown))
+        if at_ns is not None:
+            span.end(end_time=at_ns + int((time.perf_counter() - started) * 1e9))
+        if unknown:
+            warnings.warn(
+                f"answer cites {len(unknown)} memory id(s) not among the retrieval's hits: {', '.join(unknown)}",
+                UnknownCitationWarning, stacklevel=2,
+            )  # fmt: skip
+        return CitedIds(cited, unknown=unknown)
 
     # ------------------------------------------------------------------ forget
     def forget(self, memory_id: str, *, user_id: str, tenant_id: str = "default") -> bool:
