@@ -267,7 +267,12 @@ class HealthSection(_Section):
 
 class TracingSection(_Section):
     enabled: bool = Field(True, description="Emit OpenTelemetry spans.")
-    redact_query: bool = Field(False, description="Store a hash instead of the query text on retrieve spans.")
+    redact_query: bool = Field(
+        True, description="Mask PII (config.pii detectors) in query and rewritten-query texts on retrieve spans; "
+        "the query stays readable in the app and metrics."
+    )
+    hash_query: bool = Field(False, description="Store 'sha256:<16 hex>' instead of the query text on retrieve spans.")
+    redact_answers: bool = Field(True, description="Mask PII in answer texts on memory.answer spans (record_answer).")
     service_name: str = Field("memwb", description="OTel service.name resource attribute.")
     warehouse: bool = Field(True, description="Export spans into the workspace DuckDB warehouse (persistent engines only).")
     otlp_endpoint: str | None = Field(None, description="Also export spans over OTLP/HTTP to this URL (collector, Phoenix, Langfuse).")

@@ -54,6 +54,7 @@ from .store.base import StoreFilter, VectorStore
 from .text import content_terms, count_tokens
 from .validation import epoch_now, parse_memory_type, require_fact, require_owner, require_role, require_text
 from .write.facts import FactBook, fact_key
+from .write.pii import PiiSettings, redact
 from .write.pipeline import AddRequest, WritePipeline
 
 if TYPE_CHECKING:
@@ -346,7 +347,7 @@ class MemoryEngine:
             trace_id, span_id = ids_hex(span)
             set_attrs(span, {
                 "memory.tenant_id": tenant_id, "memory.user_id": user_id, "memory.session_id": session_id,
-                "memory.query": (f"sha256:{_sha(query)}" if self.config.tracing.redact_query else query),
+                "memory.query": self._span_query(query),
                 "memory.top_k": k, "memory.config_hash": self._config_hash,
                 "memory.embedding_version": self.embedding_version, "memory.fusion": rcfg.fusion.value,
             })
@@ -375,10 +376,22 @@ class MemoryEngine:
                 "memory.retrieved_sources": ["+".join(h.sources) for h in hits],
                 "memory.retrieved_contents": [h.content for h in hits],
                 "memory.retrieved_count": len(hits), "memory.degraded": degraded,
-                "memory.rewritten_query": rewritten,
+                "memory.rewritten_query": None if rewritten is None else self._span_query(rewritten),
             })
             return RetrievalResult(hits=hits, degraded=degraded, latency_ms=latency, rewritten_query=rewritten,
                                    error=error, explanations=expl if explain else None, **base)
+
+    def _span_text(self, text: str, redact_it: bool) -> str:
+        """``text`` as a span may carry it: PII masked by the ``config.pii`` detectors when ``redact_it``."""
+        if not redact_it:
+            return text
+        return redact(text, PiiSettings.from_config(self.config.pii)).text
+
+    def _span_query(self, query: str) -> str:
+        """The query as spans store it: ``tracing.hash_query`` -> a hash; ``tracing.redact_query`` -> PII masked."""
+        if self.config.tracing.hash_query:
+            return f"sha256:{_sha(query)}"
+        return self._span_text(query, self.config.tracing.redact_query)
 
     # ------------------------------------------------------------------ context & citations
     def context_block(self, res: RetrievalResult) -> str:
@@ -409,7 +422,8 @@ class MemoryEngine:
         ) as span:
             set_attrs(span, {
                 "memory.tenant_id": res.tenant_id, "memory.user_id": res.user_id, "memory.session_id": res.session_id,
-                "memory.cited_ids": cited, "memory.retrieve_span_id": res.span_id, "memory.answer_text": answer_text,
+                "memory.cited_ids": cited, "memory.retrieve_span_id": res.span_id,
+                "memory.answer_text": self._span_text(answer_text, self.config.tracing.redact_answers),
                 "memory.config_hash": self._config_hash,
             })  # fmt: skip
             if unknown:

@@ -186,7 +186,7 @@ def ingest_events(eng: Host, requests: Sequence[WriteRequest]) -> list[WriteResu
         # events keep the time they were written at; no date resolution (an event log, not the semantic pipeline)
         rec = build_record(clean, tenant_id=r.tenant_id, user_id=r.user_id, memory_type=mtype,
                            embedding_version=eng.embedding_version, ts=r.at, session_id=r.session_id, role=r.role,
-                           metadata={**r.metadata, "_request_id": r.request_id},
+                           metadata={**cleaner.value(r.metadata), "_request_id": r.request_id},
                            importance=rules.importance(clean, sig, wcfg), permanent=r.permanent,
                            record_id=_request_record_id(r.request_id), resolve_dates=False)
         recs.append(rec)
@@ -214,14 +214,30 @@ _APPLIERS: dict[WriteMode, Callable[[Any, Sequence[WriteRequest]], list[WriteRes
 
 
 class _DeadLetters:
-    def __init__(self, path: Path) -> None:
+    """The dead-letter file. With ``clean`` (the write stage's cleaner) every text, metadata and fact
+    value of a request and the error message are redacted before they reach the disk: a replay stores
+    exactly what the write would have stored, and no raw PII sits in the file meanwhile."""
+
+    def __init__(self, path: Path, clean: Any = None) -> None:
         self.path = path
+        self.clean = clean
         self._lock = threading.Lock()
+
+    def _entry(self, r: WriteRequest, error: str) -> dict[str, Any]:
+        req = r.to_json()
+        if self.clean is not None and self.clean.redact_pii:  # owner and request ids stay as they are
+            req["text"] = self.clean.value(req["text"])
+            req["metadata"] = self.clean.value(req["metadata"])
+            if req.get("fact") is not None:
+                req["fact"] = {**req["fact"], "value": self.clean.value(req["fact"].get("value"))}
+            error = self.clean.value(error)
+        return {"request": req, "error": error}
 
     def append(self, reqs: Sequence[WriteRequest], error: BaseException, attempts: int, ts: float) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        lines = [json.dumps({"request": r.to_json(), "error": f"{type(error).__name__}: {error}", "attempts": attempts,
-                             "failed_at": ts}, ensure_ascii=False) for r in reqs]
+        msg = f"{type(error).__name__}: {error}"
+        lines = [json.dumps(self._entry(r, msg) | {"attempts": attempts, "failed_at": ts}, ensure_ascii=False)
+                 for r in reqs]
         with self._lock, self.path.open("a", encoding="utf-8") as f:
             f.write("\n".join(lines) + "\n")
             f.flush()
@@ -285,7 +301,7 @@ class AsyncWriter:
         self.on_result = on_result
         self._apply = apply or _APPLIERS[self.mode]
         dl = Path(dead_letter_path) if dead_letter_path else Path(eng.config.workspace) / "dead_letters.jsonl"
-        self.dead_letters = _DeadLetters(dl)
+        self.dead_letters = _DeadLetters(dl, getattr(getattr(eng, "write_pipeline", None), "clean", None))
         self._workers: dict[tuple[str, str], _Worker] = {}
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
@@ -398,7 +414,7 @@ class AsyncWriter:
             results = retrying(once)
         except Exception as e:  # never raise into the caller's request: log and dead-letter (seed 000)
             log.warning("write batch of %d for %s failed after %d attempts: %s", len(batch), batch[0].user_id,
-                        attempts, e)
+                        attempts, self.dead_letters.clean.value(str(e)) if self.dead_letters.clean else e)
             try:
                 self.dead_letters.append(batch, e, attempts, time.time())
             except OSError:

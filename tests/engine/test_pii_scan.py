@@ -1,0 +1,96 @@
+"""No raw PII on any persisted path (issue 15): PII written in zh and en through the public API - the
+text, metadata and a fact of ``add``, the query of ``retrieve``, ``record_answer``, a dead letter - then
+every persisted byte is scanned (shard files, the DuckDB file and every table, WAL, dead letters).
+
+On main at 303e610: fact values 12/12, metadata 5/5, queries 24/24, answers 6/6 and dead letters 5/5 were
+stored raw.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memory_engine import EngineConfig, MemoryEngine
+
+pytestmark = pytest.mark.integration
+
+# (value as written, the digits/letters that must not survive in any form)
+PII = [
+    ("13812345678", "13812345678"),
+    ("+44 20 7946 0958", "2079460958"),
+    ("0086 139 8765 4321", "13987654321"),
+    ("110101199003071233", "110101199003071233"),
+    ("4111 1111 1111 1111", "4111111111111111"),
+    ("zhang.wei@example.com", "zhang.wei@example.com"),
+    ("AB 12 34 56 C", "AB123456C"),
+    ("536-90-4399", "536904399"),
+    ("DE89 3704 0044 0532 0130 00", "DE89370400440532013000"),
+    ("１３６００１１２２３３", "13600112233"),
+]
+SECRET = "Hunter2pw!"
+
+
+def _texts(value: str, i: int) -> tuple[str, str, str, dict, dict]:
+    zh = i % 2 == 0
+    text = f"我的联系方式是{value}，请记住" if zh else f"Please remember my contact: {value} for the account"
+    query = f"{value} 是谁的号码" if zh else f"whose contact is {value}?"
+    answer = f"您的联系方式是 {value} [mem-0000000000000000]" if zh else f"Your contact is {value}."
+    return text, query, answer, {"contact": value, "nested": [{"v": value}]}, {"key": f"contact_{i}", "value": value}
+
+
+def _variants(raw: str) -> set[bytes]:
+    """The forms a raw value could be stored in: as written, without separators, JSON-escaped."""
+    out = {raw, raw.replace(" ", "").replace("-", "")}
+    out |= {json.dumps(v)[1:-1] for v in list(out)}
+    return {v.encode() for v in out if len(v) >= 6}
+
+
+def test_no_raw_pii_in_any_persisted_byte(embedder, tmp_path, caplog):
+    ws = tmp_path / "ws"
+    eng = MemoryEngine(EngineConfig(workspace=str(ws)), embedder=embedder)
+    wh = eng.warehouse
+    assert wh is not None
+    for i, (value, _) in enumerate(PII):
+        text, query, answer, meta, fact = _texts(value, i)
+        eng.add(text, user_id=f"u{i % 3}", metadata=meta, fact=fact)
+        res = eng.retrieve(query, user_id=f"u{i % 3}")
+        eng.record_answer(res, answer)
+    eng.add(f"my wifi password is {SECRET}", user_id="u0")
+    eng.retrieve(f"the password is {SECRET}", user_id="u0")
+
+    def broken(_eng, _reqs):
+        raise OSError(f"disk full while writing {PII[0][0]}")
+
+    w = eng.writer(apply=broken, max_attempts=1, backoff_s=0.0)
+    for value, _ in PII[:5]:
+        w.submit(f"记住我的号码 {value}", user_id="u9", metadata={"phone": value}, fact={"key": "p", "value": value})
+    assert w.close(timeout=30)
+    assert w.stats().dead_lettered == 5
+    eng.flush()
+
+    # every warehouse table, every column, as text
+    leaks: list[str] = []
+    tables = [r[0] for r in wh.fetchall("SELECT table_name FROM information_schema.tables WHERE table_schema='main'")]
+    assert {"spans", "retrievals", "writes", "answers"} <= set(tables)
+    wanted = [(raw, v) for raw, core in PII for v in _variants(raw) | _variants(core)] + [
+        (SECRET, SECRET.encode())]  # fmt: skip
+    for t in tables:
+        rows = wh.fetchall(f'SELECT * FROM "{t}"')
+        blob = "\n".join(repr(r) for r in rows).encode()
+        leaks += [f"{t}: {raw}" for raw, v in wanted if v in blob]
+    n_spans = wh.count_spans()
+    eng.close()
+    wh.close()
+
+    # every byte of every file in the workspace (shards, WAL, DuckDB file, dead letters)
+    files = [p for p in Path(ws).rglob("*") if p.is_file()]
+    assert any(p.name == "dead_letters.jsonl" for p in files) and any(p.suffix == ".duckdb" for p in files)
+    for p in files:
+        data = p.read_bytes()
+        leaks += [f"{p.relative_to(ws)}: {raw}" for raw, v in wanted if v in data]
+    leaks += [f"log: {raw}" for raw, v in wanted if v in caplog.text.encode()]
+    assert n_spans >= 3 * len(PII)
+    assert leaks == [], f"{len(set(x.split(': ', 1)[1] for x in leaks))} of {len(PII) + 1} raw values found: {leaks[:10]}"
