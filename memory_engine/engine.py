@@ -52,7 +52,16 @@ from .retrieve.pipeline import RetrievalPipeline, RetrievalRequest
 from .scope import Scope
 from .store.base import StoreFilter, VectorStore
 from .text import content_terms, count_tokens
-from .validation import epoch_now, parse_memory_type, require_fact, require_owner, require_role, require_text
+from .validation import (
+    check_read_bounds,
+    check_write_bounds,
+    epoch_now,
+    parse_memory_type,
+    require_fact,
+    require_owner,
+    require_role,
+    require_text,
+)
 from .write.facts import FactBook, fact_key
 from .write.pii import PiiSettings, redact
 from .write.pipeline import AddRequest, WritePipeline
@@ -251,6 +260,8 @@ class MemoryEngine:
         """
         user_id, tenant_id = require_owner(user_id, tenant_id)
         text, role, hint, fact = require_text(text), require_role(role), parse_memory_type(memory_type), require_fact(fact)
+        check_write_bounds(self.config.limits, text=text, user_id=user_id, tenant_id=tenant_id, session_id=session_id,
+                           metadata=metadata, fact=fact)
         req = AddRequest(text, user_id, tenant_id, epoch_now(now), session_id, role, hint, dict(metadata or {}), fact,
                          permanent, now)
         with self.tracing.tracer.start_as_current_span(SPAN_WRITE) as span:
@@ -340,6 +351,8 @@ class MemoryEngine:
         every other failure returns ``degraded=True`` with no hits.
         """
         user_id, tenant_id = require_owner(user_id, tenant_id)
+        check_read_bounds(self.config.limits, query=query, top_k=top_k, user_id=user_id, tenant_id=tenant_id,
+                          session_id=session_id)
         started = time.perf_counter()
         rcfg = self.config.retrieval
         k = top_k if top_k is not None else rcfg.top_k

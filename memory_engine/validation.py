@@ -14,8 +14,8 @@ from typing import Any
 from .errors import ValidationError
 from .models import MemoryType, Source, to_epoch
 
-__all__ = ["ROLE_SOURCE", "epoch_now", "parse_memory_type", "require_fact", "require_owner", "require_role",
-           "require_text"]
+__all__ = ["ROLE_SOURCE", "check_read_bounds", "check_write_bounds", "epoch_now", "parse_memory_type",
+           "require_fact", "require_owner", "require_role", "require_text"]
 
 #: the source a memory gets from the role of who said it (seed 004: user-stated > model-inferred)
 ROLE_SOURCE: dict[str, Source] = {"user": Source.USER_STATED, "assistant": Source.MODEL_INFERRED, "tool": Source.TOOL,
@@ -73,3 +73,50 @@ def epoch_now(now: datetime | None) -> float:
     if now.tzinfo is None:
         raise ValidationError("now must be timezone-aware", field="now")
     return to_epoch(now)
+
+
+def _json_bytes(v: Any) -> int:
+    import json
+
+    try:
+        return len(json.dumps(v, ensure_ascii=False, default=str).encode())
+    except (TypeError, ValueError) as e:
+        raise ValidationError(f"not JSON-serialisable: {e}", field="metadata") from e
+
+
+def _check_ids(limits: Any, **ids: Any) -> None:
+    for name, v in ids.items():
+        if isinstance(v, str) and len(v) > limits.max_id_chars:
+            raise ValidationError(f"{name} of {len(v)} characters exceeds limits.max_id_chars={limits.max_id_chars}",
+                                  field=name)
+
+
+def check_write_bounds(limits: Any, *, text: str, user_id: str, tenant_id: str, session_id: str | None,
+                       metadata: Any, fact: Any) -> None:
+    """The ``config.limits`` bounds of one write (text length, id lengths, metadata and fact size in JSON
+    bytes). Raises ValidationError naming the field and the limit; nothing is stored."""
+    if len(text) > limits.max_text_chars:
+        raise ValidationError(
+            f"text of {len(text)} characters exceeds limits.max_text_chars={limits.max_text_chars}", field="text")
+    _check_ids(limits, user_id=user_id, tenant_id=tenant_id, session_id=session_id)
+    if metadata and _json_bytes(metadata) > limits.max_metadata_bytes:
+        raise ValidationError(f"metadata exceeds limits.max_metadata_bytes={limits.max_metadata_bytes}",
+                              field="metadata")
+    if fact is not None and _json_bytes(fact) > limits.max_fact_bytes:
+        raise ValidationError(f"fact exceeds limits.max_fact_bytes={limits.max_fact_bytes}", field="fact")
+
+
+def check_read_bounds(limits: Any, *, query: Any, top_k: Any, user_id: str, tenant_id: str,
+                      session_id: str | None) -> None:
+    """The ``config.limits`` bounds of one retrieve: a string query of at most ``max_query_chars``, an int
+    ``top_k`` in ``1..max_top_k`` (None = the configured default), id lengths. Raises ValidationError."""
+    if not isinstance(query, str):
+        raise ValidationError("query must be a string", field="query")
+    if len(query) > limits.max_query_chars:
+        raise ValidationError(
+            f"query of {len(query)} characters exceeds limits.max_query_chars={limits.max_query_chars}", field="query")
+    if top_k is not None and (not isinstance(top_k, int) or isinstance(top_k, bool)
+                              or not 1 <= top_k <= limits.max_top_k):
+        raise ValidationError(f"top_k must be an integer in 1..{limits.max_top_k} (limits.max_top_k), got {top_k!r}",
+                              field="top_k")
+    _check_ids(limits, user_id=user_id, tenant_id=tenant_id, session_id=session_id)

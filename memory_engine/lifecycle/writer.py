@@ -48,7 +48,14 @@ from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_expo
 from ..errors import MemoryEngineError, ValidationError
 from ..models import MemoryRecord, MemoryType, WriteOutcome, WriteResult, from_epoch
 from ..observability.tracing import SPAN_WRITE, set_attrs
-from ..validation import epoch_now, parse_memory_type, require_owner, require_role, require_text
+from ..validation import (
+    check_write_bounds,
+    epoch_now,
+    parse_memory_type,
+    require_owner,
+    require_role,
+    require_text,
+)
 from ..write import rules
 from ..write.records import build_record, upsert_records
 
@@ -338,6 +345,10 @@ class AsyncWriter:
         require_text(text)
         require_role(role)
         parse_memory_type(memory_type)
+        limits = getattr(getattr(self.eng, "config", None), "limits", None)
+        if limits is not None:
+            check_write_bounds(limits, text=text, user_id=user_id, tenant_id=tenant_id, session_id=session_id,
+                               metadata=metadata, fact=fact)
         req = WriteRequest(request_id or secrets.token_hex(12), text, user_id, tenant_id, session_id, role,
                            str(memory_type) if memory_type else None, dict(metadata or {}), fact, epoch_now(now),
                            permanent)
