@@ -140,9 +140,9 @@ def sweep(
     url = storage or default_storage_url(base.workspace)
     wh = None
     if not no_store:
-        from memory_engine.observability.warehouse import Warehouse
+        from memory_engine.observability.spool import open_writer
 
-        wh = Warehouse.open(base.workspace)
+        wh = open_writer(base.workspace)  # beside a running app: trials go through it (the spool)
 
     bar: Any = None
 

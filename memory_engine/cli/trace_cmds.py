@@ -15,7 +15,7 @@ import os
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -48,6 +48,8 @@ def ingest_cmd(
         "--max-decompressed-mb", help="Refuse a .gz file that expands beyond this many MB (0 = no limit).")] = 256.0,
     max_gzip_ratio: Annotated[float, typer.Option(
         "--max-gzip-ratio", help="Refuse a .gz file expanding more than this many times (0 = no limit).")] = 200.0,
+    wait: Annotated[float, typer.Option(
+        "--wait", help="When the app owns the workspace: seconds to wait for it to report each file's counts.")] = 120.0,
 ) -> None:
     """Ingest OTLP trace files into the workspace warehouse. Re-ingesting a file adds nothing.
 
@@ -57,9 +59,14 @@ def ingest_cmd(
     error (a bug; please report it).
     """
     from memory_engine.observability.ingest import IngestSummary, ingest_file
+    from memory_engine.observability.spool import SpoolWriter, open_writer
     from memory_engine.observability.warehouse import Warehouse
 
-    wh = Warehouse.open(_ws(workspace))
+    wh = open_writer(_ws(workspace))
+    if isinstance(wh, SpoolWriter):  # the app (or collect) holds the warehouse: it ingests for us
+        _ingest_through_owner(wh, files, show=show, wait_s=wait)
+        return
+    assert isinstance(wh, Warehouse)
     total = IngestSummary()
     unreadable = internal = 0
     for f in files:
@@ -98,6 +105,48 @@ def ingest_cmd(
         raise typer.Exit(1)
 
 
+def _ingest_through_owner(sw: Any, files: list[Path], *, show: int, wait_s: float) -> None:
+    """``memwb ingest`` while another process owns the warehouse: each file is queued (copied into the
+    workspace spool) and the owner ingests it; its counts are printed when it reports within ``wait_s``
+    seconds. Same exit codes as a direct ingest; a file still queued at the deadline is not an error."""
+    import time as _time
+
+    owner = sw.owner
+    who = f"the {owner.kind} (pid {owner.pid})" if owner else "the process holding the warehouse"
+    typer.echo(f"{who} owns this workspace: files go through it.")
+    queued = []
+    unreadable = 0
+    for f in files:
+        if not f.is_file():
+            typer.echo(f"{f}: cannot read trace file: {'is a directory' if f.is_dir() else 'no such file'}", err=True)
+            unreadable += 1
+            continue
+        queued.append((f, sw.queue_file(f)))
+    deadline = _time.monotonic() + wait_s
+    bad = False
+    problems: list[str] = []
+    from memory_engine.observability.spool import wait_result
+
+    for f, result in queued:
+        got = wait_result(result, max(0.0, deadline - _time.monotonic()))
+        if got is None:
+            typer.echo(f"{f}: queued; {who} ingests it when it drains its queue (nothing is lost if it stops).")
+        elif not got.get("ok"):
+            typer.echo(f"{f}: {got.get('error')}", err=True)
+            unreadable += 1
+        else:
+            typer.echo(f"{f}: ingested {got['ingested']}, duplicate {got['duplicate']}, rejected {got['rejected']}, "
+                       f"malformed {got['malformed']}, warnings {got['warnings']}")  # fmt: skip
+            bad |= bool(got["rejected"] or got["malformed"])
+            problems += got.get("problems") or []
+    for p in problems[:show]:
+        typer.echo(f"  {p}", err=True)
+    if unreadable:
+        raise typer.Exit(2)
+    if bad:
+        raise typer.Exit(1)
+
+
 @app.command("collect")
 def collect_cmd(
     host: Annotated[str, typer.Option("--host", help="Interface to listen on.")] = "127.0.0.1",
@@ -108,16 +157,50 @@ def collect_cmd(
     """Run an OTLP/HTTP receiver (POST /v1/traces, protobuf or JSON, gzip) writing into the warehouse.
 
     /v1/metrics and /v1/logs are accepted and answered as not stored; GET /health shows the counters.
+    The collector owns the workspace while it runs (like `memwb app`): other commands write through
+    it. When the app already owns the workspace and receives OTLP, there is nothing to do: the
+    command says where to send spans and exits 0; when the owner has no receiver, this one queues
+    what it receives for the owner.
     """
+    import signal
+    import time as _time
+
     from memory_engine.observability.collector import CollectorServer
+    from memory_engine.observability.spool import Owner, SpoolWriter, find_owner
     from memory_engine.observability.warehouse import Warehouse
 
-    wh = Warehouse.open(_ws(workspace))
-    srv = CollectorServer(wh, host=host, port=port, max_body_bytes=int(max_body_mb * 1024 * 1024), log_level="info")
-    typer.echo(f"memwb collector on http://{host}:{port}/v1/traces -> {wh.path}")
-    try:
+    ws = _ws(workspace)
+    max_body = int(max_body_mb * 1024 * 1024)
+    owner = find_owner(ws)
+    if owner is not None and owner.otlp_url:
+        typer.echo(f"the {owner.kind} (pid {owner.pid}) owns {ws} and already receives OTLP at {owner.traces_url}: "
+                   "point exporters there.")  # fmt: skip
+        return
+    if owner is not None:  # an owner without a receiver: receive here, queue for it
+        srv = CollectorServer(SpoolWriter(ws, owner), host=host, port=port, max_body_bytes=max_body,  # type: ignore[arg-type]
+                              log_level="info")  # fmt: skip
+        typer.echo(f"memwb collector on http://{host}:{port}/v1/traces -> queued for the {owner.kind} (pid {owner.pid})")
         srv.serve()
+        return
+    wh = Warehouse.open(ws)
+    own = Owner(wh, ws, kind="collect", otlp_port=port, host=host, max_body_bytes=max_body)
+
+    def _term(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, _term)
+    try:
+        own.start()
+        if own.collector is None:
+            typer.echo(f"memwb collect: {own.receiver_error}", err=True)
+            raise typer.Exit(2)
+        typer.echo(f"memwb collector on {own.collector.url}/v1/traces -> {wh.path} (owner of {ws})")
+        while True:
+            _time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
     finally:
+        own.stop()
         wh.close()
 
 

@@ -43,10 +43,11 @@ def save_run(run: EvalRun, *, workspace: str | Path | None = None, warehouse: An
 
     Raises :class:`~memory_engine.errors.WarehouseError` when DuckDB fails.
     """
-    if warehouse is None:
-        from ..observability.warehouse import Warehouse
+    if warehouse is None:  # beside a running app the run goes through it (the spool), never the file lock
+        from ..observability.spool import open_writer
+        from ..observability.warehouse import default_path
 
-        warehouse = Warehouse.open(workspace)
+        warehouse = open_writer(default_path(workspace).parent)
     s = summarize(run)
     warehouse.save_eval_run(
         run.run_id,
