@@ -128,9 +128,12 @@ def _ingest_through_owner(sw: Any, files: list[Path], *, show: int, wait_s: floa
     from memory_engine.observability.spool import wait_result
 
     for f, result in queued:
-        got = wait_result(result, max(0.0, deadline - _time.monotonic()))
+        # an unregistered holder (an older memwb, a script) drains nothing: the file waits for the next opener
+        got = wait_result(result, max(0.0, deadline - _time.monotonic())) if owner else None
         if got is None:
-            typer.echo(f"{f}: queued; {who} ingests it when it drains its queue (nothing is lost if it stops).")
+            typer.echo(f"{f}: queued in the workspace spool; "
+                       + (f"{who} ingests it when it drains its queue (nothing is lost if it stops)." if owner else
+                          "it is ingested when the warehouse is next opened (memwb app, collect or ingest)."))  # fmt: skip
         elif not got.get("ok"):
             typer.echo(f"{f}: {got.get('error')}", err=True)
             unreadable += 1
