@@ -452,7 +452,7 @@ def failed_queries_frame(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, An
             continue
         out.append({
             "key": f"{r.get('case_id')}/{r.get('query_id')}", "text": d.get("text"), "category": d.get("category"),
-            "lang": d.get("lang"), "expected": dict(d.get("relevant_ranks") or {}),
+            "lang": d.get("lang"), "split": d.get("split"), "expected": dict(d.get("relevant_ranks") or {}),
             "retrieved": [{"rank": x.get("rank"), "labels": ", ".join(x.get("labels") or []) or "–",
                            "content": x.get("content"), "score": x.get("score")} for x in d.get("retrieved") or []],
             "misses": [{"label": x.get("label"), "kind": x.get("kind"), "detail": x.get("detail")}

@@ -1,8 +1,11 @@
-"""Golden eval: choose suites and config overrides, run with progress, results by category and language,
-failed queries with expected labels against what was retrieved and the why-not of each miss, two runs side by side."""
+"""Golden eval: choose suites (and a held-out test folder) and config overrides, run with progress, results by
+split, category and language, stale memories / context / abstention figures with the relevance calibration plot,
+failed queries with expected labels against what was retrieved and the why-not of each miss, and two runs side by
+side: the parameters that differ, per-category deltas with intervals, the queries that flipped, item by item."""
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -15,6 +18,8 @@ import workbench_ui as ui  # noqa: E402
 from memory_engine import viz  # noqa: E402
 from memory_engine.config import EngineConfig  # noqa: E402
 from memory_engine.errors import MemoryEngineError  # noqa: E402
+from memory_engine.evaluation.compare import compare_runs  # noqa: E402
+from memory_engine.evaluation.quality import calibration_figure, calibration_frame, quality_figures  # noqa: E402
 
 ui.setup("Golden eval")
 st.title("Golden eval")
@@ -23,6 +28,11 @@ wh = ui.warehouse()
 
 suite_dir = Path(st.sidebar.text_input("Suites folder", value=str(ui.demo.DEFAULT_SUITES_DIR), key="ge_dir"))
 files = sorted(p.name for p in suite_dir.glob("*.yaml")) if suite_dir.is_dir() else []
+sibling_test = suite_dir.parent / f"{suite_dir.name}_test"  # eval_sets -> eval_sets_test, the frozen held-out split
+test_dir_text = st.sidebar.text_input(
+    "Test split folder (held out; empty = no split)", value=str(sibling_test) if sibling_test.is_dir() else "",
+    key="ge_test_dir", help="Suites here form the test split, the chosen suites the dev split: the run records "
+                            "which case is which and shows both scores.")
 
 with st.expander("Run suites", expanded=True):
     chosen = st.multiselect("Suites", files, default=files, key="ge_suites")  # a run means every suite unless narrowed
@@ -30,12 +40,14 @@ with st.expander("Run suites", expanded=True):
                              key="ge_overrides")
     if st.button("Run", key="ge_run", type="primary", disabled=not chosen):
         from memory_engine.evaluation.runner import run_suites
+        from memory_engine.evaluation.splits import load_split
         from memory_engine.evaluation.store import save_run
-        from memory_engine.evaluation.suite import load_suites
 
+        split = None
         try:
             cfg = EngineConfig().with_overrides(ui.demo.parse_overrides(overrides))
-            suites = load_suites([suite_dir / f for f in chosen])
+            test_paths = [Path(test_dir_text)] if test_dir_text.strip() else []
+            suites, split = load_split([suite_dir / f for f in chosen], test_paths=test_paths)
         except MemoryEngineError as e:
             st.error(str(e))
         else:
@@ -48,8 +60,12 @@ with st.expander("Run suites", expanded=True):
                 bar.progress(min(1.0, done[0] / total), text=f"{done[0]}/{total} queries")
 
             run = run_suites(suites, cfg, progress=tick)
+            if split is not None:
+                run = dataclasses.replace(run, extras=run.extras | {"split": split.record() | {"part": "all"}})
             save_run(run, warehouse=wh)
-            st.session_state["ge_pick_a"] = run.run_id
+            # the selectbox keeps its own state once rendered: point it at the new run, or tiles and charts
+            # would go on showing the run that was newest when the page loaded
+            st.session_state["ge_a"] = run.run_id
             st.success(f"Run {run.run_id} stored ({len(run.queries)} queries, {run.duration_s:.1f} s).")
             s = ui.summary()
 
@@ -67,18 +83,64 @@ def label(r: dict) -> str:
 ids = [r["run_id"] for r in runs]
 by_id = {r["run_id"]: r for r in runs}
 c1, c2 = st.columns(2)
-default_a = ids.index(st.session_state["ge_pick_a"]) if st.session_state.get("ge_pick_a") in ids else 0
-run_a = c1.selectbox("Run A", ids, index=default_a, format_func=lambda i: label(by_id[i]), key="ge_a")
+if st.session_state.get("ge_a") not in ids:
+    st.session_state.pop("ge_a", None)
+run_a = c1.selectbox("Run A", ids, format_func=lambda i: label(by_id[i]), key="ge_a")
 run_b = c2.selectbox("Run B (compare)", ["(none)", *ids], format_func=lambda i: i if i == "(none)" else label(by_id[i]),
                      key="ge_b")
 rows_a = ui.cached(s, "eval.queries", run_a, lambda: wh.eval_queries(run_a))
 meta = by_id[run_a]
 mets = meta.get("metrics") or {}
+run_meta = meta.get("meta") or {}
+
+
+def fmt(v: float | None, pct: bool = False) -> str:
+    return viz.NO_DATA if v is None else (f"{v:.1%}" if pct else f"{v:.3f}")
+
+
 cols = st.columns(4)
 cols[0].metric("Queries", mets.get("n_queries", len(rows_a)))
 cols[1].metric("Cases passed", f"{mets.get('cases_passed', '?')}/{mets.get('n_cases', '?')}")
-cols[2].metric("recall@k", f"{mets['recall@k']:.3f}" if mets.get("recall@k") is not None else viz.NO_DATA)
-cols[3].metric("MRR", f"{mets['mrr']:.3f}" if mets.get("mrr") is not None else viz.NO_DATA)
+cols[2].metric("recall@k", fmt(mets.get("recall@k")))
+cols[3].metric("MRR", fmt(mets.get("mrr")))
+
+split = run_meta.get("split")
+by_split = run_meta.get("by_split") or {}
+if split:
+    st.subheader("Dev and test")
+    st.caption(f"Split: {split.get('label', '?')}. Tune on dev, judge on test: a dev gain that does not show on "
+               "test is overfitting.")
+    sc = st.columns(4)
+    for i, part in enumerate(("dev", "test")):
+        m = by_split.get(part) or {}
+        sc[2 * i].metric(f"{part} pass rate ({m.get('n_queries', 0)} queries)", fmt(m.get("pass")))
+        sc[2 * i + 1].metric(f"{part} recall@k", fmt(m.get("recall@k")))
+    st.dataframe(pd.DataFrame([{"split": p, **{k: v for k, v in (by_split.get(p) or {}).items()
+                                               if k in ("n_queries", "pass", "hit@k", "recall@k", "mrr", "ndcg@k",
+                                                        "stale@k", "unanswerable_returned", "context_tokens")}}
+                               for p in ("dev", "test") if p in by_split]), hide_index=True, width="stretch")
+    with st.expander("Split membership (case -> dev / test)"):
+        st.dataframe(pd.DataFrame(sorted({(r["case_id"], (r.get("details") or {}).get("split") or "-") for r in rows_a}),
+                                  columns=["case", "split"]), hide_index=True, width="stretch")
+
+qf = ui.cached(s, "eval.quality", run_a, lambda: quality_figures(rows_a))
+st.subheader("Stale memories, context, abstention")
+qc = st.columns(4)
+qc[0].metric("stale@k", fmt(qf.stale.share, pct=True),
+             help=f"{qf.stale.n_stale} of {qf.stale.n_scope} update/forget queries hold a superseded, corrected or "
+                  "forgotten memory in their top k (docs/metrics.md)")
+qc[1].metric("context tokens / query", fmt(qf.context.tokens) if qf.context.tokens is None else f"{qf.context.tokens:.0f}",
+             help=f"the context block injected into the prompt; full history {qf.context.full_tokens or 0:.0f} tokens")
+qc[2].metric("relevant inside the budget", fmt(qf.context.relevant_inside))
+qc[3].metric("unanswerable that returned something", fmt(qf.abstention.share_returned, pct=True),
+             help=f"{qf.abstention.returned} of {qf.abstention.n} never-stored questions (0% is best)")
+cal = calibration_frame(rows_a)
+if not cal.empty and (cal["kind"] == "unanswerable").any():
+    floor = ((meta.get("config") or {}).get("retrieval") or {}).get("floor")
+    st.plotly_chart(calibration_figure(cal, floor=floor), width="stretch", key="ge_calibration")
+for bench, groups in qf.official.items():
+    with st.expander(f"Official {bench} metrics (names as the benchmark's authors use them)"):
+        st.dataframe(pd.DataFrame([{"group": g, **v} for g, v in groups.items()]), hide_index=True, width="stretch")
 
 g1, g2 = st.columns(2)
 g1.plotly_chart(viz.grouped_bar_figure(viz.eval_groups_frame(rows_a, "category"), x="group", y="value", color="metric",
@@ -91,7 +153,8 @@ failed = viz.failed_queries_frame(rows_a)
 if not failed:
     st.success("Every query of this run passed.")
 for f in failed[:50]:
-    with st.expander(f"{f['key']} · {f['category']} · {f['lang']} — {f['text']}"):
+    part = f" · {f['split']}" if f.get("split") else ""
+    with st.expander(f"{f['key']} · {f['category']} · {f['lang']}{part} — {f['text']}"):
         st.markdown("**Expected labels** (rank in the result, – = missed)")
         st.dataframe(pd.DataFrame([{"label": k, "rank": v if v is not None else "–"} for k, v in f["expected"].items()]),
                      hide_index=True, width="stretch")
@@ -108,10 +171,25 @@ if len(failed) > 50:
 if run_b != "(none)":
     st.subheader(f"B ({run_b}) against A ({run_a})")
     rows_b = ui.cached(s, "eval.queries", run_b, lambda: wh.eval_queries(run_b))
-    cmp = ui.cached(s, "eval.compare", (run_a, run_b), lambda: viz.compare_runs_frame(rows_a, rows_b))
-    if cmp.empty:
+    cmp = ui.cached(s, "eval.compare", (run_a, run_b),
+                    lambda: compare_runs(by_id[run_a], rows_a, by_id[run_b], rows_b))
+    st.markdown("**Parameters that differ** (A → B)")
+    if cmp.config.empty:
+        st.caption("Same parameters in both runs.")
+    else:
+        st.dataframe(cmp.config, hide_index=True, width="stretch")
+    if cmp.deltas.empty:
         st.info("The two runs share no query.")
     else:
-        st.dataframe(cmp, hide_index=True, width="stretch")
-        st.plotly_chart(viz.delta_figure(cmp, title="B − A (paired bootstrap 95% interval)"), width="stretch",
-                        key="ge_delta")
+        overall = cmp.deltas[cmp.deltas["group"] == "all"]
+        st.plotly_chart(viz.delta_figure(overall, title="B − A over all shared queries (paired bootstrap 95% interval)"),
+                        width="stretch", key="ge_delta")
+        st.markdown("**Per category**: B − A with its paired-bootstrap interval (significant = excludes 0)")
+        st.dataframe(cmp.deltas[cmp.deltas["group"] != "all"], hide_index=True, width="stretch")
+    fl = cmp.flipped
+    st.markdown(f"**Queries that flipped**: {int((fl['change'] == 'broke').sum())} broke, "
+                f"{int((fl['change'] == 'fixed').sum())} fixed")
+    if not fl.empty:
+        st.dataframe(fl, hide_index=True, width="stretch")
+    with st.expander(f"Item by item ({len(cmp.items)} queries)"):
+        st.dataframe(cmp.items, hide_index=True, width="stretch")

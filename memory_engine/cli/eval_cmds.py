@@ -263,3 +263,43 @@ def import_cmd(
         raise _fail(f"import failed: {e}") from None
     for line in report.lines():
         typer.echo(line)
+
+
+@app.command("compare")
+def compare_cmd(
+    run_a: Annotated[str | None, typer.Argument(help="Run A (the reference); default: the second newest run.")] = None,
+    run_b: Annotated[str | None, typer.Argument(help="Run B (the change); default: the newest run.")] = None,
+    by: Annotated[str, typer.Option("--by", help="Group deltas by this query detail: category, lang, suite, split.")] = "category",
+    fmt: Annotated[str, typer.Option("--format", help="table | json")] = "table",
+    config: ConfigOpt = None,
+    set_: SetOpt = None,
+) -> None:
+    """Two stored eval runs side by side: the config parameters that differ, per-category deltas
+    with 95% paired-bootstrap intervals, and the queries that flipped (pass -> fail, fail -> pass)."""
+    from memory_engine.evaluation.compare import compare_runs, render_comparison
+    from memory_engine.observability.warehouse import Warehouse
+
+    if fmt not in ("table", "json"):
+        raise _fail(f"--format must be table or json, got {fmt!r}")
+    try:
+        cfg = _load_config(config, set_)
+        wh = Warehouse.open(cfg.workspace, read_only=True, hold=False)
+    except ConfigError as e:
+        raise _fail(f"invalid configuration: {e}") from None
+    except MemoryEngineError as e:
+        raise _fail(f"cannot open the warehouse: {e}") from None
+    try:
+        runs = wh.list_eval_runs(limit=1000)
+        by_id = {r["run_id"]: r for r in runs}
+        if run_b is None:
+            if len(runs) < 2 or run_a is not None:
+                raise _fail("give two run ids (`memwb eval` stores runs; list them on the Golden eval page)")
+            run_b, run_a = runs[0]["run_id"], runs[1]["run_id"]
+        missing = [r for r in (run_a, run_b) if r not in by_id]
+        if missing:
+            raise _fail(f"no stored eval run {', '.join(map(repr, missing))}")
+        assert run_a is not None
+        c = compare_runs(by_id[run_a], wh.eval_queries(run_a), by_id[run_b], wh.eval_queries(run_b), by=by)
+    finally:
+        wh.close()
+    typer.echo(json.dumps(c.to_dict(), indent=2, ensure_ascii=False) if fmt == "json" else render_comparison(c))

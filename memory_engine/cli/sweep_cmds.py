@@ -130,6 +130,12 @@ def sweep(
     except MemoryEngineError as e:
         _fail(str(e))
         return
+    from memory_engine.evaluation.sweep import objective_support
+
+    for o in objs:
+        if not objective_support(suites, o):
+            _fail(f"no query of the sweep's suites can score {o.label} (rank metrics need queries with relevant "
+                  "labels): every trial would be undefined; add such suites or optimise 'pass'")
     if split is not None:
         c = split.counts()
         typer.echo(f"split: {split.spec.label}; dev {c['dev']['cases']} cases / {c['dev']['queries']} queries "

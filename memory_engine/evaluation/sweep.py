@@ -453,6 +453,20 @@ def parse_constraint(text: str) -> Constraint:
     return Constraint(parse_metric(m.group(1)), m.group(2), float(m.group(3)))
 
 
+def objective_support(suites: Sequence[ResolvedSuite], ref: MetricRef) -> int:
+    """How many queries of ``suites`` can define ``ref`` (in its category, if any): every query for
+    ``pass``, counts and latencies; only queries with a relevant label (grade > 0) for rank metrics.
+    0 means every trial would be ``undefined``: check it before starting a sweep."""
+    rank = ref.name.split("@", 1)[0] in _RANK_BASES
+    n = 0
+    for s in suites:
+        for c in s.cases:
+            if ref.category is not None and c.category != ref.category:
+                continue
+            n += sum(1 for q in c.queries if not rank or any(g > 0 for g in q.relevant.values()))
+    return n
+
+
 def _cutoff_value(q: QueryResult, base: str, n: int) -> float | None:
     """A rank metric of one query at cutoff ``n`` from its ranked hits and relevant labels.
 
@@ -819,6 +833,6 @@ class SweepEvaluator:
 __all__ = [
     "DEFAULT_METRICS", "WEIGHT_GROUPS", "Constraint", "Direction", "MetricRef", "ParamSpec", "SearchMode",
     "SpecKind", "SweepError", "SweepEvaluator", "TrialEvaluation", "TrialMetrics", "compute_metrics",
-    "configured_baseline", "embedder_for", "grid_points", "group_value", "is_write_key", "normalise_weights", "parse_constraint",
+    "configured_baseline", "embedder_for", "grid_points", "objective_support", "group_value", "is_write_key", "normalise_weights", "parse_constraint",
     "parse_metric", "parse_param", "parse_params", "query_value", "weight_notes", "write_signature",
 ]

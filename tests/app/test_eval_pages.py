@@ -1,0 +1,87 @@
+"""Golden eval and Parameter sweeps pages: the new run shows after Run (issue 13 defect 4), the
+sweep page's defaults give scored trials and a best config (defect 5), dev/test split figures,
+the generalization check, and two runs compared item by item."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+pytestmark = [pytest.mark.app, pytest.mark.integration]
+
+ROOT = Path(__file__).resolve().parents[2]
+EVAL = ROOT / "app" / "pages" / "4_Golden_eval.py"
+SWEEPS = ROOT / "app" / "pages" / "5_Parameter_sweeps.py"
+FIX = ROOT / "tests" / "sweep" / "fixtures"
+
+
+def _metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def test_golden_eval_shows_the_new_run_split_scores_and_compares_two_runs(demo_ws, tmp_path):
+    test_dir = tmp_path / "held_out"
+    test_dir.mkdir()
+    shutil.copy(FIX / "overfit_test_abstain.yaml", test_dir)
+    at = AppTest.from_file(str(EVAL), default_timeout=240).run()
+    assert not at.exception, [e.value for e in at.exception]
+    at.sidebar.text_input(key="ge_dir").set_value(str(FIX)).run()
+    for t in at.sidebar.text_input:
+        if t.key == "ge_test_dir":
+            t.set_value(str(test_dir))
+    at.multiselect(key="ge_suites").set_value(["overfit_dev.yaml"]).run()
+    at.button(key="ge_run").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert _metric(at, "recall@k") == "0.000"  # default floor: the weak paraphrases are missed
+    old_id = next(x.value for x in at.success if "stored" in x.value).split()[1]
+    # a second run that finds them: tiles and charts must show it, not the run newest at page load
+    at.text_area(key="ge_overrides").set_value("retrieval.floor=0.0")
+    at.button(key="ge_run").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    new_id = next(x.value for x in at.success if "stored" in x.value).split()[1]
+    assert at.selectbox(key="ge_a").value == new_id
+    assert _metric(at, "recall@k") == "1.000"
+    # split membership and both scores
+    assert any(h.value == "Dev and test" for h in at.subheader)
+    assert _metric(at, "dev pass rate (3 queries)") == "1.000"
+    assert _metric(at, "test pass rate (3 queries)") == "0.000"  # floor 0.0 answers never-stored questions
+    assert _metric(at, "unanswerable that returned something") == "100.0%"
+    # B = the default-floor run against A = floor 0.0: parameters, flips, per-category deltas
+    at.selectbox(key="ge_b").select(old_id).run()
+    assert not at.exception, [e.value for e in at.exception]
+    frames = [d.value for d in at.dataframe]
+    diff = next(f for f in frames if "parameter" in f.columns)
+    assert diff["parameter"].tolist() == ["retrieval.floor"]
+    assert any("3 broke, 3 fixed" in m.value for m in at.markdown)
+    per_cat = next(f for f in frames if {"group", "delta", "low", "high"} <= set(f.columns))
+    assert {"paraphrase", "abstention"} <= set(per_cat["group"])
+
+
+def test_sweep_page_defaults_give_a_best_config(demo_ws):
+    at = AppTest.from_file(str(SWEEPS), default_timeout=300).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.multiselect(key="sw_suites").value  # a suite whose queries can score ndcg@k
+    at.button(key="sw_go").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("trials run" in x.value for x in at.success)
+    assert not any("undefined" in c.value for c in at.caption)
+    assert [b.key for b in at.get("download_button")] == ["sw_dl"]
+
+
+def test_sweep_page_reports_the_chosen_config_on_held_out_suites(demo_ws):
+    at = AppTest.from_file(str(SWEEPS), default_timeout=300).run()
+    at.multiselect(key="sw_suites").set_value(["abstention.yaml", "seed_golden.yaml"])
+    test_files = at.multiselect(key="sw_test").options
+    assert test_files, "the frozen test split is missing"
+    at.multiselect(key="sw_test").set_value([test_files[0]])
+    at.text_area(key="sw_params").set_value("retrieval.floor=0.0,0.45")
+    at.text_input(key="sw_obj").set_value("pass")
+    at.button(key="sw_go").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    gen = next(d.value for d in at.dataframe if "split" in d.value.columns and "chosen" in d.value.columns)
+    assert gen["split"].tolist() == ["dev", "test"]
+    assert any(m.label.startswith("Generalization gap") for m in at.metric)
+    assert at.warning or any("carries over" in x.value for x in at.success)
