@@ -77,6 +77,10 @@ def sweep(
         "--test-share", help="Share of cases in the test split (--split-by stratified).")] = 0.3,
     split_seed: Annotated[int | None, typer.Option(
         "--split-seed", help="Seed of the stratified split (default: --seed).")] = None,
+    repeats: Annotated[int, typer.Option(
+        "--repeats", min=1, help="Run a random/TPE sweep this many times with sampler seeds seed, seed+1000, ... "
+                                 "(each its own study) and report the run-to-run spread of the best dev value, "
+                                 "its test value and test gain.")] = 1,
 ) -> None:
     """Sweep config parameters over golden suites with optuna; report the best configs.
 
@@ -163,10 +167,20 @@ def sweep(
         bar.total = target
         bar.update(max(0, done - bar.n))
 
+    if repeats > 1 and spec.search == SearchMode.GRID:
+        _fail("--repeats needs --search random or tpe: a grid sweep evaluates the same points whatever the seed")
+    spread = None
     try:
-        run = run_sweep(spec, base, suites=suites, trials=trials, study_name=study, storage=url, jobs=jobs,
-                        warehouse=wh, progress=progress, test_suites=split.test if split else None,
-                        split_record=split.record() if split else None)
+        kw: dict[str, Any] = {"suites": suites, "trials": trials, "storage": url, "jobs": jobs, "warehouse": wh,
+                              "progress": progress, "test_suites": split.test if split else None,
+                              "split_record": split.record() if split else None}
+        if repeats > 1:
+            from memory_engine.evaluation.spread import run_repeats
+
+            spread, runs = run_repeats(spec, base, repeats=repeats, study_name=study, run=run_sweep, **kw)
+            run = runs[0]
+        else:
+            run = run_sweep(spec, base, study_name=study, **kw)
     except (SweepError, MemoryEngineError) as e:
         _fail(str(e))
         return
@@ -185,12 +199,19 @@ def sweep(
 
         typer.echo("")
         typer.echo(render_generalization(run.generalization))
+    if spread is not None:
+        from memory_engine.evaluation.spread import render_spread
+
+        typer.echo("")
+        typer.echo(f"(report above: the first repeat, seed {spec.seed})")
+        typer.echo(render_spread(spread))
     if json_out:
         payload = {"sweep_id": report.sweep_id, "storage": url, "objectives": list(report.objectives),
                    "baseline": list(report.baseline_values), "counts": report.counts,
                    "importances": report.importances, "pareto": list(report.pareto),
                    "top": json.loads(top_frame(report).to_json(orient="records")), "notes": list(report.notes),
-                   "generalization": run.generalization.to_dict() if run.generalization else None}
+                   "generalization": run.generalization.to_dict() if run.generalization else None,
+                   "spread": spread.to_dict() if spread else None}
         json_out.write_text(json.dumps(payload, indent=2, ensure_ascii=False), encoding="utf-8")
     if figures:
         figures.mkdir(parents=True, exist_ok=True)

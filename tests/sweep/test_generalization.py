@@ -97,3 +97,24 @@ def test_cli_sweep_with_test_split_prints_both_and_embeds_plotly(tmp_path, monke
         text = p.read_text(encoding="utf-8")
         assert 'src="https://cdn.plot.ly' not in text  # no network needed to draw it
         assert "Plotly.newPlot" in text and len(text) > 1_000_000  # plotly.js itself is inside
+
+
+def test_repeated_random_sweeps_report_their_spread(tmp_path):
+    from memory_engine.evaluation.spread import Spread, render_spread, repeat_seeds, run_repeats
+
+    assert repeat_seeds(5, 3) == [5, 1005, 2005]
+    s = Spread.of([0.5, 1.0, None])
+    assert (s.n, s.mean, s.low, s.high) == (2, 0.75, 0.5, 1.0) and s.std == pytest.approx(0.353553, abs=1e-6)
+    suites, split = load_split([DEV], test_paths=[PARAPHRASE])
+    spec = SweepSpec((DEV,), parse_params(["retrieval.floor=0:0.6"]), SearchMode.RANDOM, (parse_metric("pass"),),
+                     (), 0, split.spec.to_dict())
+    base = EngineConfig().with_overrides({"workspace": str(tmp_path / "ws")})
+    rep, runs = run_repeats(spec, base, repeats=2, study_name=None, run=run_sweep, suites=split.dev, trials=2,
+                            test_suites=split.test, split_record=split.record())
+    assert [r.seed for r in rep.repeats] == [0, 1000] and len({r.study_name for r in runs}) == 2
+    # each repeat's figures are its own study's best trial and generalization check
+    for r, run in zip(rep.repeats, runs, strict=True):
+        assert r.dev_value == max(t.values[0] for t in run.study.trials if t.values)
+        assert r.test_value == run.generalization.test.chosen
+    assert rep.dev.n == 2 and rep.test.n == 2 and rep.dev.low <= rep.dev.mean <= rep.dev.high
+    assert "run-to-run spread over 2 repeats" in render_spread(rep)
