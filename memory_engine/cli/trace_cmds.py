@@ -152,10 +152,17 @@ def _ingest_through_owner(sw: Any, files: list[Path], *, show: int, wait_s: floa
 
 @app.command("collect")
 def collect_cmd(
-    host: Annotated[str, typer.Option("--host", help="Interface to listen on.")] = "127.0.0.1",
+    host: Annotated[str, typer.Option("--host", help="Interface to listen on (beyond loopback needs API keys).")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="TCP port (4318 is the OTLP/HTTP default).")] = 4318,
     workspace: WorkspaceOpt = None,
     max_body_mb: Annotated[float, typer.Option("--max-body-mb", help="Largest accepted body in MB (also after gzip).")] = 16.0,
+    keys_file: Annotated[Path | None, typer.Option(
+        "--keys-file", help="API keys, 'name:key' lines (or JSON {name: key}); also $MEMWB_COLLECTOR_KEYS. "
+        "With keys every /v1 request needs 'Authorization: Bearer <key>' or 'X-API-Key'.")] = None,
+    header_timeout: Annotated[float, typer.Option("--header-timeout", help="Seconds to deliver a request head.")] = 10.0,
+    body_timeout: Annotated[float, typer.Option("--body-timeout", help="Seconds to deliver a request body.")] = 30.0,
+    idle_timeout: Annotated[float, typer.Option("--idle-timeout", help="Seconds an idle keep-alive connection lives.")] = 5.0,
+    max_connections: Annotated[int, typer.Option("--max-connections", help="Connections served at once (503 beyond).")] = 256,
 ) -> None:
     """Run an OTLP/HTTP receiver (POST /v1/traces, protobuf or JSON, gzip) writing into the warehouse.
 
@@ -163,15 +170,28 @@ def collect_cmd(
     The collector owns the workspace while it runs (like `memwb app`): other commands write through
     it. When the app already owns the workspace and receives OTLP, there is nothing to do: the
     command says where to send spans and exits 0; when the owner has no receiver, this one queues
-    what it receives for the owner.
+    what it receives for the owner. Binding beyond loopback (e.g. --host 0.0.0.0) is refused without
+    API keys (exit 2).
     """
     import signal
     import time as _time
 
-    from memory_engine.observability.collector import CollectorServer
+    from memory_engine.errors import ConfigError
+    from memory_engine.observability.collector import KEYS_ENV, CollectorServer
     from memory_engine.observability.spool import Owner, SpoolWriter, find_owner
     from memory_engine.observability.warehouse import Warehouse
+    from memory_engine.service import load_keys
 
+    keys = None
+    try:
+        if keys_file is not None or os.environ.get(KEYS_ENV):
+            keys = load_keys(keys_file, env={"MEMWB_API_KEYS": os.environ.get(KEYS_ENV, "")})
+        CollectorServer.check_exposure(host, keys)
+    except ConfigError as e:
+        _fail(f"memwb collect: {e}")
+    guard = dict(api_keys=keys, header_timeout_s=header_timeout, body_timeout_s=body_timeout,
+                 idle_timeout_s=idle_timeout, max_connections=max_connections)  # fmt: skip
+    auth = f"API keys required ({len(keys)})" if keys else "no authentication (loopback only)"
     ws = _ws(workspace)
     max_body = int(max_body_mb * 1024 * 1024)
     owner = find_owner(ws)
@@ -181,12 +201,13 @@ def collect_cmd(
         return
     if owner is not None:  # an owner without a receiver: receive here, queue for it
         srv = CollectorServer(SpoolWriter(ws, owner), host=host, port=port, max_body_bytes=max_body,  # type: ignore[arg-type]
-                              log_level="info")  # fmt: skip
-        typer.echo(f"memwb collector on http://{host}:{port}/v1/traces -> queued for the {owner.kind} (pid {owner.pid})")
+                              log_level="info", **guard)  # type: ignore[arg-type]  # fmt: skip
+        typer.echo(f"memwb collector on http://{host}:{port}/v1/traces -> queued for the {owner.kind} "
+                   f"(pid {owner.pid}); {auth}")  # fmt: skip
         srv.serve()
         return
     wh = Warehouse.open(ws)
-    own = Owner(wh, ws, kind="collect", otlp_port=port, host=host, max_body_bytes=max_body)
+    own = Owner(wh, ws, kind="collect", otlp_port=port, host=host, max_body_bytes=max_body, collector_kw=guard)
 
     def _term(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
@@ -197,7 +218,7 @@ def collect_cmd(
         if own.collector is None:
             typer.echo(f"memwb collect: {own.receiver_error}", err=True)
             raise typer.Exit(2)
-        typer.echo(f"memwb collector on {own.collector.url}/v1/traces -> {wh.path} (owner of {ws})")
+        typer.echo(f"memwb collector on {own.collector.url}/v1/traces -> {wh.path} (owner of {ws}); {auth}")
         while True:
             _time.sleep(3600)
     except KeyboardInterrupt:

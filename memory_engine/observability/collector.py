@@ -15,13 +15,24 @@ Implements the OTLP/HTTP server side (opentelemetry-proto spec, "OTLP/HTTP"):
 * ``GET /health`` returns the ingestion counters (received, stored,
   duplicate, rejected, orphaned parents...) as JSON.
 
+**Exposure.** With ``api_keys`` every ``/v1`` request needs ``Authorization:
+Bearer <key>`` or ``X-API-Key: <key>`` (401 otherwise; keys are held as
+SHA-256 digests and compared in constant time, :class:`~memory_engine.service.ApiKeys`);
+:class:`CollectorServer` refuses to bind beyond loopback without keys. A
+connection must deliver its request head within ``header_timeout_s`` and its
+body within ``body_timeout_s`` (408 then); idle keep-alive connections close
+after ``idle_timeout_s``; at most ``max_connections`` are served at once (503
+beyond); request heads are limited to ``max_header_bytes``.
+
 The receiver is the warehouse's writer process (see :mod:`.warehouse`);
 requests run in Starlette's thread pool, each thread on its own connection.
 """
 
 from __future__ import annotations
 
+import asyncio
 import gzip
+import ipaddress
 import threading
 import time
 import zlib
@@ -40,8 +51,9 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from ..errors import WarehouseError
+from ..errors import ConfigError, WarehouseError
 from .ingest import _Decoded, decode_otlp_json, decode_otlp_proto
 from .warehouse import Warehouse
 
@@ -49,6 +61,63 @@ PROTOBUF = "application/x-protobuf"
 JSON = "application/json"
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
 """Largest accepted body in bytes, before and after gzip decompression."""
+HEADER_TIMEOUT_S = 10.0
+"""Seconds a connection has to deliver a complete request head (slow-header clients are cut)."""
+BODY_TIMEOUT_S = 30.0
+"""Seconds a request has to deliver its whole body (408 beyond)."""
+IDLE_TIMEOUT_S = 5.0
+"""Seconds an idle keep-alive connection stays open between requests."""
+MAX_CONNECTIONS = 256
+"""Connections and requests served at once; more get 503 (idle ones are closed by the timeouts above)."""
+MAX_HEADER_BYTES = 16 * 1024
+"""Largest request head (request line + headers) in bytes."""
+KEYS_ENV = "MEMWB_COLLECTOR_KEYS"
+"""Environment variable with collector keys, ``name:key`` pairs separated by commas or newlines."""
+
+
+def is_loopback(host: str) -> bool:
+    """True for ``localhost`` and loopback addresses (127.0.0.0/8, ::1)."""
+    if host in ("localhost", "ip6-localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class _DeadlineH11(H11Protocol):
+    """uvicorn's HTTP/1.1 protocol with a deadline for each request head: a connection that opens (or
+    finishes a response) and does not deliver a complete request within ``header_timeout`` seconds is
+    closed (uvicorn's keep-alive timer restarts on every byte, so a client trickling a header never hit it)."""
+
+    header_timeout = HEADER_TIMEOUT_S
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+
+    def _arm(self) -> None:
+        self._seen_cycle = self.cycle
+        self._deadline = self.loop.call_later(self.header_timeout, self._expire)
+
+    def _expire(self) -> None:
+        if self.cycle is self._seen_cycle and not self.transport.is_closing():
+            self.transport.close()
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if self.cycle is not self._seen_cycle:  # a new request head arrived in time
+            self._deadline.cancel()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing():
+            self._deadline.cancel()
+            self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._deadline.cancel()
+        super().connection_lost(exc)
 
 
 class _BodyError(Exception):
@@ -69,6 +138,7 @@ class CollectorCounters:
     rejected: int = 0
     bad_requests: int = 0
     other_signals: int = 0
+    unauthorized: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def snapshot(self) -> dict[str, int]:
@@ -85,17 +155,25 @@ def _encoding(request: Request) -> str | None:
     return None
 
 
-async def _read_body(request: Request, max_bytes: int) -> bytes:
+async def _read_body(request: Request, max_bytes: int, timeout_s: float = BODY_TIMEOUT_S) -> bytes:
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > max_bytes:
         raise _BodyError(413, f"body of {declared} bytes exceeds the {max_bytes}-byte limit")
     chunks = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > max_bytes:
-            raise _BodyError(413, f"body exceeds the {max_bytes}-byte limit")
-        chunks.append(chunk)
+
+    async def read() -> None:
+        nonlocal size
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > max_bytes:
+                raise _BodyError(413, f"body exceeds the {max_bytes}-byte limit")
+            chunks.append(chunk)
+
+    try:
+        await asyncio.wait_for(read(), timeout_s)
+    except TimeoutError as e:
+        raise _BodyError(408, f"body not received within {timeout_s:g} s") from e
     body = b"".join(chunks)
     enc = request.headers.get("content-encoding", "").strip().lower()
     if enc in ("", "identity"):
@@ -114,8 +192,11 @@ async def _read_body(request: Request, max_bytes: int) -> bytes:
     return out
 
 
+_RPC_CODES = {400: 3, 401: 16, 408: 4, 413: 8, 415: 3}  # google.rpc.Code: INVALID_ARGUMENT, UNAUTHENTICATED...
+
+
 def _status_response(status: int, message: str, encoding: str | None) -> Response:
-    st = status_pb2.Status(code=3 if status == 400 else 0, message=message)
+    st = status_pb2.Status(code=_RPC_CODES.get(status, 2), message=message)
     if encoding == PROTOBUF:
         return Response(st.SerializeToString(), status_code=status, media_type=PROTOBUF)
     return Response(orjson.dumps({"code": st.code, "message": message}), status_code=status, media_type=JSON)
@@ -134,11 +215,30 @@ def create_app(
     *,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     counters: CollectorCounters | None = None,
+    api_keys: Any = None,
+    body_timeout_s: float = BODY_TIMEOUT_S,
 ) -> Starlette:
-    """The Starlette application of the receiver (used by :class:`CollectorServer`)."""
+    """The Starlette application of the receiver (used by :class:`CollectorServer`). ``api_keys`` (an
+    :class:`~memory_engine.service.ApiKeys`) makes every ``/v1`` route require a key."""
     c = counters or CollectorCounters()
 
+    def _denied(request: Request) -> Response | None:
+        if api_keys is None:
+            return None
+        auth = request.headers.get("authorization", "")
+        key = auth[7:].strip() if auth[:7].lower() == "bearer " else request.headers.get("x-api-key")
+        if api_keys.tenant_of(key) is not None:
+            return None
+        with c.lock:
+            c.unauthorized += 1
+        resp = _status_response(401, "missing or unknown API key (Authorization: Bearer <key> or X-API-Key)",
+                                _encoding(request) or JSON)  # fmt: skip
+        resp.headers["WWW-Authenticate"] = "Bearer"
+        return resp
+
     async def traces(request: Request) -> Response:
+        if (denied := _denied(request)) is not None:
+            return denied
         encoding = _encoding(request)
         with c.lock:
             c.requests += 1
@@ -147,7 +247,7 @@ def create_app(
                 c.bad_requests += 1
             return _status_response(415, f"Content-Type must be {PROTOBUF} or {JSON}", JSON)
         try:
-            body = await _read_body(request, max_body_bytes)
+            body = await _read_body(request, max_body_bytes, body_timeout_s)
             dec = _decode_body(body, encoding)
         except _BodyError as e:
             with c.lock:
@@ -185,6 +285,8 @@ def create_app(
         req_cls, resp_cls = signals[kind]
 
         async def handler(request: Request) -> Response:
+            if (denied := _denied(request)) is not None:
+                return denied
             encoding = _encoding(request)
             with c.lock:
                 c.requests += 1
@@ -192,7 +294,7 @@ def create_app(
             if encoding is None:
                 return _status_response(415, f"Content-Type must be {PROTOBUF} or {JSON}", JSON)
             try:
-                body = await _read_body(request, max_body_bytes)
+                body = await _read_body(request, max_body_bytes, body_timeout_s)
                 msg = req_cls()
                 if encoding == PROTOBUF:
                     msg.ParseFromString(body)
@@ -292,16 +394,38 @@ class CollectorServer:
         port: int = 4318,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         log_level: str = "warning",
+        api_keys: Any = None,
+        header_timeout_s: float = HEADER_TIMEOUT_S,
+        body_timeout_s: float = BODY_TIMEOUT_S,
+        idle_timeout_s: float = IDLE_TIMEOUT_S,
+        max_connections: int = MAX_CONNECTIONS,
+        max_header_bytes: int = MAX_HEADER_BYTES,
     ) -> None:
+        self.check_exposure(host, api_keys)
         self.counters = CollectorCounters()
-        self.app = create_app(warehouse, max_body_bytes=max_body_bytes, counters=self.counters)
+        self.app = create_app(warehouse, max_body_bytes=max_body_bytes, counters=self.counters, api_keys=api_keys,
+                              body_timeout_s=body_timeout_s)  # fmt: skip
         self.host = host
         self._requested_port = port
         self.port = port
+        protocol = type("_CollectorH11", (_DeadlineH11,), {"header_timeout": header_timeout_s})
         self._server = uvicorn.Server(
-            uvicorn.Config(self.app, host=host, port=port, log_level=log_level, lifespan="off", access_log=False)
-        )
+            uvicorn.Config(
+                self.app, host=host, port=port, log_level=log_level, lifespan="off", access_log=False,
+                http=protocol, timeout_keep_alive=max(1, round(idle_timeout_s)), limit_concurrency=max_connections,
+                h11_max_incomplete_event_size=max_header_bytes,
+            )
+        )  # fmt: skip
         self._thread: threading.Thread | None = None
+
+    @staticmethod
+    def check_exposure(host: str, api_keys: Any) -> None:
+        """Raise ConfigError when ``host`` is beyond loopback and there are no API keys."""
+        if api_keys is None and not is_loopback(host):
+            raise ConfigError(
+                f"refusing to listen on {host} without API keys: anyone who can reach it could write spans "
+                f"(give --keys-file or set {KEYS_ENV}, or bind 127.0.0.1)", key="collector.api_keys",
+            )  # fmt: skip
 
     @property
     def url(self) -> str:

@@ -318,7 +318,9 @@ class Owner:
     def __init__(
         self, wh: Warehouse, workspace: str | os.PathLike[str], *, kind: str, otlp_port: int | None = 4318,
         host: str = "127.0.0.1", interval_s: float = 0.5, max_body_bytes: int | None = None,
+        collector_kw: dict[str, Any] | None = None,
     ) -> None:  # fmt: skip
+        self.collector_kw = dict(collector_kw or {})  # api_keys and timeouts of the receiver (CollectorServer)
         self.wh = wh
         self.workspace = Path(workspace)
         self.kind = kind
@@ -339,6 +341,7 @@ class Owner:
 
             try:
                 kw: dict[str, Any] = {"max_body_bytes": self.max_body_bytes} if self.max_body_bytes else {}
+                kw.update(self.collector_kw)
                 self.collector = CollectorServer(self.wh, host=self.host, port=self.otlp_port, **kw).start()
                 url = self.collector.url
             except (RuntimeError, OSError) as e:  # port taken: the spool still works
