@@ -85,8 +85,20 @@ def _bad(path: Path, msg: str, case: str | None = None, fld: str | None = None) 
     return SuiteError(msg, file=str(path), case_id=case, field=fld)
 
 
-def _slug(s: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", s).strip("-") or "x"
+def _slug(s: str, max_chars: int = 80) -> str:
+    """A file-name-safe slug of a suite name that keeps letters of every script (CJK included): anything
+    but word characters, ``.`` and ``-`` becomes ``-``. When that changes the name (or leaves nothing), a
+    short hash of the original is appended, so two names never share a file (every non-ASCII name used to
+    become ``x.yaml``, each import overwriting the last)."""
+    import hashlib
+    import unicodedata
+
+    name = unicodedata.normalize("NFKC", s)
+    slug = re.sub(r"[^\w.-]+", "-", name).strip("-.")[:max_chars]
+    if slug == s and slug:
+        return slug
+    tag = hashlib.sha256(s.encode("utf-8")).hexdigest()[:8]
+    return f"{slug}-{tag}" if slug else f"suite-{tag}"
 
 
 def _write_suite(doc: dict[str, Any], out_dir: Path, report: ImportReport) -> None:

@@ -117,3 +117,19 @@ def test_bad_benchmark_file(tmp_path: Path) -> None:
     (tmp_path / "bad.json").write_text("{", encoding="utf-8")
     with pytest.raises(SuiteError, match="cannot read benchmark JSON"):
         import_locomo(tmp_path / "bad.json", tmp_path / "out")
+
+
+@needs_data
+def test_non_ascii_suite_names_get_their_own_files(tmp_path: Path) -> None:
+    """Issue 15: every non-ASCII suite name became ``x.yaml``, so suites overwrote each other."""
+    import shutil
+
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("日常_一.json", "日常_二.json", "日常 二.json"):
+        shutil.copy(MEMDAILY[0], src / name)
+    rep = import_memdaily(sorted(src.glob("*.json")), tmp_path / "out", limit=2)
+    assert len(set(rep.files)) == 3 and all(Path(f).exists() for f in rep.files)
+    names = {s.name for s in load_suites([tmp_path / "out"])}
+    assert names == {"memdaily-日常_一", "memdaily-日常_二", "memdaily-日常 二"}
+    assert any("日常_一" in Path(f).name for f in rep.files)
