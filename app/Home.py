@@ -17,7 +17,7 @@ st.subheader("Sources")
 if s.sources:
     st.table([{"source": src, "meaning": ui.demo.describe_source(src), "spans": n} for src, n in s.sources])
 else:
-    st.write("No spans yet: run the engine, ingest an OTLP file (Ingest page) or point an agent at `memwb collect`.")
+    st.write("No spans yet: run the engine, ingest an OTLP file (Ingest page) or point an agent's OTLP exporter at the app (Ingest page shows the URL).")
 st.subheader("Pages")
 for page, what in (
     ("pages/1_Overview.py", "KPI tiles and time series"),

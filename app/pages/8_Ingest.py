@@ -16,6 +16,7 @@ import workbench_ui as ui  # noqa: E402
 from memory_engine import viz  # noqa: E402
 from memory_engine.errors import MemoryEngineError  # noqa: E402
 from memory_engine.observability.ingest import ingest_file  # noqa: E402
+from memory_engine.observability.spool import find_owner, pending  # noqa: E402
 
 ui.setup("Ingest")
 st.title("Ingest traces")
@@ -43,17 +44,20 @@ if uploads and st.button("Ingest", key="ing_go", type="primary"):
     getattr(st, level)(message)
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
-st.subheader("Live collector")
-collect = ui.optional("memory_engine.cli.trace_cmds")
-port = 4318  # the OTLP/HTTP default port (OpenTelemetry specification)
-st.markdown(
-    f"Run `memwb collect --port {port}` beside the app and point an agent's OTLP/HTTP span exporter at "
-    f"`http://127.0.0.1:{port}/v1/traces` (protobuf or JSON). Spans land in this workspace's warehouse with "
-    "source `http`; the pages show them on their next run."
-)
-st.code(f"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=http://127.0.0.1:{port}/v1/traces", language="bash")
-if collect is None:
-    st.caption("`memwb collect` has not landed in this build yet.")
+st.subheader("Live OTLP receiver")
+owner = find_owner(ui.workspace())
+if owner is not None and owner.traces_url:
+    st.markdown(f"This workspace's {owner.kind} (pid {owner.pid}) receives OTLP/HTTP spans (protobuf or JSON) at "
+                f"`{owner.traces_url}`: point an agent's span exporter there. Spans land in this workspace's "
+                "warehouse with source `http`; the pages show them on their next run.")  # fmt: skip
+    st.code(f"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT={owner.traces_url}", language="bash")
+else:
+    st.markdown("`memwb app` receives OTLP/HTTP itself (port 4318 by default, `--otlp-port`); this app was "
+                "started another way and has no receiver. `memwb collect` on this workspace would wait for the "
+                "warehouse: start the workbench with `memwb app` instead.")  # fmt: skip
+st.caption("Commands that write to this workspace while the app runs (`memwb ingest`, `eval`, `ci`, `sweep`, an "
+           "engine in another process) queue their writes in the workspace spool; the app applies them within "
+           f"a second. Waiting now: {pending(ui.workspace())}.")
 
 st.subheader("Ingestion health")
 h = ui.cached(s, "ingest.health", (), wh.ingestion_health)

@@ -8,8 +8,6 @@ folder); Streamlit's own exit code when it stops with an error.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -104,24 +102,50 @@ def app_cmd(
         bool, typer.Option("--quick-demo", help="On an empty workspace build the small demo instead of the full one.")
     ] = False,
     no_demo: Annotated[bool, typer.Option("--no-demo", help="Do not build the demo on an empty workspace.")] = False,
+    otlp_port: Annotated[int, typer.Option(
+        "--otlp-port", min=0, max=65535,
+        help="Port of the app's own OTLP/HTTP receiver (POST /v1/traces; 0 = any free port).")] = 4318,
 ) -> None:
     """Start the Streamlit workbench on the embedded default (Qdrant shard + DuckDB file + bundled model).
 
-    On an empty workspace the demo workspace is built first, with a progress bar."""
+    On an empty workspace the demo workspace is built first, with a progress bar. The app owns the
+    workspace's warehouse while it runs: it receives OTLP/HTTP spans itself (``--otlp-port``, 4318 by
+    default) and applies what other commands queue for it (``memwb ingest``, ``eval``, ``ci``, ``sweep``,
+    an engine in another process), so none of them fails on the file lock."""
     from memory_engine import demo
+    from memory_engine.observability.spool import Owner, find_owner
+    from memory_engine.observability.warehouse import Warehouse
 
     ws = _workspace(workspace)
+    other = find_owner(ws)
+    if other is not None:
+        typer.echo(f"the {other.kind} (pid {other.pid}) already owns {ws}; stop it first "
+                   "(the app receives OTLP itself, `memwb collect` is not needed beside it).", err=True)  # fmt: skip
+        raise typer.Exit(2)
     if not no_demo and demo.workspace_is_empty(ws):
         typer.echo(f"empty workspace {ws}: building the demo workspace first")
         _build(ws, quick=quick_demo, no_locomo=False, quiet=False)
-    env = {**os.environ, "MEMWB_HOME": str(ws)}
-    cmd = [
-        sys.executable, "-m", "streamlit", "run", str(APP_ENTRY), "--server.port", str(port),
-        "--server.address", address, "--server.headless", "true", "--browser.gatherUsageStats", "false",
-    ]  # fmt: skip
-    typer.echo(f"memwb workbench on http://{address}:{port} (workspace {ws})")
+    os.environ["MEMWB_HOME"] = str(ws)
+    # the Streamlit server runs in this process, so the warehouse it opens is the one the owner holds
+    wh = Warehouse.open(ws)
+    owner = Owner(wh, ws, kind="app", otlp_port=otlp_port, host=address).start()
+    if owner.collector is not None:
+        typer.echo(f"memwb workbench on http://{address}:{port} (workspace {ws}); "
+                   f"OTLP/HTTP receiver on {owner.collector.url}/v1/traces")  # fmt: skip
+    else:
+        typer.echo(f"memwb workbench on http://{address}:{port} (workspace {ws}); {owner.receiver_error}", err=True)
+    from streamlit.web import bootstrap
+
+    flags = {"server_port": port, "server_address": address, "server_headless": True,
+             "browser_gatherUsageStats": False}  # fmt: skip
+    code = 0
     try:
-        code = subprocess.call(cmd, env=env)
+        bootstrap.load_config_options(flags)
+        bootstrap.run(str(APP_ENTRY), False, [], flags)
     except KeyboardInterrupt:
         code = 0
+    except SystemExit as e:
+        code = int(e.code or 0) if isinstance(e.code, int | type(None)) else 1
+    finally:
+        owner.stop()
     raise typer.Exit(code)

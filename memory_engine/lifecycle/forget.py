@@ -170,6 +170,11 @@ def erase_user_warehouse(
                               field="mode") from e
     if m == EraseMode.KEEP:
         return {}, None
+    from ..observability.spool import SpoolWriter
+
+    if isinstance(wh, SpoolWriter):  # another process owns the warehouse: it erases (queued, durable)
+        wh.call("erase_user_warehouse", user_id=user_id, tenant_id=tenant_id, mode=m.value, salt=salt)
+        return {"queued": 1}, (pseudonym(user_id, tenant_id, salt) if m == EraseMode.PSEUDONYMISE else None)
     import duckdb
 
     from ..errors import WarehouseError

@@ -35,7 +35,8 @@ class DuckDBSpanExporter(SpanExporter):
     with source ``"sdk"``.
     """
 
-    def __init__(self, warehouse: Warehouse, *, source: str = "sdk") -> None:
+    def __init__(self, warehouse: Warehouse | Any, *, source: str = "sdk") -> None:
+        # a Warehouse, or a spool.SpoolWriter when another process owns the workspace (same write methods)
         self.warehouse = warehouse
         self.source = source
         self._shutdown = False
@@ -111,17 +112,21 @@ def span_processors(
     return out
 
 
-def attach_warehouse_exporter(engine: Any, *, batch: bool = True) -> Warehouse:
+def attach_warehouse_exporter(engine: Any, *, batch: bool = True) -> Any:
     """Hook for ``MemoryEngine``: open the workspace warehouse (shared per process)
     and add a ``BatchSpanProcessor(DuckDBSpanExporter)`` to ``engine.tracing``.
 
     ``engine`` needs ``config.workspace`` and ``tracing.add_processor``.
-    Returns the warehouse (the engine keeps it as ``engine.warehouse``).
+    Returns the warehouse (the engine keeps it as ``engine.warehouse``), or a
+    :class:`~.spool.SpoolWriter` when another process owns the workspace.
     Raises :class:`~memory_engine.errors.WarehouseError` when the file cannot be opened.
     """
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
-    wh = Warehouse.open(engine.config.workspace)
+    from .spool import open_writer
+
+    # beside a running app (the workspace's owner) spans go through its spool instead of the file lock
+    wh = open_writer(engine.config.workspace)
     wrap = BatchSpanProcessor if batch else SimpleSpanProcessor
     engine.tracing.add_processor(wrap(DuckDBSpanExporter(wh)))
     return wh

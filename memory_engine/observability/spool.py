@@ -287,7 +287,7 @@ def _apply(wh: Warehouse, p: Path) -> None:
             from ..lifecycle.forget import erase_user_warehouse
 
             erase_user_warehouse(wh, kwargs["user_id"], tenant_id=kwargs.get("tenant_id", "default"),
-                                 mode=kwargs.get("mode", "delete"))  # fmt: skip
+                                 mode=kwargs.get("mode", "delete"), salt=kwargs.get("salt", ""))  # fmt: skip
         elif method in SPOOL_METHODS:
             getattr(wh, method)(**kwargs)
         else:
