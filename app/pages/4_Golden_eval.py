@@ -20,6 +20,7 @@ from memory_engine.config import EngineConfig  # noqa: E402
 from memory_engine.errors import MemoryEngineError  # noqa: E402
 from memory_engine.evaluation.compare import compare_runs  # noqa: E402
 from memory_engine.evaluation.quality import calibration_figure, calibration_frame, quality_figures  # noqa: E402
+from memory_engine.observability.metrics import stale_served, stale_served_series  # noqa: E402
 
 ui.setup("Golden eval")
 st.title("Golden eval")
@@ -134,6 +135,13 @@ qc[1].metric("context tokens / query", fmt(qf.context.tokens) if qf.context.toke
 qc[2].metric("relevant inside the budget", fmt(qf.context.relevant_inside))
 qc[3].metric("unanswerable that returned something", fmt(qf.abstention.share_returned, pct=True),
              help=f"{qf.abstention.returned} of {qf.abstention.n} never-stored questions (0% is best)")
+live = ui.cached(s, "stale.live", (), lambda: stale_served_series(wh, bucket="day"))
+live_all = ui.cached(s, "stale.live.all", (), lambda: stale_served(wh))
+with st.expander(f"Live traffic: retrievals that served a superseded memory — {live_all.label}"):
+    st.caption("The same stale@k on the warehouse's spans: a retrieval returning a memory that an earlier "
+               "write had superseded (docs/metrics.md).")
+    st.plotly_chart(viz.timeseries_figure(viz.series_frame(live), title="stale memories served, per day"),
+                    width="stretch", key="ge_stale_live")
 cal = calibration_frame(rows_a)
 if not cal.empty and (cal["kind"] == "unanswerable").any():
     floor = ((meta.get("config") or {}).get("retrieval") or {}).get("floor")

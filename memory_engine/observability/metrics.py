@@ -263,6 +263,49 @@ def degraded_share(wh: Warehouse, filters: Filters | None = None) -> MetricValue
     return got[0] if got else MetricValue("degraded_share", None, 0, 0)
 
 
+# --- stale memories served -------------------------------------------------------------------------
+# A memory's life ends (for retrieval) at the first write that supersedes it; a retrieval after that moment
+# that still returns it served a stale memory. Ranks come from the position in retrieved_ids.
+_STALE_SQL = """
+WITH sup AS (
+    SELECT unnest(w.superseded_ids) AS memory_id, min(w.start_ns) AS superseded_ns
+    FROM writes w WHERE len(w.superseded_ids) > 0 GROUP BY 1
+), rr AS (
+    SELECT r.trace_id, r.span_id, r.start_ns,
+           unnest(r.retrieved_ids) AS memory_id, generate_subscripts(r.retrieved_ids, 1) AS rank
+    FROM retrievals r WHERE {where}
+), stale AS (
+    SELECT rr.trace_id, rr.span_id, min(rr.rank) AS first_rank
+    FROM rr JOIN sup ON sup.memory_id = rr.memory_id AND sup.superseded_ns < rr.start_ns
+    GROUP BY 1, 2
+)
+SELECT {bucket} AS bucket, count(s.span_id) AS stale, count(*) AS retrievals, avg(s.first_rank) AS mean_rank
+FROM retrievals r LEFT JOIN stale s ON s.trace_id = r.trace_id AND s.span_id = r.span_id
+WHERE {where}
+GROUP BY bucket ORDER BY bucket
+"""
+
+
+def stale_served_series(wh: Warehouse, filters: Filters | None = None,
+                        bucket: Bucket | str | None = None) -> list[MetricValue]:
+    """Share of retrievals that returned a memory an earlier write had superseded (live stale@k),
+    overall (``bucket=None``) or per hour/day bucket. ``extra["mean_first_rank"]``: mean rank of the
+    first stale hit among those retrievals. Same definition as the evaluation's ``stale@k``
+    (docs/metrics.md), measured on live spans instead of replayed cases."""
+    f = filters or Filters()
+    b = Bucket(bucket) if bucket is not None else None
+    where, params = _where(f, "r")
+    rows = wh.fetchall(_STALE_SQL.format(bucket=_bucket_expr("r", b), where=where), params + params)
+    return _series(rows, b, lambda r, bk: _ratio("stale_served", r[1], r[2], bucket=bk,
+                                                 extra={"mean_first_rank": None if r[3] is None else float(r[3])}))
+
+
+def stale_served(wh: Warehouse, filters: Filters | None = None) -> MetricValue:
+    """Live stale@k over the window: see :func:`stale_served_series`."""
+    got = stale_served_series(wh, filters)
+    return got[0] if got else MetricValue("stale_served", None, 0, 0)
+
+
 # --- write efficacy -------------------------------------------------------------------------------
 # A semi join keeps each mature memory once, at its first retrieval in the window, instead of joining every
 # (retrieval, memory) pair and de-duplicating; the bucket of a memory is taken from its first write after
