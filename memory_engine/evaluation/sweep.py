@@ -364,8 +364,12 @@ class Direction(StrEnum):
 
 
 _RANK_BASES = ("hit", "recall", "mrr", "ndcg")
-_MIN_METRICS = ("violations", "leaks", "latency_p50_ms", "latency_p95_ms", "stored_memories")
-_METRIC_RE = re.compile(r"^(pass|violations|leaks|latency_p50_ms|latency_p95_ms|stored_memories|"
+#: Per-query figures of ``QueryResult.scores()`` a sweep can optimise or constrain (docs/metrics.md).
+_SCORE_METRICS = ("stale@k", "unanswerable_returned", "context_tokens", "context_recall", "context_wasted_tokens")
+_MIN_METRICS = ("violations", "leaks", "latency_p50_ms", "latency_p95_ms", "stored_memories", "stale@k",
+                "unanswerable_returned", "context_tokens", "context_wasted_tokens")
+_METRIC_RE = re.compile(r"^(pass|violations|leaks|latency_p50_ms|latency_p95_ms|stored_memories|stale@k|"
+                        r"unanswerable_returned|context_tokens|context_recall|context_wasted_tokens|"
                         r"(hit|recall|mrr|ndcg)(?:@(k|\d+))?)$")
 
 #: Metrics every trial records (overall and per category) besides the requested ones.
@@ -406,7 +410,8 @@ def parse_metric(text: str) -> MetricRef:
     if not m or (colon and not cat.strip()):
         raise ConfigError(
             f"unknown metric {text!r}; valid: pass, hit@k, recall@k, mrr, ndcg@k, hit@N, recall@N, mrr@N, ndcg@N, "
-            "violations, leaks, latency_p50_ms, latency_p95_ms, stored_memories (optionally ':<category>')"
+            "violations, leaks, latency_p50_ms, latency_p95_ms, stored_memories, stale@k, unanswerable_returned, "
+            "context_tokens, context_recall, context_wasted_tokens (optionally ':<category>')"
         )
     if m.group(2) and m.group(2) != "mrr" and m.group(3) is None:
         name = f"{m.group(2)}@k"
@@ -457,13 +462,26 @@ def objective_support(suites: Sequence[ResolvedSuite], ref: MetricRef) -> int:
     """How many queries of ``suites`` can define ``ref`` (in its category, if any): every query for
     ``pass``, counts and latencies; only queries with a relevant label (grade > 0) for rank metrics.
     0 means every trial would be ``undefined``: check it before starting a sweep."""
-    rank = ref.name.split("@", 1)[0] in _RANK_BASES
+    from .runner import UNANSWERABLE_TAGS, _in_stale_scope
+
+    rank = ref.name.split("@", 1)[0] in _RANK_BASES or ref.name == "context_recall"
+
+    def defines(c: Case, q: Any) -> bool:
+        if rank:
+            return any(g > 0 for g in q.relevant.values())
+        if ref.name == "stale@k":
+            return _in_stale_scope(c, q)
+        if ref.name == "unanswerable_returned":
+            tags = (*c.tags, *q.tags)
+            return q.empty is True or any(t == p or t.startswith(p + ":") for t in tags for p in UNANSWERABLE_TAGS)
+        return True
+
     n = 0
     for s in suites:
         for c in s.cases:
             if ref.category is not None and c.category != ref.category:
                 continue
-            n += sum(1 for q in c.queries if not rank or any(g > 0 for g in q.relevant.values()))
+            n += sum(1 for q in c.queries if defines(c, q))
     return n
 
 
@@ -502,6 +520,8 @@ def query_value(q: QueryResult, name: str) -> float | None:
         return float(q.latency_ms)
     if name == "stored_memories":
         raise ValueError("stored_memories has no per-query value")
+    if name in _SCORE_METRICS:
+        return q.scores().get(name)
     base, _, cut = name.partition("@")
     if cut in ("", "k"):
         return {"hit": q.hit, "recall": q.recall, "mrr": q.rr, "ndcg": q.ndcg}[base]

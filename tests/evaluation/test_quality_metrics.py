@@ -110,3 +110,35 @@ def test_stale_context_and_abstention_on_the_probe_suite():
     cal = calibration_frame(run.queries)
     assert set(cal["kind"]) == {"answerable", "unanswerable"}
     assert run_to_dict(run)["quality"]["stale"]["n_stale"] == 1
+
+
+def test_sweeps_can_optimise_or_constrain_the_new_figures():
+    from memory_engine.evaluation.sweep import Direction, compute_metrics, objective_support, parse_metric
+
+    suites = load_suites([PROBE])
+    stale, unans = parse_metric("stale@k"), parse_metric("unanswerable_returned")
+    assert stale.direction == unans.direction == Direction.MINIMIZE
+    assert parse_metric("context_recall").direction == Direction.MAXIMIZE
+    assert objective_support(suites, stale) == 2 and objective_support(suites, unans) == 1
+    assert objective_support(suites, parse_metric("ndcg@k")) == 2
+    run = run_suites(suites, EngineConfig())
+    m = compute_metrics(run.cases, ["stale@k", "unanswerable_returned", "context_tokens"], per_query=(stale,))
+    assert m.overall["stale@k"] == 0.5 and m.overall["unanswerable_returned"] == 0.0
+    assert m.by_category["conflict_update"]["stale@k"] == 0.5
+    assert sorted(v for v in m.per_query["stale@k"].values() if v is not None) == [0.0, 1.0]
+
+
+def test_official_tables_group_locomo_by_official_category_and_memdaily_by_type():
+    rows = [
+        ({"locomo:recall": 1.0, "recall@k": 1.0}, {"tags": ["locomo", "locomo-cat-4:single-hop"], "category": "locomo"}),
+        ({"locomo:recall": 0.5, "recall@k": 0.5}, {"tags": ["locomo", "locomo-cat-1:multi-hop"], "category": "locomo"}),
+        ({"locomo:recall": 0.0, "recall@k": 0.0}, {"tags": ["locomo", "locomo-cat-1:multi-hop"], "category": "locomo"}),
+        ({"recall@k": 1.0, "ndcg@k": 0.5}, {"tags": ["memdaily:01_simple_events"], "category": "memdaily_01_simple_events"}),
+    ]
+    from memory_engine.evaluation.quality import official_tables
+
+    t = official_tables(rows)
+    assert t["locomo"]["all"] == {"n": 3.0, "locomo:recall": 0.5}
+    assert t["locomo"]["category:1 multi-hop"]["locomo:recall"] == 0.25
+    assert t["locomo"]["category:4 single-hop"]["n"] == 1.0
+    assert t["memdaily"]["type:01_simple_events"] == {"n": 1.0, "recall@k": 1.0, "ndcg@k": 0.5}
