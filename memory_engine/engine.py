@@ -29,6 +29,7 @@ from opentelemetry.trace import Status, StatusCode
 
 from .config import EngineConfig
 from .embedding import CachedEmbedder, make_embedder
+from .errors import StoreError
 from .models import (
     CandidateExplanation,
     Hit,
@@ -275,6 +276,8 @@ class MemoryEngine:
             except Exception as e:
                 span.record_exception(e)
                 span.set_status(Status(StatusCode.ERROR, str(e)))
+                if isinstance(e, TimeoutError | OSError):  # a store's raw I/O error: one error family for callers
+                    raise StoreError(f"write failed: {type(e).__name__}: {e}") from e
                 raise
             result = run.result
             set_attrs(span, {

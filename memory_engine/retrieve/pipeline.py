@@ -13,6 +13,7 @@ propagate: the engine turns them into a ``degraded`` result.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -36,6 +37,8 @@ __all__ = ["RetrievalPipeline", "RetrievalRequest", "RetrievalRun"]
 #: channels a hit's ``sources`` may name, in this order (a hop counts as keyword)
 _SOURCES = ("vector", "keyword", "recent", "fact")
 
+
+log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class RetrievalRequest:
@@ -101,10 +104,13 @@ class RetrievalPipeline:
         final, over_k, over_budget = self.budget.take(kept, req.top_k)
         hits = [self._hit(c, pool.payloads[c.memory_id]) for c in final]
         if self.touch_on_hit:
-            for c in final:
-                pl = pool.payloads[c.memory_id]
-                self.store.set_payload([c.memory_id], {"access_count": int(pl.get("access_count", 0)) + 1,
-                                                       "last_access_at": req.ts})
+            try:
+                for c in final:
+                    pl = pool.payloads[c.memory_id]
+                    self.store.set_payload([c.memory_id], {"access_count": int(pl.get("access_count", 0)) + 1,
+                                                           "last_access_at": req.ts})
+            except Exception as e:  # noqa: BLE001 - bookkeeping: a failed count must not discard found hits
+                log.warning("access-count update of %d hit(s) failed: %s", len(final), e)
         return RetrievalRun(hits, self._explain(fused, final, below, over_k, over_budget), plan.rewritten)
 
     @staticmethod

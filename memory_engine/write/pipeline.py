@@ -12,12 +12,14 @@ serialises writes per owner, not globally).
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from ..config import EngineConfig
 from ..embedding import CachedEmbedder
+from ..errors import StoreError
 from ..models import MemoryType, WriteOutcome, WriteResult
 from ..scope import Scope
 from ..store.base import VectorStore
@@ -33,6 +35,8 @@ from .records import build_record, touch_patch, upsert_records
 from .supersede import CorrectionFinder, Superseder
 
 __all__ = ["AddRequest", "WritePipeline", "WriteRun"]
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -138,6 +142,13 @@ class WritePipeline:
         rec = replace(rec, memory_type=mtype, metadata=meta, supersedes=tuple(superseded))
         upsert_records(self.store, [rec], vec[None, :])
         if superseded:
-            self.superseder.supersede(superseded, rec.id, req.ts)
+            try:
+                self.superseder.supersede(superseded, rec.id, req.ts)
+            except Exception as e:  # both or neither: drop the correction when the old ones stay current
+                try:
+                    self.store.delete([rec.id])
+                except Exception:  # noqa: BLE001 - the original failure is what the caller must see
+                    log.exception("could not drop correction %s after a failed supersede", rec.id)
+                raise StoreError(f"correction not applied: superseding {len(superseded)} memory(ies) failed: {e}") from e
         return WriteResult(WriteOutcome.STORED.value, rec.id, "supersedes" if superseded else "", tuple(superseded),
                            importance=imp, memory_type=mtype.value, redactions=kinds)

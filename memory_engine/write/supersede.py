@@ -12,6 +12,7 @@ terms where no correction text names the subject (consolidation's conflicts).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Set
 
 import numpy as np
@@ -33,6 +34,8 @@ def term_share(a: Set[str], b: Set[str]) -> float:
     """Shared content terms of two memories, 0..1: |a n b| / min(|a|, |b|) (0 when either is empty)."""
     return len(a & b) / max(1, min(len(a), len(b)))
 
+
+log = logging.getLogger(__name__)
 
 class SubjectRule:
     """The same-subject test (module docstring) with the ``write`` section's thresholds.
@@ -114,11 +117,24 @@ class Superseder:
         self.store, self.mode, self.confirm_repeats = store, SupersedeMode(mode), lifecycle.confirm_repeats
 
     def supersede(self, old_ids: Iterable[str], new_id: str, ts: float) -> None:
+        """Retire ``old_ids`` in favour of ``new_id``. When the store refuses, the fields the patch
+        touched are put back on every old memory (best effort, logged) and the error is raised, so the
+        caller can drop the new memory: a correction and its supersession succeed or fail together."""
         if self.mode == SupersedeMode.PENDING_CONFIRMATION:
             patch = {"status": MemoryStatus.PENDING_CONFIRMATION.value, "superseded_by": new_id, "updated_at": ts}
         else:
             patch = deprecate_patch(ts, superseded_by=new_id)
-        self.store.set_payload(list(old_ids), patch)
+        ids = list(old_ids)
+        before = {p.id: {k: p.payload[k] for k in patch if k in p.payload} for p in self.store.retrieve(ids)}
+        try:
+            self.store.set_payload(ids, patch)
+        except Exception:
+            for pid, fields in before.items():
+                try:
+                    self.store.set_payload([pid], fields or {"status": MemoryStatus.CURRENT.value})
+                except Exception:  # noqa: BLE001 - keep undoing the others; the caller raises anyway
+                    log.exception("could not restore memory %s after a failed supersede", pid)
+            raise
 
     def confirm_if_repeated(self, rec: MemoryRecord, ts: float) -> None:
         if not rec.supersedes or rec.access_count + 1 < self.confirm_repeats:
