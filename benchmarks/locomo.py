@@ -81,7 +81,7 @@ from _common import code_version, machine, pct  # noqa: E402  (benchmarks/ is a 
 DRAGON_TURNS = {"recall@5": 58.8, "recall@10": 67.5, "recall@25": 79.9}
 CUTOFFS = (5, 10)
 _T = TypeVar("_T")
-FUSIONS = ("weighted", "five_term", "rrf")
+FUSIONS = ("weighted", "five_term", "rrf", "hybrid")
 
 
 # --------------------------------------------------------------------------- metrics
@@ -216,7 +216,7 @@ def _category(q: Query) -> str:
 
 
 def load_conversations(
-    path: Path, limit_conversations: int | None, limit_questions: int | None
+    path: Path, limit_conversations: int | None, limit_questions: int | None, only: Sequence[str] = ()
 ) -> tuple[list[Conversation], dict[str, Any]]:
     """LoCoMo JSON -> conversations via the project's importer (evidence ids normalised,
     unusable questions dropped). Returns (conversations, import report as a dict)."""
@@ -226,6 +226,8 @@ def load_conversations(
     convs = []
     for s in sorted(suites, key=lambda s: s.name):
         for case in s.cases:
+            if only and case.id not in only:
+                continue
             qs = list(case.queries[:limit_questions] if limit_questions else case.queries)
             convs.append(Conversation(case, case.events[0].user, case.events[0].tenant, qs))
     report = {
@@ -260,7 +262,8 @@ def _timed(fn: Callable[[], _T]) -> tuple[_T, float]:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     t_start = time.perf_counter()
-    convs, import_report = load_conversations(args.data, args.limit_conversations, args.limit_questions)
+    only = tuple(x.strip() for x in (args.conversations or "").split(",") if x.strip())
+    convs, import_report = load_conversations(args.data, args.limit_conversations, args.limit_questions, only)
     if not convs:
         raise SystemExit(f"{args.data}: no LoCoMo conversation with usable questions")
     base_cfg = EngineConfig(workspace=tempfile.mkdtemp(prefix="memwb-locomo-ws-"))
@@ -339,13 +342,15 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         )
         for f in FUSIONS
     }
+    # the retrieval side at its defaults (floor, context, budget...) over every turn: independent of the write gate
+    hybrid["defaults"] = MemoryEngine(base_cfg.with_overrides(dict(args.set)), embedder=emb, store=raw_store)
 
     # ---- the write-pipeline engine: default configuration, plain add()
     pipe = MemoryEngine.in_memory(base_cfg, embedder=emb)
     outcomes: Counter[str] = Counter()
     reasons: Counter[str] = Counter()
     add_ms: list[float] = []
-    for c in convs:
+    for c in convs if not args.skip_pipeline else []:
         for ev in c.case.events:
             wr, ms = _timed(
                 partial(
@@ -444,7 +449,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 ranked = [c.raw_labels[h.memory_id] for h in res.hits]
                 rec, rr = label_metrics(ranked, rel)
                 got = set().union(*ranked) if ranked else set()
-                scores[f"hybrid-{f}"].append(
+                scores[f"hybrid-{f}" if f != "defaults" else "defaults-every-turn"].append(
                     QueryScore(
                         cat,
                         rec,
@@ -455,6 +460,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     )
                 )
 
+            if args.skip_pipeline:
+                continue
             res, ms = _timed(
                 partial(pipe.retrieve, q.text, user_id=c.user, tenant_id=c.tenant, top_k=args.k, now=q.at)
             )
@@ -485,6 +492,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "hybrid-weighted": "engine retrieve, fusion=weighted, floor=0, every turn stored",
         "hybrid-five_term": "engine retrieve, fusion=five_term, floor=0, every turn stored",
         "hybrid-rrf": "engine retrieve, fusion=rrf, floor=0, every turn stored",
+        "hybrid-hybrid": "engine retrieve, fusion=hybrid, floor=0, every turn stored",
+        "defaults-every-turn": "engine retrieve at the default configuration (+ --set), every turn stored",
         "engine-defaults": "default config (floor 0.45, budget 1500 tokens), memories through the write pipeline",
     }
     records = {
@@ -502,7 +511,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "evidence_kept_by_pipeline": float(statistics.fmean(ceiling)) if ceiling else None,
         }
     }
-    order = [full_name, win_name, "dense", "keyword", *(f"hybrid-{f}" for f in FUSIONS), "engine-defaults"]
+    order = [full_name, win_name, "dense", "keyword", *(f"hybrid-{f}" for f in FUSIONS), "defaults-every-turn",
+             *(() if args.skip_pipeline else ("engine-defaults",))]
     summaries = [summarize(n, desc[n], scores[n], records.get(n, raw_records), extra.get(n)) for n in order]
     return {
         "benchmark": "locomo",
@@ -614,6 +624,25 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         metavar="N",
         help="Use only the first N questions (with evidence) of each conversation (default: all).",
+    )
+    ap.add_argument(
+        "--conversations",
+        default=None,
+        metavar="IDS",
+        help="Comma-separated sample ids to run (dev: conv-26,conv-30,conv-41; test: conv-42,conv-43; default all).",
+    )
+    ap.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        type=lambda kv: tuple(kv.split("=", 1)),
+        metavar="KEY=VALUE",
+        help="Config override of the 'defaults-every-turn' engine (repeatable), e.g. retrieval.floor=0.3.",
+    )
+    ap.add_argument(
+        "--skip-pipeline",
+        action="store_true",
+        help="Skip the write-pipeline engine (engine-defaults); retrieval strategies only.",
     )
     ap.add_argument(
         "--window",

@@ -32,6 +32,7 @@ class FusionStrategy(StrEnum):
     WEIGHTED = "weighted"
     FIVE_TERM = "five_term"
     RRF = "rrf"
+    HYBRID = "hybrid"
 
 
 class SupersedeMode(StrEnum):
@@ -147,6 +148,20 @@ class FiveTermWeights(_Section):
     importance: float = Field(0.1, ge=0.0, description="Weight of importance (seed 002).")
 
 
+class HybridWeights(_Section):
+    dense: float = Field(0.6, ge=0.0, description="Weight of the rescaled dense similarity in the 'hybrid' fusion.")
+    keyword: float = Field(
+        0.4, ge=0.0, description="Weight of the keyword score: BM25 divided by the best BM25 of the query's keyword "
+        "route (0..1), or 1 for an exact fact/identifier match."
+    )
+    recency: float = Field(0.05, ge=0.0, description="Weight of exp(-dt/tau) with tau = hybrid_weights.tau_days.")
+    importance: float = Field(0.05, ge=0.0, description="Weight of importance.")
+    tau_days: float = Field(
+        180.0, gt=0.0, description="Recency time constant of the 'hybrid' fusion in days: long, so months-old "
+        "statements still compete on relevance (stale values are handled by retrieval.stale_discount)."
+    )
+
+
 class HalfLives(_Section):
     working: float | None = Field(1.0, description="Half-life in days of working memories.")
     episodic: float | None = Field(30.0, description="Half-life in days of episodic memories (seed 002).")
@@ -163,7 +178,12 @@ class RouteWeights(_Section):
 
 
 class RetrievalSection(_Section):
-    fusion: FusionStrategy = Field(FusionStrategy.WEIGHTED, description="weighted | five_term | rrf.")
+    fusion: FusionStrategy = Field(
+        FusionStrategy.HYBRID, description="hybrid | weighted | five_term | rrf. 'hybrid' (default, chosen by the "
+        "issue-16 sweep on dev data, see benchmarks/README.md): relevance-dominant sum of rescaled dense similarity "
+        "and max-normalised BM25 with small recency and importance terms."
+    )
+    hybrid_weights: HybridWeights = Field(default_factory=HybridWeights, description="Weights of the 'hybrid' fusion.")
     weights: WeightedWeights = Field(default_factory=WeightedWeights, description="Weights of the 'weighted' fusion.")
     five_term_weights: FiveTermWeights = Field(default_factory=FiveTermWeights, description="Weights of the 'five_term' fusion.")
     route_weights: RouteWeights = Field(default_factory=RouteWeights, description="Per-route weights of the 'rrf' fusion.")
@@ -221,6 +241,34 @@ class RetrievalSection(_Section):
         "constraints through the fact route (seed 001: constraints block a scope).",
     )
     touch_on_hit: bool = Field(True, description="Hits update access_count and last_access_at.")
+    stale_similarity: float = Field(
+        0.55, ge=0.0, le=1.0, description="Two retrieved memories whose own embeddings are this close (rescaled "
+        "cosine) are about the same subject: the older ranks below the newer (silent habit changes, A->B->A flips)."
+    )
+    stale_discount: float = Field(
+        0.8, ge=0.0, le=1.0, description="An older same-subject memory scores at most this x the newer one "
+        "(1 = off). Nothing is archived: only the ranking changes."
+    )
+    stale_relevance_share: float = Field(
+        0.9, ge=0.0, le=1.0, description="...and only when the newer memory's relevance to the query is at least this "
+        "x the older one's (order A124 is no newer value of order A123)."
+    )
+    stale_window: int = Field(5, ge=0, description="Candidates beyond top_k also checked for stale values.")
+    context_parents: int = Field(
+        5, ge=0, description="Conversation context: the neighbours (same session, nearest in write time) of this "
+        "many top candidates join the candidates (0 = off). An answer in a dialogue often sits in the turn next "
+        "to the one that shares the question's words."
+    )
+    context_width: int = Field(2, ge=0, description="Neighbours on each side of a top candidate (turns).")
+    context_weight: float = Field(
+        0.5, ge=0.0, description="A candidate's fused score gains this x the fused score of each known neighbour, "
+        "halved per turn of distance."
+    )
+    context_relevance: float = Field(
+        0.6, ge=0.0, le=1.0, description="A neighbour's relevance (for the floor) is at least this x the relevance "
+        "of the candidate next to it, halved per turn of distance (0 = neighbours pass the floor on their own "
+        "relevance only). An answer turn ('yes, every Thursday') shares no word with the question."
+    )
 
 
 class LifecycleSection(_Section):

@@ -125,14 +125,18 @@ class CandidateBuilder:
         rcfg = self.rcfg
         sims = self.similarities(pool, plan.vector)
         q_idents, q_range, ts = plan.identifiers, plan.date_range, plan.ts
+        # BM25 is unbounded: divide by the query's best keyword score (CombSUM of max-normalised scores)
+        best_kw = max((s["keyword"] for s in pool.scores.values() if "keyword" in s), default=0.0)
         cands = []
         for mid, pl in pool.payloads.items():
             has_ident = bool(q_idents & set(pl.get("terms") or ()))
             c = self.candidate(mid, pl, sims.get(mid, 0.0), plan.cover_terms, pool.ranks[mid], pool.scores[mid],
                                mid in pool.fact_ids or has_ident, plan.session_id, ts)
+            if best_kw > 0 and "keyword" in pool.scores[mid]:
+                c = replace(c, keyword=min(1.0, max(0.0, pool.scores[mid]["keyword"] / best_kw)))
             if q_idents and not has_ident:
                 c = replace(c, similarity=c.similarity * rcfg.identifier_mismatch,
-                            coverage=c.coverage * rcfg.identifier_mismatch)
+                            coverage=c.coverage * rcfg.identifier_mismatch, keyword=c.keyword * rcfg.identifier_mismatch)
             if q_range is not None:
                 # payload values are untyped (epoch seconds or None)
                 start: Any = pl.get("event_start")

@@ -11,7 +11,7 @@ from ..config import FusionStrategy, RetrievalSection
 from ..errors import ConfigError
 from .fusion import Candidate, fuse
 
-__all__ = ["FUSERS", "FiveTermFusion", "Fuser", "RRFFusion", "WeightedFusion", "fuser_for"]
+__all__ = ["FUSERS", "FiveTermFusion", "Fuser", "HybridFusion", "RRFFusion", "WeightedFusion", "fuser_for"]
 
 
 class Fuser:
@@ -69,8 +69,20 @@ class RRFFusion(Fuser):
                 "route.fact": rw.fact, "temporal": r.temporal_weight / r.rrf_k}
 
 
+class HybridFusion(Fuser):
+    """``w_d*sim + w_k*max(keyword, exact) + w_r*exp(-dt/tau) + w_i*importance`` (+ temporal bonus)."""
+
+    strategy = FusionStrategy.HYBRID
+
+    def _params(self, r: RetrievalSection) -> dict[str, float]:
+        w = r.hybrid_weights
+        return {"dense": w.dense, "keyword": w.keyword, "recency": w.recency, "importance": w.importance,
+                "tau_days": w.tau_days, "temporal": r.temporal_weight}
+
+
 FUSERS: dict[FusionStrategy, type[Fuser]] = {
     FusionStrategy.WEIGHTED: WeightedFusion, FusionStrategy.FIVE_TERM: FiveTermFusion, FusionStrategy.RRF: RRFFusion,
+    FusionStrategy.HYBRID: HybridFusion,
 }
 
 

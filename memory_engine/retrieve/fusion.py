@@ -7,6 +7,10 @@ Three strategies, all selectable and tunable (SEED_DIGEST section 4):
 * five-term (seed 002): ``0.4*vector + 0.2*keyword_coverage + 0.1*metadata
   + 0.2*exp(-days*ln2/half_life) + 0.1*importance``, half-life by memory type
   (episodic 30 d, semantic 90 d, procedural/fact: no decay -> 1.0);
+* hybrid (issue 16, chosen on dev data): ``w_d*sim + w_k*max(keyword, exact)
+  + w_r*exp(-dt/tau) + w_i*importance`` with 0.6 / 0.4 / 0.05 / 0.05 and tau =
+  180 days, ``keyword`` = BM25 / the best BM25 of the query (CombSUM of
+  max-normalised scores, Fox & Shaw 1994; Lee 1997);
 * RRF (seed 002/004; Cormack et al. 2009): ``sum_r w_r / (k + rank_r)`` with
   k = 60; k damps the advantage of first places so that agreement between
   routes matters more than a single top rank.
@@ -35,7 +39,10 @@ class Candidate:
     1-based rank per route that returned it; ``source_weight`` multiplies the
     fused score (user-stated > model-inferred, seed 004); ``temporal_match``
     is 1.0 when the query names a date range ('last Friday') that the memory's
-    event time falls in.
+    event time falls in; ``keyword`` is the BM25 score divided by the best
+    BM25 score of the query's keyword route, in [0, 1] (0 when the keyword route
+    did not return it); ``context_relevance`` is the relevance a memory borrows
+    from a conversational neighbour (see ``retrieve/context.py``).
     """
 
     memory_id: str
@@ -51,6 +58,8 @@ class Candidate:
     source_weight: float = 1.0
     tokens: int = 0
     temporal_match: float = 0.0
+    keyword: float = 0.0
+    context_relevance: float = 0.0
     fused: float = 0.0
 
     @property
@@ -59,7 +68,7 @@ class Candidate:
         fact/identifier match, else the noisy-OR of dense similarity and keyword
         coverage, 1 - (1 - sim)(1 - coverage) (two independent pieces of evidence
         that the memory is about the query). Recency and importance play no part."""
-        return max(self.exact_match, 1.0 - (1.0 - self.similarity) * (1.0 - self.coverage))
+        return max(self.exact_match, self.context_relevance, 1.0 - (1.0 - self.similarity) * (1.0 - self.coverage))
 
 
 def recency(age_seconds: float, tau_days: float) -> float:
@@ -101,6 +110,19 @@ def five_term_score(
     )
 
 
+def hybrid_score(
+    c: Candidate, w_dense: float, w_keyword: float, w_recency: float, w_importance: float, tau_days: float
+) -> float:
+    """w_d*sim + w_k*max(keyword, exact) + w_r*exp(-dt/tau) + w_i*importance.
+
+    CombSUM of normalised scores (Fox & Shaw 1994): ``sim`` is the model-rescaled
+    cosine, ``keyword`` BM25 over the query's best BM25 (both in [0, 1]); unlike
+    RRF it keeps how far apart the scores are, unlike ``weighted`` the keyword
+    evidence is IDF-weighted BM25, not flat coverage."""
+    return (w_dense * c.similarity + w_keyword * max(c.keyword, c.exact_match)
+            + w_recency * recency(c.age_seconds, tau_days) + w_importance * c.importance)
+
+
 def rrf_score(route_ranks: Mapping[str, int], k: float, route_weights: Mapping[str, float] | None = None) -> float:
     """sum over routes of w_r / (k + rank_r), rank 1-based (Cormack, Clarke & Buettcher 2009; k = 60)."""
     w = route_weights or {}
@@ -122,6 +144,7 @@ def fuse(candidates: Iterable[Candidate], strategy: str, params: Mapping[str, fl
 
     ``params`` keys: weighted -> similarity, recency, importance, tau_days;
     five_term -> vector, keyword, metadata, time, importance;
+    hybrid -> dense, keyword, recency, importance, tau_days;
     rrf -> k and optional ``route.<name>`` weights; any strategy -> optional
     ``temporal``, added for a date match.
     """
@@ -131,11 +154,14 @@ def fuse(candidates: Iterable[Candidate], strategy: str, params: Mapping[str, fl
             s = weighted_score(c, params["similarity"], params["recency"], params["importance"], params["tau_days"])
         elif strategy == "five_term":
             s = five_term_score(c, params["vector"], params["keyword"], params["metadata"], params["time"], params["importance"])
+        elif strategy == "hybrid":
+            s = hybrid_score(c, params["dense"], params["keyword"], params["recency"], params["importance"],
+                             params["tau_days"])
         elif strategy == "rrf":
             rw = {k.split(".", 1)[1]: v for k, v in params.items() if k.startswith("route.")}
             s = rrf_score(c.route_ranks, params["k"], rw)
         else:
-            raise ValueError(f"unknown fusion strategy {strategy!r}; valid: weighted, five_term, rrf")
+            raise ValueError(f"unknown fusion strategy {strategy!r}; valid: weighted, five_term, rrf, hybrid")
         s += params.get("temporal", 0.0) * c.temporal_match
         out.append(replace(c, fused=s * c.source_weight))
     out.sort(key=lambda c: (-c.fused, c.memory_id))

@@ -3,7 +3,9 @@
     mandatory filter (tenant + user + status + not archived + embedding version)
     -> query plan (terms, identifiers, date range, vague-query rewrite, embedding)
     -> routes (dense, keyword, recent, fact, constraint) -> candidate assembly
-    -> fusion (weighted | five_term | rrf) -> relevance floor -> entity hop
+    -> fusion (hybrid | weighted | five_term | rrf) -> conversation context (neighbours
+    of the top candidates join, scores smoothed over turns) -> relevance floor -> entity hop
+    -> stale values (an older same-subject memory ranks below the newer one)
     -> top_k within the token budget -> hits (+ touch on hit)
 
 :class:`RetrievalPipeline` holds only its stages; each call's data lives in the
@@ -25,12 +27,14 @@ from ..models import CandidateExplanation, Hit, from_epoch
 from ..scope import Scope
 from ..store.base import ScoredPayload, VectorStore
 from .candidates import CandidateBuilder, pool_routes
+from .context import ConversationContext, Link
 from .cutoffs import Budget, RelevanceFloor
 from .fusers import fuser_for
 from .fusion import Candidate
 from .hop import EntityHop
 from .query import QueryPlanner
 from .routes import DEFAULT_ROUTES, RouteQuery, build_routes
+from .stale import StaleValues
 
 __all__ = ["RetrievalPipeline", "RetrievalRequest", "RetrievalRun"]
 
@@ -78,6 +82,8 @@ class RetrievalPipeline:
         self.fuse = fuser_for(r)
         self.floor = RelevanceFloor(r)
         self.hop = EntityHop(store, self.builder, r)
+        self.context = ConversationContext(store, self.builder, r)
+        self.stale = StaleValues(store, embedder, r)
         self.budget = Budget(r)
         self.touch_on_hit = r.touch_on_hit
 
@@ -93,14 +99,22 @@ class RetrievalPipeline:
             channels.setdefault(route.channel, []).extend(rows)
         pool = pool_routes(channels, scope)
         fused = self.fuse(self.builder.assemble(pool, plan))
+        links: list[Link] = []
+        if self.context.enabled and fused:
+            fused, links = self.context.apply(fused, pool.payloads, flt, scope, plan, self.fuse)
         kept, below = self.floor.split(fused)
         if self.hop.enabled and kept:
             hopped = self.hop.hop(kept, fused, pool.payloads, flt, scope, plan)
             if hopped:
                 parent_score = {c.memory_id: c.fused for c in fused}
-                refused = self.fuse([c for c in fused if c.memory_id not in hopped] + [c for c, _ in hopped.values()])
+                refused = self.context.smooth(
+                    self.fuse([c for c in fused if c.memory_id not in hopped] + [c for c, _ in hopped.values()]), links)
                 fused = self.hop.discount(refused, hopped, parent_score)
                 kept, below = self.floor.split(fused)
+        if self.stale.enabled and len(kept) > 1:
+            kept = self.stale.apply(kept, pool.payloads, req.top_k)
+            rank = {c.memory_id: c for c in kept}
+            fused = sorted((rank.get(c.memory_id, c) for c in fused), key=lambda c: (-c.fused, c.memory_id))
         final, over_k, over_budget = self.budget.take(kept, req.top_k)
         hits = [self._hit(c, pool.payloads[c.memory_id]) for c in final]
         if self.touch_on_hit:

@@ -1,0 +1,163 @@
+"""Conversation context (issue 16): in a dialogue the answer often sits in the
+turn next to the one that shares the question's words ("Did you go to the
+support group?" / "Yes, yesterday, it was powerful"). Two steps after fusion:
+
+* **expand**: the neighbours of the ``retrieval.context_parents`` best
+  candidates, i.e. the owner's memories of the same session nearest in write
+  time (``retrieval.context_width`` on each side), join the candidates;
+* **smooth**: every candidate's fused score gains ``context_weight`` x the
+  fused score of each known neighbour, halved per turn of distance
+  (score propagation over the conversation graph, in the spirit of
+  neighbourhood smoothing in passage retrieval; weights chosen on LoCoMo dev,
+  see benchmarks/README.md). Optionally a neighbour borrows
+  ``context_relevance`` x its neighbour's relevance for the floor.
+
+Memories without a session have no conversational neighbours. Pure
+arithmetic plus two bounded store scrolls per parent; no clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from ..config import RetrievalSection
+from ..errors import ConfigError
+from ..scope import Scope
+from ..store.base import StoreFilter, VectorStore
+from .candidates import CandidateBuilder
+from .fusion import Candidate
+from .query import QueryPlan
+
+__all__ = ["ConversationContext", "smooth"]
+
+#: (memory id, neighbour id, distance in turns >= 1)
+Link = tuple[str, str, int]
+
+
+def smooth(fused: list[Candidate], links: list[Link], weight: float, relevance_share: float,
+           discount: float = 0.9) -> list[Candidate]:
+    """Add ``weight * 0.5**(d-1) * fused(neighbour)`` for every link (both directions) and,
+    with ``relevance_share`` > 0, lift a candidate's ``context_relevance`` to that share of
+    its neighbour's own relevance (halved per turn the same way). A candidate that scored
+    below its best neighbour stays below it: its smoothed score is capped at ``discount`` x
+    that neighbour's score (never below its own). Returns the candidates re-sorted by fused
+    score (ties by id); inputs untouched. ``weight`` >= 0, share and discount in [0, 1]."""
+    by_id = {c.memory_id: c for c in fused}
+    best_nb: dict[str, float] = {}
+    bonus: dict[str, float] = {}
+    borrowed: dict[str, float] = {}
+    seen: set[tuple[str, str]] = set()
+    for a, b, d in links:
+        if a == b or a not in by_id or b not in by_id or (a, b) in seen:
+            continue
+        seen.add((a, b))
+        seen.add((b, a))
+        decay = 0.5 ** (max(1, d) - 1)
+        ca, cb = by_id[a], by_id[b]
+        best_nb[a] = max(best_nb.get(a, 0.0), cb.fused)
+        best_nb[b] = max(best_nb.get(b, 0.0), ca.fused)
+        bonus[a] = bonus.get(a, 0.0) + weight * decay * ca.source_weight * cb.fused / max(cb.source_weight, 1e-9)
+        bonus[b] = bonus.get(b, 0.0) + weight * decay * cb.source_weight * ca.fused / max(ca.source_weight, 1e-9)
+        if relevance_share > 0:
+            borrowed[a] = max(borrowed.get(a, 0.0), relevance_share * decay * _own_relevance(cb))
+            borrowed[b] = max(borrowed.get(b, 0.0), relevance_share * decay * _own_relevance(ca))
+    out = []
+    for c in fused:
+        new = c.fused + bonus.get(c.memory_id, 0.0)
+        nb = best_nb.get(c.memory_id, 0.0)
+        if nb > c.fused:  # brought up by a better neighbour: ranks below it
+            new = max(c.fused, min(new, discount * nb))
+        out.append(replace(c, fused=new, context_relevance=max(c.context_relevance, borrowed.get(c.memory_id, 0.0))))
+    out.sort(key=lambda c: (-c.fused, c.memory_id))
+    return out
+
+
+def _own_relevance(c: Candidate) -> float:
+    # a neighbour's borrowed relevance never chains from another borrowed relevance
+    return max(c.exact_match, 1.0 - (1.0 - c.similarity) * (1.0 - c.coverage))
+
+
+class ConversationContext:
+    """``enabled`` when ``retrieval.context_parents`` and ``context_width`` are > 0 and
+    ``context_weight`` > 0 or ``context_relevance`` > 0.
+
+    ``expand(fused, payloads, flt, scope, plan)`` -> (new candidates, links): neighbours of the
+    top ``context_parents`` candidates that have a session; new rows' payloads are added to
+    ``payloads``. ``apply(fused, links, fuse)`` re-fuses nothing: it smooths already fused
+    candidates (:func:`smooth`). Raises ConfigError for negative sizes or weights."""
+
+    def __init__(self, store: VectorStore, builder: CandidateBuilder, rcfg: RetrievalSection) -> None:
+        for name in ("context_parents", "context_width"):
+            if int(getattr(rcfg, name)) < 0:
+                raise ConfigError(f"retrieval.{name} must be >= 0", key=f"retrieval.{name}")
+        if rcfg.context_weight < 0 or not 0.0 <= rcfg.context_relevance <= 1.0:
+            raise ConfigError("retrieval.context_weight must be >= 0 and context_relevance in [0, 1]",
+                              key="retrieval.context_weight")
+        self.store, self.builder = store, builder
+        self.parents, self.width = rcfg.context_parents, rcfg.context_width
+        self.weight, self.share = rcfg.context_weight, rcfg.context_relevance
+        self.discount = rcfg.hop_discount
+        self.enabled = bool(self.parents and self.width and (self.weight > 0 or self.share > 0))
+
+    def _neighbours(self, mid: str, pl: dict[str, Any], flt: StoreFilter) -> list[tuple[Any, int]]:
+        session, at = pl.get("session_id"), pl.get("created_at")
+        if not session or at is None:
+            return []
+        base = replace(flt, session_id=str(session))
+        t = float(at)
+        before = self.store.scroll(replace(base, created_before=t), limit=self.width + 1, order_by="created_at",
+                                   descending=True)
+        after = self.store.scroll(replace(base, created_after=t), limit=self.width + 1, order_by="created_at",
+                                  descending=False)
+        out = []
+        for rows in (before, after):
+            d = 0
+            for p in rows:
+                if p.id == mid:
+                    continue  # the parent itself (inclusive bounds)
+                d += 1
+                if d > self.width:
+                    break
+                out.append((p, d))
+        return out
+
+    def expand(self, fused: list[Candidate], payloads: dict[str, dict[str, Any]], flt: StoreFilter, scope: Scope,
+               plan: QueryPlan) -> tuple[list[Candidate], list[Link]]:
+        known = {c.memory_id for c in fused}
+        links: list[Link] = []
+        rows: dict[str, Any] = {}
+        for parent in fused[: self.parents]:
+            for p, d in self._neighbours(parent.memory_id, payloads[parent.memory_id], flt):
+                if p.id == parent.memory_id or not scope.owns(p):
+                    continue
+                links.append((parent.memory_id, p.id, d))
+                if p.id not in known and p.id not in rows:
+                    rows[p.id] = p
+        new: list[Candidate] = []
+        if rows:
+            vecs = {p.id: p.dense for p in self.store.retrieve(list(rows), with_vectors=True)}
+            for mid, p in rows.items():
+                payloads[mid] = p.payload
+                v = vecs.get(mid)
+                cos = float(np.dot(np.asarray(v, dtype=np.float32), plan.vector)) if v is not None else 0.0
+                new.append(self.builder.candidate(mid, p.payload, cos, plan.cover_terms, {}, {}, False,
+                                                  plan.session_id, plan.ts))
+        return new, links
+
+    def apply(self, fused: list[Candidate], payloads: dict[str, dict[str, Any]], flt: StoreFilter, scope: Scope,
+              plan: QueryPlan, fuse: Callable[[list[Candidate]], list[Candidate]]
+              ) -> tuple[list[Candidate], list[Link]]:
+        """Expand, fuse the new neighbours with the same fuser, smooth; returns the new ranking
+        and the links (a later re-fusion, e.g. after the entity hop, smooths again with them)."""
+        new, links = self.expand(fused, payloads, flt, scope, plan)
+        if not links:
+            return fused, links
+        ranked = sorted([*fused, *fuse(new)], key=lambda c: (-c.fused, c.memory_id)) if new else fused
+        return self.smooth(ranked, links), links
+
+    def smooth(self, fused: list[Candidate], links: list[Link]) -> list[Candidate]:
+        return smooth(fused, links, self.weight, self.share, self.discount) if links else fused

@@ -1,0 +1,104 @@
+"""Stale values (issue 16): among the retrieved memories about the same subject,
+a newer statement outranks an older one, so a silent habit change ("lunch at
+the noodle bar" -> "lunch at the Thai place"), a status update or an A -> B -> A
+flip answers with the latest value first. Nothing is archived here (the write
+path owns supersession); the older memory only ranks below the newer one.
+
+Same subject = the two memories' own embeddings are close: rescaled cosine
+>= ``retrieval.stale_similarity`` (measured on the golden supersession pairs:
+same-subject updates 0.58..0.94, different subjects of one user 0.23..0.56 with
+e5; see benchmarks/README.md). The older one's fused score becomes at most
+``retrieval.stale_discount`` x the newer one's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from ..config import RetrievalSection
+from ..embedding import CachedEmbedder
+from ..errors import ConfigError
+from ..store.base import VectorStore
+from .fusion import Candidate
+
+__all__ = ["StaleValues", "demote_stale"]
+
+
+def demote_stale(ranked: list[Candidate], vectors: dict[str, np.ndarray], written: dict[str, float],
+                 rescale: Any, similarity: float, discount: float, relevance_share: float = 0.9
+                 ) -> tuple[list[Candidate], dict[str, str]]:
+    """For every pair of ``ranked`` candidates whose vectors' rescaled cosine is >= ``similarity``,
+    whose write times differ and where the newer one answers the query about as well
+    (:func:`_newer_value`: relevance >= ``relevance_share`` x the older one's, so order A124 asked
+    about A123 demotes nothing; the same query words covered; no date match lost), cap the
+    older one's fused score at ``discount`` x the newer one's. ``vectors``: unit vectors by id (a candidate without one is left alone);
+    ``written``: epoch seconds by id; ``rescale``: raw cosine -> [0, 1]. Returns the
+    re-sorted candidates and {older id: newer id} for each demoted memory."""
+    ids = [c.memory_id for c in ranked if c.memory_id in vectors]
+    if len(ids) < 2:
+        return ranked, {}
+    mat = np.stack([np.asarray(vectors[i], dtype=np.float32) for i in ids])
+    sims = mat @ mat.T
+    fused = {c.memory_id: c.fused for c in ranked}
+    by_id = {c.memory_id: c for c in ranked}
+    newer_of: dict[str, str] = {}
+    # newest first, so a chain A -> B -> C caps A by B after B was capped by C
+    order = sorted(range(len(ids)), key=lambda i: -written.get(ids[i], 0.0))
+    for pos, i in enumerate(order):
+        for j in order[:pos]:
+            a, b = ids[i], ids[j]  # a older than (or as old as) b
+            if written.get(a, 0.0) >= written.get(b, 0.0):
+                continue
+            if not _newer_value(by_id[a], by_id[b], relevance_share) or rescale(float(sims[i, j])) < similarity:
+                continue
+            cap = discount * fused[b]
+            if fused[a] > cap:
+                fused[a] = cap
+                newer_of[a] = b
+    if not newer_of:
+        return ranked, {}
+    out = [replace(c, fused=fused[c.memory_id]) if c.memory_id in newer_of else c for c in ranked]
+    out.sort(key=lambda c: (-c.fused, c.memory_id))
+    return out, newer_of
+
+
+def _newer_value(old: Candidate, new: Candidate, relevance_share: float) -> bool:
+    """Whether ``new`` can stand for a newer value of what ``old`` answers: found on its own
+    (not only through an entity hop, whose relevance is borrowed), about as relevant, covering
+    at least the query words ``old`` covers (a same-subject memory on another attribute,
+    'the contact at ACME' vs 'the quote plan for ACME', covers fewer), and not losing a date
+    the query names."""
+    if "hop" in new.route_ranks or new.temporal_match < old.temporal_match:
+        return False
+    return new.relevance >= relevance_share * old.relevance and new.coverage >= old.coverage
+
+
+class StaleValues:
+    """``enabled`` when ``retrieval.stale_discount`` < 1. ``apply(kept, payloads, top_k)`` looks at
+    the best ``top_k + retrieval.stale_window`` candidates (one vector fetch) and demotes stale
+    ones (:func:`demote_stale`). Raises ConfigError for values outside [0, 1]."""
+
+    def __init__(self, store: VectorStore, embedder: CachedEmbedder, rcfg: RetrievalSection) -> None:
+        if not 0.0 <= rcfg.stale_discount <= 1.0 or not 0.0 <= rcfg.stale_similarity <= 1.0:
+            raise ConfigError("retrieval.stale_discount and stale_similarity must be in [0, 1]",
+                              key="retrieval.stale_discount")
+        if rcfg.stale_window < 0:
+            raise ConfigError("retrieval.stale_window must be >= 0", key="retrieval.stale_window")
+        self.store, self.embedder = store, embedder
+        self.similarity, self.discount, self.window = rcfg.stale_similarity, rcfg.stale_discount, rcfg.stale_window
+        self.relevance_share = rcfg.stale_relevance_share
+        self.enabled = rcfg.stale_discount < 1.0
+
+    def apply(self, kept: list[Candidate], payloads: dict[str, dict[str, Any]], top_k: int) -> list[Candidate]:
+        head, tail = kept[: top_k + self.window], kept[top_k + self.window:]
+        if len(head) < 2:
+            return kept
+        vecs = {p.id: np.asarray(p.dense, dtype=np.float32)
+                for p in self.store.retrieve([c.memory_id for c in head], with_vectors=True) if p.dense is not None}
+        written = {c.memory_id: float(payloads.get(c.memory_id, {}).get("created_at") or 0.0) for c in head}
+        demoted, _ = demote_stale(head, vecs, written, self.embedder.rescale, self.similarity, self.discount,
+                                  self.relevance_share)
+        return demoted + tail

@@ -1,0 +1,122 @@
+"""Issue 16 retrieval stages: hybrid fusion, conversation context (neighbour
+expansion and smoothing) and stale values, as pure functions and through a real
+in-memory engine (bundled e5, qdrant-edge)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+
+from memory_engine import EngineConfig, MemoryEngine
+from memory_engine.config import FusionStrategy, RetrievalSection
+from memory_engine.retrieve.context import smooth
+from memory_engine.retrieve.fusers import HybridFusion
+from memory_engine.retrieve.fusion import Candidate, fuse, hybrid_score
+from memory_engine.retrieve.stale import demote_stale
+
+T0 = datetime(2026, 3, 1, 9, tzinfo=UTC)
+
+
+def test_hybrid_is_the_default_and_follows_its_formula():
+    assert RetrievalSection().fusion == FusionStrategy.HYBRID
+    c = Candidate("a", similarity=0.5, keyword=0.25, importance=0.4, age_seconds=86_400 * 180)
+    want = 0.6 * 0.5 + 0.4 * 0.25 + 0.05 * np.exp(-1.0) + 0.05 * 0.4
+    assert hybrid_score(c, 0.6, 0.4, 0.05, 0.05, 180.0) == pytest.approx(want)
+    # an exact fact/identifier match counts as a full keyword match
+    assert hybrid_score(Candidate("b", exact_match=1.0), 0.0, 1.0, 0.0, 0.0, 1.0) == 1.0
+    f = HybridFusion(RetrievalSection())
+    assert f([c]) == fuse([c], "hybrid", f.params)
+
+
+def test_smooth_lifts_a_neighbour_but_keeps_it_below_the_better_turn():
+    strong = Candidate("q", fused=1.0, similarity=0.9)
+    answer = Candidate("a", fused=0.2, similarity=0.1)
+    other = Candidate("x", fused=0.4, similarity=0.4)
+    out = smooth([strong, other, answer], [("q", "a", 1)], weight=0.5, relevance_share=0.0, discount=0.9)
+    ids = [c.memory_id for c in out]
+    assert ids == ["q", "a", "x"]  # the answer next to the matching turn overtakes an unrelated 0.4
+    by = {c.memory_id: c for c in out}
+    assert by["a"].fused == pytest.approx(min(0.2 + 0.5 * 1.0, 0.9 * 1.0))
+    assert by["q"].fused == pytest.approx(1.0 + 0.5 * 0.2)
+    assert by["a"].relevance == pytest.approx(0.1)  # share 0: the floor still sees its own relevance
+    lifted = smooth([strong, answer], [("q", "a", 2)], weight=0.5, relevance_share=0.8)
+    assert {c.memory_id: c for c in lifted}["a"].relevance == pytest.approx(0.8 * 0.5 * 0.9)
+
+
+def test_demote_stale_needs_same_subject_a_newer_write_and_equal_coverage():
+    v = np.array([1.0, 0.0], dtype=np.float32)
+    far = np.array([0.0, 1.0], dtype=np.float32)
+    old = Candidate("old", fused=0.9, similarity=0.8, coverage=0.5)
+    new = Candidate("new", fused=0.8, similarity=0.8, coverage=0.5)
+    ident = {"old": 1.0, "new": 2.0}
+    out, demoted = demote_stale([old, new], {"old": v, "new": v}, ident, lambda c: c, 0.55, 0.8)
+    assert [c.memory_id for c in out] == ["new", "old"] and demoted == {"old": "new"}
+    assert out[1].fused == pytest.approx(0.8 * 0.8)
+    # different subjects (orthogonal vectors): untouched
+    assert demote_stale([old, new], {"old": v, "new": far}, ident, lambda c: c, 0.55, 0.8)[1] == {}
+    # the newer one covers fewer query words (another attribute of the subject): untouched
+    thin = Candidate("new", fused=0.8, similarity=0.8, coverage=0.25)
+    assert demote_stale([old, thin], {"old": v, "new": v}, ident, lambda c: c, 0.55, 0.8)[1] == {}
+    # reached only through an entity hop (borrowed relevance): untouched
+    hop = Candidate("new", fused=0.8, similarity=0.8, coverage=0.5, route_ranks={"hop": 1})
+    assert demote_stale([old, hop], {"old": v, "new": v}, ident, lambda c: c, 0.55, 0.8)[1] == {}
+    # the older one matches the date the query names: untouched
+    dated = Candidate("old", fused=0.9, similarity=0.8, coverage=0.5, temporal_match=1.0)
+    assert demote_stale([dated, new], {"old": v, "new": v}, ident, lambda c: c, 0.55, 0.8)[1] == {}
+
+
+@pytest.fixture(scope="module")
+def engine():
+    eng = MemoryEngine.in_memory(EngineConfig().with_overrides({"tracing.enabled": False,
+                                                                "retrieval.touch_on_hit": False}))
+    yield eng
+    eng.close()
+
+
+def test_engine_returns_the_answer_turn_next_to_the_matching_question(engine):
+    """Conversation context end to end: the answer turn shares no word with the query; its
+    neighbour (same session, previous turn) does. Without context the answer is not in the
+    top 3, with it, it is (fails on the code before this stage)."""
+    turns = [
+        "I still go to the pottery class at the community center.",
+        "Every Thursday now, and I made a blue bowl for my mother last week.",
+        "I cleaned the garage on Saturday morning.",
+        "My favourite series right now is a detective show.",
+        "We had pizza with the neighbours on Friday.",
+        "The train was late again this morning.",
+        "I bought a new lamp for the living room.",
+    ]
+    user = "ctx-user"
+    for i, t in enumerate(turns):
+        s = "s1" if i < 2 else f"s{i}"
+        engine.add(t, user_id=user, session_id=s, memory_type="episodic", now=T0 + timedelta(minutes=i))
+    stored = {m.content for m in engine.list_memories(user_id=user)}
+    assert turns[1] in stored
+    q = "pottery class at the community center"
+    on = engine.retrieve(q, user_id=user, top_k=3, now=T0 + timedelta(days=2))
+    off_cfg = engine.config.with_overrides({"retrieval.context_parents": 0})
+    off = MemoryEngine(off_cfg, embedder=engine.embedder, store=engine.store, ephemeral=True)
+    res_off = off.retrieve(q, user_id=user, top_k=3, now=T0 + timedelta(days=2))
+    assert turns[1] in [h.content for h in on.hits]
+    assert [h.content for h in on.hits][0] == turns[0]
+    assert turns[1] not in [h.content for h in res_off.hits] or \
+        [h.content for h in res_off.hits].index(turns[1]) > [h.content for h in on.hits].index(turns[1])
+
+
+def test_engine_newer_habit_outranks_the_older_one(engine):
+    user = "stale-user"
+    engine.add("Every morning I order a flat white at the corner cafe", user_id=user, session_id="a",
+               memory_type="episodic", now=T0)
+    engine.add("Every morning I order an oat latte at the corner cafe", user_id=user, session_id="b",
+               memory_type="episodic", now=T0 + timedelta(days=30))
+    res = engine.retrieve("what do I order every morning at the cafe", user_id=user, top_k=2,
+                          now=T0 + timedelta(days=31))
+    assert "oat latte" in res.hits[0].content
+    off = MemoryEngine(engine.config.with_overrides({"retrieval.stale_discount": 1.0}), embedder=engine.embedder,
+                       store=engine.store, ephemeral=True)
+    res_off = off.retrieve("what do I order every morning at the cafe", user_id=user, top_k=2,
+                           now=T0 + timedelta(days=31))
+    assert res_off.hits[0].score > res.hits[1].score  # the older one was demoted (not archived)
+    assert len(res.hits) == 2  # nothing archived: the older value is still there, below
