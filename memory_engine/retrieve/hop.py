@@ -14,12 +14,33 @@ from ..config import RetrievalSection
 from ..errors import ConfigError
 from ..scope import Scope
 from ..store.base import StoreFilter, VectorStore
-from ..text import entities, sparse_query
+from ..text import _CJK, _jieba, _jieba_lock, content_terms, entities, sparse_query
 from .candidates import CandidateBuilder
 from .fusion import Candidate
 from .query import QueryPlan
 
-__all__ = ["EntityHop"]
+__all__ = ["EntityHop", "hop_terms"]
+
+#: jieba part-of-speech flags of nouns (common, proper, verbal): what a Chinese memory is about
+_ZH_NOUNS = ("n", "nz", "vn", "nr", "ns", "nt", "nrt", "nw")
+
+
+def hop_terms(content: str) -> frozenset[str]:
+    """The words a hop searches for: named entities (:func:`memory_engine.text.entities`) and,
+    in Chinese, every noun of two or more characters. Chinese has no capitals to mark a name
+    and jieba tags only people, places and organisations, so events and things
+    ('教育创新研讨会', '洗碗机') would never link two memories; BM25's IDF then prefers the
+    rare ones over generic nouns ('时间')."""
+    out = set(entities(content))
+    if _CJK.search(content):
+        import jieba.posseg as pseg
+
+        _jieba()
+        with _jieba_lock:
+            nouns = [w.word for w in pseg.cut(content) if w.flag in _ZH_NOUNS and len(w.word) > 1]
+        for n in nouns:
+            out |= content_terms(n)
+    return frozenset(out)
 
 
 class EntityHop:
@@ -40,13 +61,14 @@ class EntityHop:
         self.store, self.builder = store, builder
         self.enabled = bool(rcfg.entity_hops and rcfg.hop_limit)
         self.limit, self.parents, self.discount_factor = rcfg.hop_limit, rcfg.hop_parents, rcfg.hop_discount
+        self.floor = rcfg.floor
 
     def hop(self, kept: list[Candidate], fused: list[Candidate], payloads: dict[str, dict[str, Any]],
             flt: StoreFilter, scope: Scope, plan: QueryPlan) -> dict[str, tuple[Candidate, str]]:
         by_id = {c.memory_id: c for c in fused}
         out: dict[str, tuple[Candidate, str]] = {}
         for parent in kept[: self.parents]:
-            ents = entities(payloads[parent.memory_id].get("content", "")) - plan.terms
+            ents = hop_terms(payloads[parent.memory_id].get("content", "")) - plan.terms
             if not ents:
                 continue
             rows = self.store.search_sparse(sparse_query(ents), flt, self.limit + 1)
@@ -65,8 +87,8 @@ class EntityHop:
                     cos = float(np.dot(np.asarray(v, dtype=np.float32), plan.vector)) if v is not None else 0.0
                     c = self.builder.candidate(p.id, p.payload, cos, plan.cover_terms, {}, {}, False, plan.session_id,
                                                plan.ts)
-                if c.relevance >= inherited:
-                    continue
+                if c.relevance >= inherited or c.relevance >= self.floor:
+                    continue  # it passes on its own: the hop would only cap its score below the parent
                 ranks = {**c.route_ranks, "hop": rank}
                 scores = {**c.route_scores, "hop": float(p.score)}
                 out[p.id] = (replace(c, exact_match=max(c.exact_match, inherited), route_ranks=ranks,

@@ -120,3 +120,24 @@ def test_engine_newer_habit_outranks_the_older_one(engine):
                            now=T0 + timedelta(days=31))
     assert res_off.hits[0].score > res.hits[1].score  # the older one was demoted (not archived)
     assert len(res.hits) == 2  # nothing archived: the older value is still there, below
+
+
+def test_chinese_hop_follows_the_event_name_not_only_named_entities(engine):
+    """MemDaily-style two-step question: the query matches the message stating the event's
+    duration; the message saying the user attends that event shares only the event's name
+    (a common noun compound jieba does not tag as an entity). The hop must reach it."""
+    from memory_engine.retrieve.hop import hop_terms
+
+    assert {"研讨会"} <= hop_terms("教育创新研讨会的持续时间是七天。")
+    user = "hop-zh"
+    engine.add("教育创新研讨会的持续时间是七天。", user_id=user, memory_type="episodic", now=T0)
+    engine.add("我将要参加教育创新研讨会。", user_id=user, memory_type="episodic", now=T0 + timedelta(hours=1))
+    engine.add("周末去超市买了很多水果。", user_id=user, memory_type="episodic", now=T0 + timedelta(hours=2))
+    res = engine.retrieve("那个持续时间是七天的活动，我要参加的是哪个？", user_id=user, top_k=3,
+                          now=T0 + timedelta(days=1), explain=True)
+    got = [h.content for h in res.hits]
+    assert "我将要参加教育创新研讨会。" in got
+    assert "周末去超市买了很多水果。" not in got
+    via = {e.memory_id: e.route_ranks for e in res.explanations}
+    attend = next(h for h in res.hits if h.content == "我将要参加教育创新研讨会。")
+    assert "hop" in via[attend.memory_id]  # reached through the hop, not on its own
