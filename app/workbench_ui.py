@@ -36,8 +36,10 @@ def workspace() -> str:
 def _engine(ws: str) -> Any:
     from memory_engine.config import EngineConfig
     from memory_engine.engine import MemoryEngine
+    from memory_engine.observability.spool import process_engine
 
-    return MemoryEngine(EngineConfig(workspace=ws))
+    # under `memwb app` the owner process opened the engine already (it serves its store to other processes)
+    return process_engine(ws) or MemoryEngine(EngineConfig(workspace=ws))
 
 
 @st.cache_resource(show_spinner=False)

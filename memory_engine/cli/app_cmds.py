@@ -126,9 +126,20 @@ def app_cmd(
         typer.echo(f"empty workspace {ws}: building the demo workspace first")
         _build(ws, quick=quick_demo, no_locomo=False, quiet=False)
     os.environ["MEMWB_HOME"] = str(ws)
-    # the Streamlit server runs in this process, so the warehouse it opens is the one the owner holds
+    # the Streamlit server runs in this process, so the warehouse it opens is the one the owner holds, and
+    # its pages use this engine, whose store the owner serves to engines in other processes
+    from memory_engine.config import EngineConfig
+    from memory_engine.engine import MemoryEngine
+    from memory_engine.observability.spool import register_engine
+
     wh = Warehouse.open(ws)
-    owner = Owner(wh, ws, kind="app", otlp_port=otlp_port, host=address).start()
+    try:
+        engine = MemoryEngine(EngineConfig(workspace=str(ws)))
+    except MemoryEngineError as e:
+        typer.echo(f"cannot open the engine on {ws}: {e}", err=True)
+        raise typer.Exit(2) from e
+    register_engine(ws, engine)
+    owner = Owner(wh, ws, kind="app", otlp_port=otlp_port, host=address, store=engine.store).start()
     if owner.collector is not None:
         typer.echo(f"memwb workbench on http://{address}:{port} (workspace {ws}); "
                    f"OTLP/HTTP receiver on {owner.collector.url}/v1/traces")  # fmt: skip
@@ -148,4 +159,5 @@ def app_cmd(
         code = int(e.code or 0) if isinstance(e.code, int | type(None)) else 1
     finally:
         owner.stop()
+        engine.close()
     raise typer.Exit(code)

@@ -46,6 +46,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ..errors import MemoryEngineError
 from .records import SpanRecord
 from .warehouse import InsertResult, Warehouse
 
@@ -63,13 +64,16 @@ _seq = itertools.count()
 @dataclass(frozen=True)
 class OwnerInfo:
     """Who holds a workspace's warehouse: process id, host name, what it is (``app``/``collect``),
-    its OTLP/HTTP receiver (``None`` when it has none) and since when (epoch seconds)."""
+    its OTLP/HTTP receiver (``None`` when it has none), since when (epoch seconds), and where it serves
+    its vector store to other processes (:mod:`memory_engine.store.remote`; the token is secret)."""
 
     pid: int
     host: str
     kind: str
     otlp_url: str | None
     since: float
+    store_url: str | None = None
+    store_token: str | None = None
 
     @property
     def traces_url(self) -> str | None:
@@ -91,7 +95,8 @@ def find_owner(workspace: str | os.PathLike[str]) -> OwnerInfo | None:
     p = Path(workspace) / OWNER_FILE
     try:
         d = json.loads(p.read_text(encoding="utf-8"))
-        info = OwnerInfo(int(d["pid"]), str(d["host"]), str(d["kind"]), d.get("otlp_url"), float(d["since"]))
+        info = OwnerInfo(int(d["pid"]), str(d["host"]), str(d["kind"]), d.get("otlp_url"), float(d["since"]),
+                         d.get("store_url"), d.get("store_token"))  # fmt: skip
     except (OSError, ValueError, KeyError, TypeError):
         return None
     if info.host != socket.gethostname() or not _alive(info.pid):
@@ -99,10 +104,14 @@ def find_owner(workspace: str | os.PathLike[str]) -> OwnerInfo | None:
     return info
 
 
-def write_owner(workspace: str | os.PathLike[str], kind: str, otlp_url: str | None) -> OwnerInfo:
-    """Claim the workspace: write ``owner.json`` for this process (atomically)."""
-    info = OwnerInfo(os.getpid(), socket.gethostname(), kind, otlp_url, time.time())
-    _atomic_write(Path(workspace) / OWNER_FILE, json.dumps(asdict(info)).encode())
+def write_owner(
+    workspace: str | os.PathLike[str], kind: str, otlp_url: str | None, *, store_url: str | None = None,
+    store_token: str | None = None,
+) -> OwnerInfo:  # fmt: skip
+    """Claim the workspace: write ``owner.json`` for this process (atomically, readable by its user only:
+    it carries the store token)."""
+    info = OwnerInfo(os.getpid(), socket.gethostname(), kind, otlp_url, time.time(), store_url, store_token)
+    _atomic_write(Path(workspace) / OWNER_FILE, json.dumps(asdict(info)).encode(), mode=0o600)
     return info
 
 
@@ -123,10 +132,10 @@ def _name(kind: str) -> str:
     return f"{time.time_ns():020d}-{os.getpid()}-{next(_seq):06d}.{kind}"
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
+def _atomic_write(path: Path, data: bytes, mode: int = 0o644) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".tmp-{path.name}")
-    with open(tmp, "wb") as f:
+    with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode), "wb") as f:
         f.write(data)
         f.flush()
         os.fsync(f.fileno())
@@ -308,6 +317,20 @@ def _apply(wh: Warehouse, p: Path) -> None:
         raise ValueError(f"unknown spool entry {p.name!r}")
 
 
+# --- the process's engine (the owner's, shared with the app's pages) ----------------------------------------
+_ENGINES: dict[str, Any] = {}
+
+
+def register_engine(workspace: str | os.PathLike[str], engine: Any) -> None:
+    """Make ``engine`` the engine of ``workspace`` in this process (the app's pages use it)."""
+    _ENGINES[str(Path(workspace).resolve())] = engine
+
+
+def process_engine(workspace: str | os.PathLike[str]) -> Any | None:
+    """The engine registered for ``workspace`` in this process, if any."""
+    return _ENGINES.get(str(Path(workspace).resolve()))
+
+
 # --- the owner's services -------------------------------------------------------------------------------
 class Owner:
     """What the owning process runs beside its work: the owner file, an OTLP/HTTP receiver on
@@ -318,8 +341,10 @@ class Owner:
     def __init__(
         self, wh: Warehouse, workspace: str | os.PathLike[str], *, kind: str, otlp_port: int | None = 4318,
         host: str = "127.0.0.1", interval_s: float = 0.5, max_body_bytes: int | None = None,
-        collector_kw: dict[str, Any] | None = None,
+        collector_kw: dict[str, Any] | None = None, store: Any = None,
     ) -> None:  # fmt: skip
+        self.store = store  # served to other processes (store.remote) when given
+        self.store_server: Any = None
         self.collector_kw = dict(collector_kw or {})  # api_keys and timeouts of the receiver (CollectorServer)
         self.wh = wh
         self.workspace = Path(workspace)
@@ -344,11 +369,17 @@ class Owner:
                 kw.update(self.collector_kw)
                 self.collector = CollectorServer(self.wh, host=self.host, port=self.otlp_port, **kw).start()
                 url = self.collector.url
-            except (RuntimeError, OSError) as e:  # port taken: the spool still works
+            except (RuntimeError, OSError, MemoryEngineError) as e:  # port taken, exposure refused: the spool still works
                 self.collector = None
                 self.receiver_error = f"OTLP receiver not started on {self.host}:{self.otlp_port}: {e}"
                 log.warning(self.receiver_error)
-        self.info = write_owner(self.workspace, self.kind, url)
+        store_url = store_token = None
+        if self.store is not None:
+            from ..store.remote import StoreServer
+
+            self.store_server = StoreServer(self.store, host="127.0.0.1", port=0).start()
+            store_url, store_token = self.store_server.url, self.store_server.token
+        self.info = write_owner(self.workspace, self.kind, url, store_url=store_url, store_token=store_token)
         drain(self.wh, self.workspace)
         self._thread = threading.Thread(target=self._loop, name="memwb-spool", daemon=True)
         self._thread.start()
@@ -367,6 +398,8 @@ class Owner:
             self._thread.join(10)
         if self.collector is not None:
             self.collector.stop()
+        if self.store_server is not None:
+            self.store_server.stop()
         with contextlib.suppress(Exception):
             drain(self.wh, self.workspace)
         clear_owner(self.workspace)

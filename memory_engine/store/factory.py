@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from ..config import StorageSection
-from ..errors import ConfigError
+from ..errors import ConfigError, StoreError
 from .base import VectorStore
 
 __all__ = ["BACKENDS", "make_store"]
@@ -21,13 +21,25 @@ __all__ = ["BACKENDS", "make_store"]
 BACKENDS: tuple[str, ...] = ("edge", "client")
 
 
+def _owner_store(workspace: str | Path) -> VectorStore | None:
+    """The vector store of the process that owns ``workspace`` (``memwb app``), served to this one, or None."""
+    from ..observability.spool import find_owner
+    from .remote import RemoteStore
+
+    owner = find_owner(workspace)
+    if owner is None or not owner.store_url or not owner.store_token:
+        return None
+    return RemoteStore(owner.store_url, owner.store_token)  # type: ignore[return-value]
+
+
 def make_store(cfg: StorageSection, workspace: str | Path, ephemeral: bool = False) -> VectorStore:
     """The store ``cfg`` describes; the caller calls ``ensure_collection(dim)``.
 
     ``ephemeral=True``: edge -> a temporary shard removed on ``close()``;
     client -> local mode ``:memory:`` unless a URL is configured.
-    Raises ConfigError (key ``storage.backend`` / ``storage.url``) for an unknown
-    backend or a client backend without a URL; StoreError when the store cannot be opened.
+    An edge shard held by the workspace's owner process (``memwb app``) is reached through it
+    (:class:`~.remote.RemoteStore`). Raises ConfigError (key ``storage.backend`` / ``storage.url``)
+    for an unknown backend or a client backend without a URL; StoreError when the store cannot be opened.
     """
     backend = cfg.backend.strip().lower()
     if backend == "edge":
@@ -36,7 +48,13 @@ def make_store(cfg: StorageSection, workspace: str | Path, ephemeral: bool = Fal
         if ephemeral:
             return EdgeStore(ephemeral=True)
         path = Path(cfg.path) if cfg.path else Path(workspace) / "qdrant"
-        return EdgeStore(path)
+        try:
+            return EdgeStore(path)
+        except StoreError as e:
+            remote = _owner_store(workspace) if "already open" in str(e) else None
+            if remote is None:
+                raise
+            return remote
     if backend == "client":
         from .client import ClientStore
 

@@ -31,6 +31,7 @@ eng.add("My default courier is SF Express", user_id="u1", fact={"key": "shipping
 res = eng.retrieve("which courier do I use?", user_id="u1")
 eng.record_answer(res, " ".join(f"[mem-{h.memory_id}]" for h in res.hits))
 assert eng.get_fact("shipping.courier", user_id="u1") == "SF"
+print("store", type(eng.store).__name__, flush=True)
 eng.close()
 print("example ok", flush=True)
 """
@@ -57,7 +58,8 @@ def test_app_receives_otlp_and_takes_writes_from_other_processes(tmp_path):
         while (o := find_owner(ws)) is None or o.pid != app.pid:
             assert app.poll() is None and time.monotonic() < deadline, app.stdout.read() if app.stdout else ""
             time.sleep(0.2)
-        assert o.kind == "app" and o.traces_url
+        assert o.kind == "app" and o.traces_url and o.store_url
+        assert oct((ws / "owner.json").stat().st_mode & 0o777) == "0o600"  # it carries the store token
         while True:  # the Streamlit server of the same process answers
             try:
                 if httpx.get(f"http://127.0.0.1:{port}/_stcore/health", timeout=2).status_code == 200:
@@ -83,6 +85,7 @@ def test_app_receives_otlp_and_takes_writes_from_other_processes(tmp_path):
         ex = subprocess.run([sys.executable, "-c", README_EXAMPLE, str(ws)], env=env, capture_output=True, text=True,
                             timeout=300)  # fmt: skip
         assert ex.returncode == 0 and "example ok" in ex.stdout, ex.stderr[-3000:]
+        assert "store RemoteStore" in ex.stdout  # the app holds the Qdrant shard: its store serves the example
         deadline = time.monotonic() + 30
         while pending(ws) and time.monotonic() < deadline:
             time.sleep(0.2)
