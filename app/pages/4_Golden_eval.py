@@ -31,9 +31,12 @@ suite_dir = Path(st.sidebar.text_input("Suites folder", value=str(ui.demo.DEFAUL
 files = sorted(p.name for p in suite_dir.glob("*.yaml")) if suite_dir.is_dir() else []
 sibling_test = suite_dir.parent / f"{suite_dir.name}_test"  # eval_sets -> eval_sets_test, the frozen held-out split
 test_dir_text = st.sidebar.text_input(
-    "Test split folder (held out; empty = no split)", value=str(sibling_test) if sibling_test.is_dir() else "",
+    "Test split folder (held out; 'auto' = <suites folder>_test when it exists; empty = no split)", value="auto",
     key="ge_test_dir", help="Suites here form the test split, the chosen suites the dev split: the run records "
                             "which case is which and shows both scores.")
+if test_dir_text.strip() == "auto":
+    test_dir_text = str(sibling_test) if sibling_test.is_dir() else ""
+st.sidebar.caption(f"test split: {test_dir_text or 'none'}")
 
 with st.expander("Run suites", expanded=True):
     chosen = st.multiselect("Suites", files, default=files, key="ge_suites")  # a run means every suite unless narrowed
