@@ -141,8 +141,13 @@ def judge(objective: str, maximize: bool, dev: PartFigures, test: PartFigures) -
         out.append(f"test gain is negative: {objective} {_fmt_ci(d)} on the test split; the chosen config is worse "
                    "than the base config on cases it was not tuned on (overfitted to dev)")
     elif not d.significant:
+        dd = dev.delta
+        dev_gain = None if dd is None else (dd.delta if maximize else -dd.delta)
+        why = ("the dev gain does not carry to unseen cases" if dd is not None and dd.significant and dev_gain
+               and dev_gain > 0 else "nor is there a significant gain on dev: the sweep found nothing better than "
+               "the base config")
         out.append(f"test gain is not significant: {objective} {_fmt_ci(d)} on the test split, the "
-                   f"{d.confidence:.0%} interval includes 0; the dev gain does not carry to unseen cases")
+                   f"{d.confidence:.0%} interval includes 0; {why}")
     return tuple(out)
 
 

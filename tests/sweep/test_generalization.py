@@ -118,3 +118,19 @@ def test_repeated_random_sweeps_report_their_spread(tmp_path):
         assert r.test_value == run.generalization.test.chosen
     assert rep.dev.n == 2 and rep.test.n == 2 and rep.dev.low <= rep.dev.mean <= rep.dev.high
     assert "run-to-run spread over 2 repeats" in render_spread(rep)
+
+
+def test_judge_words_the_warning_after_what_dev_showed():
+    from memory_engine.evaluation.generalization import PartFigures, judge
+    from memory_engine.evaluation.metrics import PairedDelta
+
+    sig_dev = PartFigures(0.5, 0.7, PairedDelta(0.2, 0.1, 0.3, 50, 0.95), 50)
+    flat_dev = PartFigures(1.0, 1.0, PairedDelta(0.0, 0.0, 0.0, 50, 0.95), 50)
+    noisy_test = PartFigures(0.3, 0.31, PairedDelta(0.01, -0.02, 0.04, 40, 0.95), 40)
+    good_test = PartFigures(0.3, 0.4, PairedDelta(0.1, 0.05, 0.15, 40, 0.95), 40)
+    assert "does not carry to unseen cases" in judge("pass", True, sig_dev, noisy_test)[0]
+    assert "found nothing better than the base config" in judge("pass", True, flat_dev, noisy_test)[0]
+    assert judge("pass", True, sig_dev, good_test) == ()
+    # minimised metric: a lower value on test is a gain
+    assert judge("latency_p95_ms", False, sig_dev, PartFigures(30, 20, PairedDelta(-10, -12, -8, 40, 0.95), 40)) == ()
+    assert "negative" in judge("stale@k", False, sig_dev, PartFigures(0.1, 0.2, PairedDelta(0.1, 0.05, 0.15, 40, 0.95), 40))[0]
