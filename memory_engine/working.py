@@ -318,6 +318,14 @@ class WorkingMemory:
         with self._lock:
             return ConversationView(st.summary, st.summary_turn_ids, tuple(st.unsummarised))
 
+    def drop_user(self, user_id: str, *, tenant_id: str = "default") -> int:
+        """Forget every session of one owner (erase); returns how many went."""
+        with self._lock:
+            gone = [k for k, st in self._sessions.items() if st.user_id == user_id and st.tenant_id == tenant_id]
+            for k in gone:
+                del self._sessions[k]
+            return len(gone)
+
     def __len__(self) -> int:
         return len(self._sessions)
 

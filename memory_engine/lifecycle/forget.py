@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ValidationError
@@ -45,6 +48,11 @@ class EraseMode(StrEnum):
 CONTENT_ATTRIBUTES: tuple[str, ...] = (
     "memory.query", "memory.rewritten_query", "memory.retrieved_contents", "memory.content", "memory.answer_text",
     "memory.session_id",
+)
+#: attribute prefixes of other conventions that carry user text (OpenInference, OTel GenAI); pseudonymising drops them
+_FOREIGN_CONTENT_PREFIXES: tuple[str, ...] = (
+    "input.value", "output.value", "retrieval.documents", "llm.input_messages", "llm.output_messages",
+    "gen_ai.prompt", "gen_ai.completion", "gen_ai.input", "gen_ai.output", "session.id",
 )
 #: derived-table columns that carry user text; pseudonymising nulls them
 _CONTENT_COLUMNS: dict[str, tuple[str, ...]] = {
@@ -142,6 +150,35 @@ def _count(con: Any, sql: str, args: Sequence[Any]) -> int:
     return int(row[0])
 
 
+SALT_ENV = "MEMWB_PSEUDONYM_SALT"
+SALT_FILE = "pseudonym.salt"
+
+
+def workspace_salt(workspace: str | os.PathLike[str] | None) -> str:
+    """The secret salt of pseudonyms: ``$MEMWB_PSEUDONYM_SALT`` when set, else a random one kept in
+    ``<workspace>/pseudonym.salt`` (created on first use, mode 0600). Never empty, so an erase never
+    writes a guessable unsalted hash of a user id."""
+    env = os.environ.get(SALT_ENV)
+    if env:
+        return env
+    if workspace is None:
+        return secrets.token_hex(16)  # nothing to keep it in: a one-off salt (pseudonyms stay unlinkable)
+    f = Path(workspace) / SALT_FILE
+    try:
+        return f.read_text(encoding="utf-8").strip() or _new_salt(f)
+    except FileNotFoundError:
+        return _new_salt(f)
+
+
+def _new_salt(f: Path) -> str:
+    f.parent.mkdir(parents=True, exist_ok=True)
+    salt = secrets.token_hex(16)
+    fd = os.open(f, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(salt)
+    return salt
+
+
 def pseudonym(user_id: str, tenant_id: str, salt: str = "") -> str:
     """Stable replacement id ``anon-<12 hex>`` = sha256(salt | tenant | user); without the salt it cannot be reversed
     by guessing only if user ids are not guessable, so pass a secret salt in production."""
@@ -180,8 +217,11 @@ def erase_user_warehouse(
     from ..errors import WarehouseError
 
     wh._require_writable()
-    span_pred = ("json_extract_string(attributes, '$.\"memory.user_id\"') = ? AND "
-                 "coalesce(json_extract_string(attributes, '$.\"memory.tenant_id\"'), ?) = ?")
+    # a span belongs to the owner under any convention that names a user: memwb's memory.user_id,
+    # OpenInference's user.id, OTel's enduser.id (a foreign agent's spans carry no tenant: they match any)
+    span_pred = ("? IN (json_extract_string(attributes, '$.\"memory.user_id\"'), "
+                 "json_extract_string(attributes, '$.\"user.id\"'), json_extract_string(attributes, '$.\"enduser.id\"')) "
+                 "AND coalesce(json_extract_string(attributes, '$.\"memory.tenant_id\"'), ?) = ?")
     span_args = [user_id, tenant_id, tenant_id]
     row_pred = "user_id = ? AND coalesce(tenant_id, ?) = ?"
     row_args = [user_id, tenant_id, tenant_id]
@@ -190,7 +230,12 @@ def erase_user_warehouse(
     with wh._write_lock, wh.connection() as con:
         try:
             con.execute("BEGIN TRANSACTION")
-            retrieve_ids = [r[0] for r in con.execute(f"SELECT span_id FROM retrievals WHERE {row_pred}", row_args).fetchall()]
+            # derived rows: the owner's by column, and every row of the owner's spans (whatever its columns say)
+            con.execute("CREATE OR REPLACE TEMP TABLE _erase_spans AS SELECT trace_id, span_id FROM spans WHERE "
+                        + span_pred, span_args)
+            of_spans = "(trace_id, span_id) IN (SELECT trace_id, span_id FROM _erase_spans)"
+            retrieve_ids = [r[0] for r in con.execute(
+                f"SELECT span_id FROM retrievals WHERE ({row_pred}) OR {of_spans}", row_args).fetchall()]
             span_rows = con.execute(f"SELECT trace_id, span_id, attributes FROM spans WHERE {span_pred}", span_args).fetchall()
             if retrieve_ids:
                 placeholders = ",".join("?" * len(retrieve_ids))
@@ -203,12 +248,23 @@ def erase_user_warehouse(
             else:
                 counts["verdicts"] = 0
             for table in ("retrievals", "writes", "answers"):
-                counts[table] = _count(con, f"SELECT count(*) FROM {table} WHERE {row_pred}", row_args)
+                pred = f"(({row_pred}) OR {of_spans})"
+                counts[table] = _count(con, f"SELECT count(*) FROM {table} WHERE {pred}", row_args)
                 if m == EraseMode.DELETE:
-                    con.execute(f"DELETE FROM {table} WHERE {row_pred}", row_args)
+                    con.execute(f"DELETE FROM {table} WHERE {pred}", row_args)
                 else:
                     sets = ", ".join(f"{c} = NULL" for c in _CONTENT_COLUMNS[table])
-                    con.execute(f"UPDATE {table} SET user_id = ?, {sets} WHERE {row_pred}", [alias, *row_args])
+                    con.execute(f"UPDATE {table} SET user_id = ?, {sets} WHERE {pred}", [alias, *row_args])
+            con.execute("DROP TABLE IF EXISTS _erase_spans")
+            # evaluation rows naming the owner (a miss reason 'stored for user <id>/...', a quoted id)
+            eval_pred = "(contains(details::VARCHAR, ?) OR contains(details::VARCHAR, ?))"
+            eval_args = [f'"{user_id}"', f"user {user_id}/"]
+            counts["eval_queries"] = _count(con, f"SELECT count(*) FROM eval_queries WHERE {eval_pred}", eval_args)
+            if counts["eval_queries"]:
+                if m == EraseMode.DELETE:
+                    con.execute(f"DELETE FROM eval_queries WHERE {eval_pred}", eval_args)
+                else:
+                    con.execute(f"UPDATE eval_queries SET details = NULL WHERE {eval_pred}", eval_args)
             counts["spans"] = len(span_rows)
             if m == EraseMode.DELETE:
                 con.execute(f"DELETE FROM spans WHERE {span_pred}", span_args)
@@ -217,7 +273,12 @@ def erase_user_warehouse(
                     a = json.loads(attrs) if isinstance(attrs, str) else dict(attrs or {})
                     for k in CONTENT_ATTRIBUTES:
                         a.pop(k, None)
-                    a["memory.user_id"] = alias
+                    for k in _FOREIGN_CONTENT_PREFIXES:
+                        for key in [x for x in a if x.startswith(k)]:
+                            a.pop(key, None)
+                    for k in ("memory.user_id", "user.id", "enduser.id"):
+                        if k in a:
+                            a[k] = alias
                     con.execute("UPDATE spans SET attributes = ? WHERE trace_id = ? AND span_id = ?",
                                 [json.dumps(a, ensure_ascii=False), trace_id, span_id])
             con.execute("COMMIT")

@@ -73,6 +73,7 @@ __all__ = [
     "WriterStats",
     "apply_pipeline",
     "ingest_events",
+    "purge_dead_letters",
     "replay_dead_letters",
 ]
 
@@ -471,6 +472,32 @@ class AsyncWriter:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def purge_dead_letters(path: str | os.PathLike[str], user_id: str, *, tenant_id: str = "default") -> int:
+    """Remove the owner's requests from a dead-letter file (erase); other lines, malformed ones included,
+    are kept byte for byte. The file is rewritten through a temporary file and an atomic rename. Returns
+    how many requests went (0 when the file does not exist)."""
+    p = Path(path)
+    if not p.exists():
+        return 0
+    kept: list[str] = []
+    gone = 0
+    for line in p.read_text(encoding="utf-8").splitlines(keepends=True):
+        try:
+            req = json.loads(line).get("request") or {}
+        except (ValueError, AttributeError):
+            kept.append(line)
+            continue
+        if req.get("user_id") == user_id and (req.get("tenant_id") or "default") == tenant_id:
+            gone += 1
+        else:
+            kept.append(line)
+    if gone:
+        tmp = p.with_suffix(p.suffix + ".tmp")
+        tmp.write_text("".join(kept), encoding="utf-8")
+        os.replace(tmp, p)
+    return gone
 
 
 def replay_dead_letters(

@@ -265,6 +265,50 @@ class Warehouse:
         finally:
             con.close()
 
+    def compact(self) -> tuple[int, int]:
+        """Rewrite the DuckDB file so that deleted rows leave no bytes behind; returns the file size in
+        bytes before and after.
+
+        DuckDB marks deleted rows and frees their blocks, but neither ``CHECKPOINT`` nor ``VACUUM``
+        overwrites them: an erased user's text stays readable in the file. This copies every table into a
+        fresh file (``COPY FROM DATABASE``), swaps it in and reopens. Needs the held read-write instance
+        (the process that owns the workspace); other threads must not use the warehouse meanwhile.
+        Raises WarehouseError."""
+        self._require_writable()
+        if self.path == ":memory:":
+            return (0, 0)
+        if self._root is None:
+            raise WarehouseError(f"warehouse {self.path} is not held by this process: compact from its owner")
+        fresh = self.path + ".compact"
+        with self._write_lock:
+            before = os.path.getsize(self.path) if os.path.exists(self.path) else 0
+            for f in (fresh, fresh + ".wal"):
+                if os.path.exists(f):
+                    os.remove(f)
+            con = self._root
+            try:
+                row = con.execute("SELECT current_database()").fetchone()
+                db = str(row[0]) if row else ""
+                con.execute("CHECKPOINT")
+                quoted = fresh.replace("'", "''")
+                con.execute(f"ATTACH '{quoted}' AS memwb_compact")
+                try:
+                    con.execute(f'COPY FROM DATABASE "{db}" TO memwb_compact')
+                finally:
+                    con.execute("DETACH memwb_compact")
+                con.close()
+                self._root = None
+                self._local = threading.local()  # every thread's cursor belonged to the old file
+                os.replace(fresh, self.path)
+                if os.path.exists(self.path + ".wal"):
+                    os.remove(self.path + ".wal")
+                self._root = self._connect()
+            except (duckdb.Error, OSError) as e:
+                if self._root is None:
+                    self._root = self._connect()
+                raise WarehouseError(f"compacting warehouse {self.path} failed: {e}") from e
+            return before, os.path.getsize(self.path)
+
     def close(self) -> None:
         """Close the held connection (idempotent) and forget the shared instance."""
         with self._shared_lock:

@@ -454,6 +454,67 @@ class EdgeStore:
         maintenance jobs only, never the request path. True if anything changed."""
         return bool(self._call("optimize", lambda s: s.optimize()))
 
+    def compact(self, batch: int = 512) -> int:
+        """Rewrite the shard into a fresh directory holding only the live points, then swap it in.
+
+        Deleting a point in Qdrant only marks it: its payload stays in the segment's payload pages
+        and in the write-ahead log until segments are rebuilt, and edge's optimizers skip small
+        segments. After an erase this is how the erased text physically leaves the disk. The old
+        directory is removed only once the new one is complete (a crash in between leaves the old
+        shard in place and a ``.compact`` directory to delete). Returns the points kept. Blocking;
+        maintenance only. Raises StoreError."""
+        with self._lock:
+            if self._closed or self._shard is None or self._dim is None:
+                raise StoreError(f"edge store {self.path} is not open (compact)")
+            if self.ephemeral:
+                return self.total_points()
+            shard = self._shard
+            fresh_dir = self.path.with_name(self.path.name + ".compact")
+            old_dir = self.path.with_name(self.path.name + ".old")
+            for d in (fresh_dir, old_dir):
+                if d.exists():
+                    shutil.rmtree(d)
+            fresh = EdgeStore(fresh_dir, max_search_threads=self._max_search_threads)
+            kept = 0
+            try:
+                fresh.ensure_collection(self._dim)
+                offset = None
+                while True:
+                    req = qe.ScrollRequest(limit=batch, offset=offset, with_payload=True, with_vector=True)
+
+                    def page(s: qe.EdgeShard, req: Any = req) -> Any:
+                        return s.scroll(req)
+
+                    records, offset = self._call("scroll", page)
+                    pts = []
+                    for r in records:
+                        vec = r.vector if isinstance(r.vector, dict) else {}
+                        sp = vec.get(SPARSE)
+                        pts.append(StoredPoint(
+                            memory_id_of(r.id), _dense_of(r.vector) or [],
+                            SparseVec(tuple(sp.indices), tuple(sp.values)) if sp is not None else SparseVec((), ()),
+                            dict(r.payload or {}),
+                        ))  # fmt: skip
+                    if pts:
+                        fresh.upsert(pts)
+                        kept += len(pts)
+                    if offset is None or not records:
+                        break
+                fresh.flush()
+            finally:
+                fresh.close()
+            try:
+                shard.flush()
+                shard.close()
+                self._shard = None
+                self.path.rename(old_dir)
+                fresh_dir.rename(self.path)
+                self._shard = qe.EdgeShard.load(str(self.path), self._load_config())
+            except Exception as e:
+                raise StoreError(f"swapping the compacted shard into {self.path} failed: {e}") from e
+            shutil.rmtree(old_dir, ignore_errors=True)
+            return kept
+
     def flush(self) -> None:
         """Write pending changes to disk (the WAL makes writes durable already)."""
         with self._lock:
