@@ -42,6 +42,14 @@ class SupersedeMode(StrEnum):
     PENDING_CONFIRMATION = "pending_confirmation"
 
 
+class EraseMode(StrEnum):
+    """What ``erase_user`` does with the owner's warehouse rows (seed 002: GDPR-style erase)."""
+
+    DELETE = "delete"
+    PSEUDONYMISE = "pseudonymise"
+    KEEP = "keep"
+
+
 class _Section(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", validate_default=True)
 
@@ -284,7 +292,7 @@ class LifecycleSection(_Section):
     eviction_tau_days: float = Field(7.0, gt=0, description="Recency time constant of capacity eviction (importance x recency, seed 002).")
     profile_min_sources: int = Field(3, ge=2, description="Scattered memories about one subject folded into a profile memory from this many on.")
     extract_min_confidence: float = Field(0.85, ge=0, le=1, description="LLM-extracted facts below this confidence are dropped (seed 001: 0.85).")
-    erase_warehouse: str = Field("delete", description="What erase_user does to the owner's spans and verdicts: delete | pseudonymise | keep.")
+    erase_warehouse: EraseMode = Field(EraseMode.DELETE, description="What erase_user does to the owner's spans and verdicts: delete | pseudonymise | keep.")
     reactivate_on_keyword: bool = Field(True, description="A keyword hit on a memory archived for inactivity re-activates it (seed 000).")
     confirm_repeats: int = Field(
         2, ge=1, description="pending_confirmation mode: the new value is confirmed (old ones archived) once the user "
@@ -400,7 +408,7 @@ class EngineConfig(BaseSettings):
     @classmethod
     def _nonempty(cls, v: str) -> str:
         if not v:
-            raise ValueError("workspace must not be empty")
+            raise ConfigError("workspace must not be empty")
         return v
 
     @classmethod

@@ -40,6 +40,7 @@ from typing import Any
 from opentelemetry.sdk.trace import SpanProcessor
 
 from .config import EngineConfig
+from .errors import ValidationError
 from .models import Hit, RetrievalResult
 from .text import content_terms
 
@@ -79,7 +80,7 @@ def extractive_answer(
     Raises ValueError for ``max_citations < 1`` or ``min_shared_terms < 1``.
     """
     if max_citations < 1 or min_shared_terms < 1:
-        raise ValueError("max_citations and min_shared_terms must be >= 1")
+        raise ValidationError("max_citations and min_shared_terms must be >= 1")
     q = content_terms(query)
     chosen = [h for h in hits if len(q & content_terms(h.content)) >= min_shared_terms][:max_citations]
     if not chosen:

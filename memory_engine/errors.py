@@ -1,18 +1,24 @@
 """One exception hierarchy for the whole package.
 
 Every error raised on purpose by ``memory_engine`` derives from
-:class:`MemoryEngineError`; backend errors are wrapped with ``raise ... from e``
-so callers can catch one type and still see the cause.
+:class:`MemoryEngineError` and is defined here; backend errors are wrapped with
+``raise ... from e`` so callers can catch one type and still see the cause.
+Where callers rely on a builtin type the error also derives from it as a mixin
+(:class:`ValidationError`, :class:`ConfigError` and :class:`SpanRejected` are
+``ValueError``; :class:`NotFoundError` is a ``KeyError``; :class:`StartupError`
+a ``RuntimeError``), so ``except ValueError`` keeps working.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 
 class MemoryEngineError(Exception):
     """Root of every error this package raises on purpose."""
 
 
-class ConfigError(MemoryEngineError):
+class ConfigError(MemoryEngineError, ValueError):
     """A configuration value is unknown, malformed or out of range.
 
     ``key`` is the dotted config name (e.g. ``retrieval.floor``) when known.
@@ -23,7 +29,7 @@ class ConfigError(MemoryEngineError):
         self.key = key
 
 
-class ValidationError(MemoryEngineError):
+class ValidationError(MemoryEngineError, ValueError):
     """An argument to a public call is invalid (e.g. a missing ``user_id``).
 
     ``field`` names the offending argument.
@@ -94,3 +100,60 @@ class SuiteError(MemoryEngineError):
         self.case_id = case_id
         self.field = field
         self.reason = message
+
+
+class SuiteErrors(SuiteError):
+    """Several suite errors at once; ``errors`` lists each :class:`SuiteError`."""
+
+    def __init__(self, errors: Sequence[SuiteError]) -> None:
+        self.errors = list(errors)
+        super().__init__("\n".join(str(e) for e in self.errors))
+        first = self.errors[0] if self.errors else None
+        if first is not None:
+            self.file, self.case_id, self.field = first.file, first.case_id, first.field
+
+
+class BaselineError(MemoryEngineError):
+    """The baseline file is missing, unreadable or not a memwb baseline (``path`` names it)."""
+
+    def __init__(self, message: str, *, path: str | None = None) -> None:
+        super().__init__(f"{path}: {message}" if path else message)
+        self.path = path
+
+
+class SweepError(MemoryEngineError):
+    """A sweep cannot start or continue (study mismatch, no feasible trial, bad storage)."""
+
+
+class SpanRejected(MemoryEngineError, ValueError):
+    """A span cannot be stored; ``reason`` says why (e.g. a trace id of 12 bytes)."""
+
+    def __init__(self, reason: str, span_name: str | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.span_name = span_name
+
+
+class ReembedError(MemoryEngineError):
+    """The re-embed job cannot run or cannot switch safely (e.g. the store holds
+    tenants the job was not asked to copy)."""
+
+
+class LLMError(MemoryEngineError):
+    """The LLM endpoint failed or answered with something unusable."""
+
+
+class WriterBackpressure(MemoryEngineError):
+    """A user's write queue stayed full for ``put_timeout_s`` seconds; the request was not queued."""
+
+
+class NotFoundError(MemoryEngineError, KeyError):
+    """A named item (a context block, a health component) does not exist; ``name`` says which."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+
+class StartupError(MemoryEngineError, RuntimeError):
+    """A server (HTTP service, OTLP collector) did not start listening."""

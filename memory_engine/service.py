@@ -44,7 +44,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from .errors import ConfigError, ValidationError
+from .errors import ConfigError, StartupError, ValidationError
 
 API_KEYS_ENV = "MEMWB_API_KEYS"
 """Environment variable with keys: ``tenant:key`` pairs separated by commas or newlines."""
@@ -321,7 +321,7 @@ class Service:
         deadline = time.monotonic() + timeout_s
         while not self._server.started:
             if not self._thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError(f"service did not start on {self.host}:{self.port}")
+                raise StartupError(f"service did not start on {self.host}:{self.port}")
             time.sleep(0.02)
         for srv in getattr(self._server, "servers", []):
             for sock in srv.sockets:

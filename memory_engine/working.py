@@ -34,7 +34,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from .config import WorkingSection
-from .errors import ValidationError
+from .errors import NotFoundError, ValidationError
 from .text import count_tokens, identifiers
 from .validation import epoch_now
 from .write import rules
@@ -379,7 +379,7 @@ class ContextBundle:
         for b in self.blocks:
             if b.name == name:
                 return b
-        raise KeyError(name)
+        raise NotFoundError(name)
 
     def render(self) -> str:
         """Blocks joined in order, empty ones skipped."""

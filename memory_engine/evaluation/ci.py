@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import MemoryEngineError
+from ..errors import BaselineError, ValidationError
 from .aggregate import Summary, aggregate, summarize
 from .metrics import PairedDelta, paired_bootstrap_delta
 from .runner import EvalRun, QueryResult
@@ -34,13 +34,6 @@ BASELINE_FORMAT = "memwb-baseline/1"
 CI_METRICS: tuple[str, ...] = ("pass", "hit@k", "recall@k", "mrr", "ndcg@k")
 DEFAULT_MAX_DROP = 0.02
 
-
-class BaselineError(MemoryEngineError):
-    """The baseline file is missing, unreadable or not a memwb baseline (``path`` names it)."""
-
-    def __init__(self, message: str, *, path: str | None = None) -> None:
-        super().__init__(f"{path}: {message}" if path else message)
-        self.path = path
 
 
 def _groups(queries: Sequence[QueryResult]) -> dict[str, list[QueryResult]]:
@@ -160,7 +153,7 @@ def compare(
     compared with the baseline's figures on the same test queries.
     """
     if max_drop < 0:
-        raise ValueError(f"max_drop must be >= 0, got {max_drop}")
+        raise ValidationError(f"max_drop must be >= 0, got {max_drop}")
     summary = summarize(run)
     reasons: list[str] = []
     for name in summary.must_pass_failed:

@@ -32,7 +32,7 @@ from typing import Any
 
 import yaml
 
-from ..errors import SuiteError
+from ..errors import SuiteError, ValidationError
 from .suite import parse_suite
 
 #: LoCoMo QA categories (from the official evaluation script).
@@ -259,7 +259,7 @@ def parse_memdaily_time(s: str) -> datetime:
     """``"2024年04月01日 周一 08:30"`` -> aware datetime (+08:00). Raises ValueError."""
     m = _MEMDAILY_RE.match(s.strip())
     if not m:
-        raise ValueError(f"bad MemDaily time {s!r}")
+        raise ValidationError(f"bad MemDaily time {s!r}")
     y, mo, d, h, mi = (int(x) for x in m.groups())
     return datetime(y, mo, d, h, mi, tzinfo=MEMDAILY_TZ)
 

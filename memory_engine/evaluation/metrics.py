@@ -26,10 +26,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import ValidationError
+
 
 def _check_k(k: int) -> None:
     if k < 1:
-        raise ValueError(f"k must be >= 1, got {k}")
+        raise ValidationError(f"k must be >= 1, got {k}")
 
 
 def _relevant_ids(relevance: Mapping[str, float]) -> set[str]:
@@ -160,9 +162,9 @@ def paired_bootstrap_delta(
     when the sequences differ in length or are empty.
     """
     if len(baseline) != len(now):
-        raise ValueError(f"paired samples differ in length: {len(baseline)} vs {len(now)}")
+        raise ValidationError(f"paired samples differ in length: {len(baseline)} vs {len(now)}")
     if not baseline:
-        raise ValueError("no paired samples")
+        raise ValidationError("no paired samples")
     b = np.asarray(baseline, dtype=float)
     n = np.asarray(now, dtype=float)
     diff = n - b

@@ -26,7 +26,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic import ValidationError as PydanticValidationError
 
-from ..errors import SuiteError
+from ..errors import SuiteError, SuiteErrors, ValidationError
 
 #: Start of the simulated clock of a case whose ``at`` values are all relative.
 DEFAULT_EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
@@ -81,7 +81,7 @@ def parse_time(value: Any) -> datetime | timedelta:
     if isinstance(value, datetime):
         dt = value
     elif isinstance(value, date) or not isinstance(value, str):
-        raise ValueError(f"bad time {value!r}: {_TIME_HELP}")
+        raise ValidationError(f"bad time {value!r}: {_TIME_HELP}")
     else:
         s = value.strip()
         m = _REL_RE.match(s)
@@ -91,9 +91,9 @@ def parse_time(value: Any) -> datetime | timedelta:
         try:
             dt = datetime.fromisoformat(s.replace("Z", "+00:00") if s.endswith("Z") else s)
         except ValueError:
-            raise ValueError(f"bad time {value!r}: {_TIME_HELP}") from None
+            raise ValidationError(f"bad time {value!r}: {_TIME_HELP}") from None
     if dt.tzinfo is None or dt.utcoffset() is None:
-        raise ValueError(f"bad time {str(value)!r}: no UTC offset; {_TIME_HELP}")
+        raise ValidationError(f"bad time {str(value)!r}: no UTC offset; {_TIME_HELP}")
     return dt
 
 
@@ -141,7 +141,7 @@ def _grades(v: Any) -> Any:
     if isinstance(v, list):
         for x in v:
             if not isinstance(x, str):
-                raise ValueError(f"labels must be strings, got {x!r}")
+                raise ValidationError(f"labels must be strings, got {x!r}")
         return {x: 1.0 for x in v}
     return v
 
@@ -163,7 +163,7 @@ class Expect(_Model):
         if v is not None:
             for label, g in v.items():
                 if g < 0:
-                    raise ValueError(f"grade of {label!r} must be >= 0, got {g}")
+                    raise ValidationError(f"grade of {label!r} must be >= 0, got {g}")
         return v
 
 
@@ -271,17 +271,6 @@ class ResolvedSuite:
     @property
     def n_queries(self) -> int:
         return sum(len(c.queries) for c in self.cases)
-
-
-class SuiteErrors(SuiteError):
-    """Several suite errors at once; ``errors`` lists each :class:`SuiteError`."""
-
-    def __init__(self, errors: Sequence[SuiteError]) -> None:
-        self.errors = list(errors)
-        super().__init__("\n".join(str(e) for e in self.errors))
-        first = self.errors[0] if self.errors else None
-        if first is not None:
-            self.file, self.case_id, self.field = first.file, first.case_id, first.field
 
 
 # --- YAML with duplicate-key detection --------------------------------------

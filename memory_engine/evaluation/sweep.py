@@ -48,14 +48,10 @@ from typing import Any
 import numpy as np
 
 from ..config import EngineConfig, parse_value
-from ..errors import ConfigError, MemoryEngineError
+from ..errors import ConfigError, SweepError, ValidationError
 from .metrics import rank_metrics
 from .runner import DEFAULT_CUTOFFS, CaseResult, QueryResult, run_case
 from .suite import Case, ResolvedSuite
-
-
-class SweepError(MemoryEngineError):
-    """A sweep cannot start or continue (study mismatch, no feasible trial, bad storage)."""
 
 
 class SearchMode(StrEnum):
@@ -519,7 +515,7 @@ def query_value(q: QueryResult, name: str) -> float | None:
     if name in ("latency_p50_ms", "latency_p95_ms"):
         return float(q.latency_ms)
     if name == "stored_memories":
-        raise ValueError("stored_memories has no per-query value")
+        raise ValidationError("stored_memories has no per-query value")
     if name in _SCORE_METRICS:
         return q.scores().get(name)
     base, _, cut = name.partition("@")
@@ -778,7 +774,7 @@ class SweepEvaluator:
         cutoffs: Sequence[int] = DEFAULT_CUTOFFS,
     ) -> None:
         if max_spaces < 1:
-            raise ValueError(f"max_spaces must be >= 1, got {max_spaces}")
+            raise ValidationError(f"max_spaces must be >= 1, got {max_spaces}")
         self.suites = list(suites)
         self.embedder = embedder
         self.max_spaces = max_spaces

@@ -19,10 +19,10 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..config import EraseMode
 from ..errors import ValidationError
 from ..models import MemoryType
 from ..observability.tracing import SPAN_FORGET, set_attrs
@@ -34,14 +34,6 @@ if TYPE_CHECKING:
     from ..ports import Eraser, Host
 
 __all__ = ["EraseMode", "EraseReport", "ForgetReport", "erase_user", "erase_user_warehouse", "forget_where", "pseudonym"]
-
-
-class EraseMode(StrEnum):
-    """What ``erase_user`` does with the owner's warehouse rows."""
-
-    DELETE = "delete"
-    PSEUDONYMISE = "pseudonymise"
-    KEEP = "keep"
 
 
 #: span attributes that carry user text; pseudonymising drops them

@@ -17,13 +17,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from ..errors import MemoryEngineError
+from ..errors import LLMError
 
 __all__ = ["ChatClient", "LLMError", "OpenAICompatibleClient", "client_from_env"]
 
-
-class LLMError(MemoryEngineError):
-    """The LLM endpoint failed or answered with something unusable."""
 
 
 @runtime_checkable

@@ -33,6 +33,7 @@ from enum import StrEnum
 from typing import Any
 
 from ..config import EngineConfig
+from ..errors import ConfigError
 from ..models import MemoryRecord, MemoryType
 from ..retrieve.fusion import DAY, recency
 from ..write import rules
@@ -129,14 +130,14 @@ class LifecyclePolicy:
 
     def __post_init__(self) -> None:
         if self.archive_after_days <= 0:
-            raise ValueError("archive_after_days must be > 0")
+            raise ConfigError("archive_after_days must be > 0")
         if self.max_memories_per_user < 1:
-            raise ValueError("max_memories_per_user must be >= 1")
+            raise ConfigError("max_memories_per_user must be >= 1")
         if self.eviction_tau_days <= 0:
-            raise ValueError("eviction_tau_days must be > 0")
+            raise ConfigError("eviction_tau_days must be > 0")
         for k, v in self.ttl_days.items():
             if v is not None and v <= 0:
-                raise ValueError(f"ttl of {k} must be > 0 days or None")
+                raise ConfigError(f"ttl of {k} must be > 0 days or None")
 
     @classmethod
     def from_config(cls, cfg: EngineConfig, **overrides: Any) -> LifecyclePolicy:
@@ -147,7 +148,7 @@ class LifecyclePolicy:
         ttl = {
             RecordKind.PREFERENCE: lc.preference_ttl_days,
             RecordKind.CONSTRAINT: lc.constraint_ttl_days,
-            RecordKind.RELATIONSHIP: getattr(lc, "relationship_ttl_days", None),
+            RecordKind.RELATIONSHIP: lc.relationship_ttl_days,
             RecordKind.PROCEDURAL: None,
             RecordKind.OTHER: lc.long_term_ttl_days,
         }

@@ -35,10 +35,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..config import EmbeddingSection
 from ..embedding import CachedEmbedder
-from ..errors import MemoryEngineError, StoreError
+from ..errors import ReembedError, StoreError, ValidationError
 from ..observability.tracing import SPAN_CONSOLIDATE, set_attrs
 from ..store.base import ScoredPayload, StoredPoint, StoreFilter, VectorStore
-from ..text import sparse_document
+from ..write.records import payload_point
 
 if TYPE_CHECKING:
     from ..ports import Host
@@ -48,10 +48,6 @@ __all__ = ["ACTIVE_FILE", "ReembedError", "ReembedReport", "load_active_embeddin
 #: file in the workspace naming the active embedding and its store
 ACTIVE_FILE = "active_embedding.json"
 
-
-class ReembedError(MemoryEngineError):
-    """The re-embed job cannot run or cannot switch safely (e.g. the store holds
-    tenants the job was not asked to copy)."""
 
 
 @dataclass(frozen=True)
@@ -172,7 +168,7 @@ def reembed(
         raise ReembedError(f"the engine already uses {new_version}; nothing to re-embed")
     bs = batch_size or eng.config.embedding.batch_size
     if bs < 1:
-        raise ValueError("batch_size must be >= 1")
+        raise ValidationError("batch_size must be >= 1")
     location = target_location or ""
     if target is None:
         target, location = target_store_for(eng, new_version)
@@ -192,16 +188,14 @@ def reembed(
                 old = have.get(p.id)
                 if (old is not None and old.dense is not None and old.payload.get("embedding_version") == new_version
                         and old.payload.get("content") == p.payload.get("content")):
-                    points.append(StoredPoint(p.id, old.dense, sparse_document(p.payload.get("terms") or ()),
-                                              {**p.payload, "embedding_version": new_version}))
+                    points.append(payload_point(p.id, old.dense, {**p.payload, "embedding_version": new_version}))
                     reused += 1
                 else:
                     todo.append(p)
             if todo:
                 vecs = embedder.embed_documents([str(p.payload.get("content", "")) for p in todo])
                 for p, v in zip(todo, vecs, strict=True):
-                    points.append(StoredPoint(p.id, v.tolist(), sparse_document(p.payload.get("terms") or ()),
-                                              {**p.payload, "embedding_version": new_version}))
+                    points.append(payload_point(p.id, v, {**p.payload, "embedding_version": new_version}))
                 embedded += len(todo)
             target.upsert(points)
             batches += 1

@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
-from ..errors import MemoryEngineError, ValidationError
+from ..errors import MemoryEngineError, ValidationError, WriterBackpressure
 from ..models import MemoryRecord, MemoryType, WriteOutcome, WriteResult, from_epoch
 from ..observability.tracing import SPAN_WRITE, set_attrs
 from ..validation import (
@@ -84,9 +84,6 @@ class WriteMode(StrEnum):
     EVENTS = "events"
 
 
-class WriterBackpressure(MemoryEngineError):
-    """A user's write queue stayed full for ``put_timeout_s`` seconds; the request was not queued."""
-
 
 @dataclass(frozen=True)
 class WriteRequest:
@@ -113,7 +110,7 @@ class WriteRequest:
         names = set(cls.__dataclass_fields__)
         unknown = set(d) - names
         if unknown:
-            raise ValueError(f"unknown fields {sorted(unknown)}")
+            raise ValidationError(f"unknown fields {sorted(unknown)}")
         return cls(**d)
 
 
@@ -297,7 +294,7 @@ class AsyncWriter:
             raise ValidationError(f"unknown write mode {mode!r}; valid: {', '.join(m.value for m in WriteMode)}",
                                   field="mode") from e
         if batch_size < 1 or max_queue < 1 or max_attempts < 1:
-            raise ValueError("batch_size, max_queue and max_attempts must be >= 1")
+            raise ValidationError("batch_size, max_queue and max_attempts must be >= 1")
         self.eng = eng
         self.batch_size = batch_size
         self.max_queue = max_queue

@@ -53,7 +53,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from ..errors import ConfigError, WarehouseError
+from ..errors import ConfigError, StartupError, WarehouseError
 from .ingest import _Decoded, decode_otlp_json, decode_otlp_proto
 from .warehouse import Warehouse
 
@@ -438,7 +438,7 @@ class CollectorServer:
         deadline = time.monotonic() + timeout_s
         while not self._server.started:
             if not self._thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError(f"collector did not start on {self.host}:{self._requested_port}")
+                raise StartupError(f"collector did not start on {self.host}:{self._requested_port}")
             time.sleep(0.02)
         servers = getattr(self._server, "servers", [])
         for srv in servers:

@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 
 from ..errors import ValidationError
-from .metrics import Filters, _where
+from .filters import Filters, span_where
 from .warehouse import Warehouse
 
 
@@ -123,7 +123,7 @@ def list_retrievals(
     """Retrievals newest first; ``query_contains`` is a case-insensitive substring filter."""
     if limit < 1 or offset < 0:
         raise ValidationError(f"need limit >= 1 and offset >= 0, got {limit}, {offset}", field="limit")
-    where, params = _where(filters or Filters(), "r")
+    where, params = span_where(filters or Filters(), "r")
     extra = ""
     if query_contains:
         extra += " AND r.query ILIKE ?"

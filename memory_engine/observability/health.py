@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import ValidationError
+from ..errors import NotFoundError, ValidationError
 
 SECONDS_PER_DAY = 86_400.0
 
@@ -89,7 +89,7 @@ class HealthReport:
         for c in self.components:
             if c.name == name:
                 return c
-        raise KeyError(name)
+        raise NotFoundError(name)
 
 
 def _norm(v: Any) -> str:

@@ -22,7 +22,11 @@ from enum import StrEnum
 from typing import Any
 
 from ..errors import ValidationError
+from .filters import Filters, span_where, to_ns
+from .verdicts import reviewer_agreement
 from .warehouse import Warehouse
+
+_where = span_where  # the name other modules used before filters.py
 
 NS_PER_DAY = 86_400 * 1_000_000_000
 WILSON_Z_95 = 1.959963984540054
@@ -46,20 +50,6 @@ class Metric(StrEnum):
     LATENCY_P95 = "latency_p95"
     LATENCY_P99 = "latency_p99"
     DEGRADED_SHARE = "degraded_share"
-
-
-@dataclass(frozen=True)
-class Filters:
-    """Which spans a metric covers. ``since``/``until``: aware datetimes or
-    epoch seconds, half-open ``[since, until)`` on span start; string filters
-    match exactly; ``None`` means no filter."""
-
-    since: datetime | float | None = None
-    until: datetime | float | None = None
-    tenant_id: str | None = None
-    user_id: str | None = None
-    service: str | None = None
-    config_hash: str | None = None
 
 
 @dataclass(frozen=True)
@@ -96,39 +86,6 @@ class MetricValue:
         return f"{self.value:.2f} ({num_s}/{self.denominator})"
 
 
-def to_ns(t: datetime | float | None) -> int | None:
-    """Epoch nanoseconds of an aware datetime (naive = UTC) or epoch seconds."""
-    if t is None:
-        return None
-    if isinstance(t, datetime):
-        if t.tzinfo is None:
-            t = t.replace(tzinfo=UTC)
-        return int(t.timestamp() * 1_000_000) * 1000
-    return int(float(t) * 1_000_000) * 1000
-
-
-def _where(f: Filters, alias: str, *, config: bool = True) -> tuple[str, list[Any]]:
-    conds: list[str] = []
-    params: list[Any] = []
-    since, until = to_ns(f.since), to_ns(f.until)
-    if since is not None:
-        conds.append(f"{alias}.start_ns >= ?")
-        params.append(since)
-    if until is not None:
-        conds.append(f"{alias}.start_ns < ?")
-        params.append(until)
-    for col, val in (("tenant_id", f.tenant_id), ("user_id", f.user_id), ("service", f.service)):
-        if val is not None:
-            conds.append(f"{alias}.{col} = ?")
-            params.append(val)
-    if f.config_hash is not None:
-        if not config:
-            raise ValidationError("config_hash filter does not apply here", field="config_hash")
-        conds.append(f"{alias}.config_hash = ?")
-        params.append(f.config_hash)
-    return (" AND ".join(conds) if conds else "TRUE"), params
-
-
 def _bucket_expr(alias: str, bucket: Bucket | None) -> str:
     if bucket is None:
         return "NULL::TIMESTAMP"
@@ -162,8 +119,8 @@ def data_window(wh: Warehouse, filters: Filters | None = None) -> tuple[datetime
     """
     f = filters or Filters()
     f = Filters(tenant_id=f.tenant_id, user_id=f.user_id, service=f.service, config_hash=f.config_hash)
-    where_r, params_r = _where(f, "r")
-    where_w, params_w = _where(f, "w")
+    where_r, params_r = span_where(f, "r")
+    where_w, params_w = span_where(f, "w")
     row = wh.fetchone(
         f"SELECT min(lo), max(hi) FROM (SELECT min(r.start_ns) AS lo, max(r.start_ns) AS hi FROM retrievals r "
         f"WHERE {where_r} UNION ALL SELECT min(w.start_ns), max(w.start_ns) FROM writes w WHERE {where_w})",
@@ -204,7 +161,7 @@ GROUP BY bucket ORDER BY bucket
 
 
 def _hit_rate(wh: Warehouse, f: Filters, bucket: Bucket | None) -> list[MetricValue]:
-    where, params = _where(f, "r")
+    where, params = span_where(f, "r")
     rows = wh.fetchall(_HIT_RATE_SQL.format(bucket=_bucket_expr("r", bucket), where=where), params + params)
     return _series(
         rows,
@@ -226,7 +183,7 @@ def citation_hit_rate(wh: Warehouse, filters: Filters | None = None) -> MetricVa
 def _latency(wh: Warehouse, f: Filters, bucket: Bucket | None, percentile: float) -> list[MetricValue]:
     if not 0 <= percentile <= 100:
         raise ValidationError(f"percentile must be in [0, 100], got {percentile}", field="percentile")
-    where, params = _where(f, "r")
+    where, params = span_where(f, "r")
     sql = (
         f"SELECT {_bucket_expr('r', bucket)} AS bucket, quantile_cont(r.latency_ms, ?), count(*) "
         f"FROM retrievals r WHERE {where} GROUP BY bucket ORDER BY bucket"
@@ -249,7 +206,7 @@ def retrieval_latency(wh: Warehouse, filters: Filters | None = None, *, percenti
 
 
 def _degraded(wh: Warehouse, f: Filters, bucket: Bucket | None) -> list[MetricValue]:
-    where, params = _where(f, "r")
+    where, params = span_where(f, "r")
     sql = (
         f"SELECT {_bucket_expr('r', bucket)} AS bucket, count(*) FILTER (WHERE r.degraded), count(*) "
         f"FROM retrievals r WHERE {where} GROUP BY bucket ORDER BY bucket"
@@ -343,7 +300,7 @@ def _efficacy(
     assert now_ns is not None
     win = int(window_days * NS_PER_DAY)
     cutoff = now_ns - win
-    where, params = _where(f, "w")
+    where, params = span_where(f, "w")
     sql = _EFFICACY_SQL.format(bucket=_bucket_expr("w", bucket), where=where)
     rows = wh.fetchall(sql, [list(outcomes), *params, win, cutoff, win, cutoff, cutoff, cutoff])
     name = f"write_efficacy_{window_days:g}d"
@@ -410,7 +367,7 @@ GROUP BY bucket ORDER BY bucket
 
 
 def _accuracy(wh: Warehouse, f: Filters, bucket: Bucket | None, reviewer: str | None, z: float) -> list[MetricValue]:
-    where, params = _where(f, "r")
+    where, params = span_where(f, "r")
     rows = wh.fetchall(_ACCURACY_SQL.format(bucket=_bucket_expr("r", bucket), where=where), [reviewer, reviewer, *params])
 
     def shape(r: tuple[Any, ...], b: datetime | None) -> MetricValue:
@@ -441,8 +398,6 @@ def citation_accuracy(
     got = _accuracy(wh, f, None, reviewer, z)
     mv = got[0] if got else MetricValue("citation_accuracy", None, 0, 0, extra={"unsure": 0, "reviewer": reviewer})
     if reviewer is None:
-        from .verdicts import reviewer_agreement
-
         agreements = reviewer_agreement(wh, f)
         mv = MetricValue(**{**mv.__dict__, "extra": {**mv.extra, "agreement": agreements}})
     return mv

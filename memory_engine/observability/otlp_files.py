@@ -26,6 +26,8 @@ from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
+from ..errors import ValidationError
+
 
 class FileEncoding(StrEnum):
     """OTLP file encodings: JSON lines or length-prefixed protobuf."""
@@ -70,7 +72,7 @@ class OTLPFileSpanExporter(SpanExporter):
         try:
             self.encoding = FileEncoding(encoding)
         except ValueError as e:
-            raise ValueError(f"unknown encoding {encoding!r}; valid: {', '.join(x.value for x in FileEncoding)}") from e
+            raise ValidationError(f"unknown encoding {encoding!r}; valid: {', '.join(x.value for x in FileEncoding)}") from e
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()

@@ -33,6 +33,8 @@ from typing import Any
 
 import orjson
 
+from ..errors import SpanRejected
+
 # --- names ------------------------------------------------------------------
 SPAN_RETRIEVE = "memory.retrieve"
 SPAN_WRITE = "memory.write"
@@ -42,15 +44,6 @@ SPAN_ANSWER = "memory.answer"
 
 SPAN_KINDS = ("UNSPECIFIED", "INTERNAL", "SERVER", "CLIENT", "PRODUCER", "CONSUMER")
 STATUS_CODES = ("UNSET", "OK", "ERROR")
-
-
-class SpanRejected(ValueError):
-    """A span cannot be stored; ``reason`` says why (e.g. a trace id of 12 bytes)."""
-
-    def __init__(self, reason: str, span_name: str | None = None) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.span_name = span_name
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from enum import StrEnum
 from itertools import combinations
 
 from ..errors import ValidationError
-from .metrics import Filters, _where
+from .filters import Filters, span_where
 from .warehouse import Warehouse, _naive
 
 
@@ -175,7 +175,7 @@ def sample_citations(
     """
     if n < 0:
         raise ValidationError(f"n must be >= 0, got {n}", field="n")
-    where, params = _where(filters or Filters(), "r")
+    where, params = span_where(filters or Filters(), "r")
     citations = _CITATIONS_SQL.format(where=where).rsplit("ORDER BY", 1)[0]
     rows = wh.fetchall(_SAMPLE_SQL.format(citations=citations), [*params, reviewer, reviewer, seed, seed, n])
     return [CitationSample(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]) for r in rows]
@@ -200,7 +200,7 @@ def cohen_kappa(labels_a: Sequence[str], labels_b: Sequence[str]) -> float | Non
 
 def reviewer_agreement(wh: Warehouse, filters: Filters | None = None) -> list[ReviewerAgreement]:
     """Cohen's kappa for every reviewer pair that judged at least one common citation."""
-    where, params = _where(filters or Filters(), "r")
+    where, params = span_where(filters or Filters(), "r")
     rows = wh.fetchall(
         "SELECT v.retrieve_span_id, v.memory_id, v.reviewer, v.verdict FROM verdicts v "
         f"LEFT JOIN retrievals r ON r.span_id = v.retrieve_span_id WHERE {where} "

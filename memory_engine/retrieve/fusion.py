@@ -24,6 +24,8 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
+from ..errors import ConfigError
+
 DAY = 86_400.0
 
 
@@ -74,7 +76,7 @@ class Candidate:
 def recency(age_seconds: float, tau_days: float) -> float:
     """exp(-dt / tau), dt and tau in days (seed 000). 1.0 at age 0, e^-1 at age tau."""
     if tau_days <= 0:
-        raise ValueError("tau_days must be > 0")
+        raise ConfigError("tau_days must be > 0")
     return math.exp(-max(0.0, age_seconds) / (tau_days * DAY))
 
 
@@ -83,7 +85,7 @@ def half_life_weight(age_seconds: float, half_life_days: float | None) -> float:
     if half_life_days is None:
         return 1.0
     if half_life_days <= 0:
-        raise ValueError("half_life_days must be > 0 or None")
+        raise ConfigError("half_life_days must be > 0 or None")
     return math.exp(-math.log(2) * max(0.0, age_seconds) / (half_life_days * DAY))
 
 
@@ -161,7 +163,7 @@ def fuse(candidates: Iterable[Candidate], strategy: str, params: Mapping[str, fl
             rw = {k.split(".", 1)[1]: v for k, v in params.items() if k.startswith("route.")}
             s = rrf_score(c.route_ranks, params["k"], rw)
         else:
-            raise ValueError(f"unknown fusion strategy {strategy!r}; valid: weighted, five_term, rrf, hybrid")
+            raise ConfigError(f"unknown fusion strategy {strategy!r}; valid: weighted, five_term, rrf, hybrid")
         s += params.get("temporal", 0.0) * c.temporal_match
         out.append(replace(c, fused=s * c.source_weight))
     out.sort(key=lambda c: (-c.fused, c.memory_id))

@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from ..errors import ValidationError
+
 _ZH_NUM = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 _EN_NUM = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
 _WEEKDAYS_EN = {d: i for i, d in enumerate(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))}
@@ -61,7 +63,7 @@ def resolve(text: str, ref: datetime) -> DateRange | None:
     before ``ref``'s day; '上周五' = Friday of the previous Monday-based week;
     'last week' / '上周' = that whole week; 'N days ago' / 'N天前' = that day."""
     if ref.tzinfo is None:
-        raise ValueError("ref must be timezone-aware")
+        raise ValidationError("ref must be timezone-aware")
     for rx, kind in _PATTERNS:
         m = rx.search(text)
         if not m:

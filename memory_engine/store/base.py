@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
+from ..errors import ValidationError
+
 DENSE = "dense"
 SPARSE = "sparse"
 
@@ -95,9 +97,9 @@ class StoreFilter:
 
     def __post_init__(self) -> None:
         if not self.tenant_id:
-            raise ValueError("StoreFilter needs a tenant_id")
+            raise ValidationError("StoreFilter needs a tenant_id")
         if self.user_id is None and not self.tenant_scan:
-            raise ValueError("StoreFilter needs a user_id (or tenant_scan=True for maintenance scans)")
+            raise ValidationError("StoreFilter needs a user_id (or tenant_scan=True for maintenance scans)")
 
 
 #: payload flags stored as 0/1 integers (qdrant-edge never matches a boolean payload)
@@ -109,7 +111,7 @@ def point_id(memory_id: str) -> int:
 
     Raises ValueError for anything but 1..16 hex digits."""
     if not isinstance(memory_id, str) or not 0 < len(memory_id) <= 16:
-        raise ValueError(f"memory id must be 1..16 hex digits, got {memory_id!r}")
+        raise ValidationError(f"memory id must be 1..16 hex digits, got {memory_id!r}")
     return int(memory_id, 16)
 
 
@@ -151,7 +153,7 @@ def filter_conditions(flt: StoreFilter) -> list[Cond] | None:
     if flt.user_id is not None:
         conds.append(Cond("user_id", CondKind.EQ, flt.user_id))
     elif not flt.tenant_scan:  # pragma: no cover - StoreFilter.__post_init__ forbids it
-        raise ValueError("StoreFilter needs a user_id (or tenant_scan=True)")
+        raise ValidationError("StoreFilter needs a user_id (or tenant_scan=True)")
     if flt.statuses is not None:
         if not flt.statuses:
             return None
@@ -181,7 +183,7 @@ def filter_conditions(flt: StoreFilter) -> list[Cond] | None:
         elif isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
             conds.append(Cond(path, CondKind.RANGE, (float(value), float(value))))
         else:
-            raise ValueError(
+            raise ValidationError(
                 f"metadata filter {path}={value!r}: only str, int and finite float values can be matched"
             )
     return conds
@@ -206,7 +208,7 @@ def qdrant_rrf_k(k: float) -> int:
     scores ``1 / (k' + rank0)`` with a 0-based rank, so ``k' = k + 1``.
     Qdrant takes an integer: raises ValueError unless ``k`` is a whole number >= 0."""
     if not math.isfinite(k) or k < 0 or float(k) != int(k):
-        raise ValueError(f"RRF k must be a whole number >= 0 (Qdrant takes an integer), got {k!r}")
+        raise ValidationError(f"RRF k must be a whole number >= 0 (Qdrant takes an integer), got {k!r}")
     return int(k) + 1
 
 

@@ -24,7 +24,7 @@ from typing import Any, TypeVar, cast
 from qdrant_client import QdrantClient
 from qdrant_client import models as qm
 
-from ..errors import StoreError
+from ..errors import StoreError, ValidationError
 from .base import (
     DENSE,
     INDEXED_FIELDS,
@@ -142,7 +142,7 @@ class ClientStore:
         Raises StoreError when the collection exists with another dense
         dimension or without the ``dense``/``sparse`` vectors, ValueError for ``dim < 1``."""
         if dim < 1:
-            raise ValueError(f"dense dimension must be >= 1, got {dim}")
+            raise ValidationError(f"dense dimension must be >= 1, got {dim}")
 
         def ensure(c: QdrantClient) -> None:
             if c.collection_exists(self.collection):
@@ -261,7 +261,7 @@ class ClientStore:
         if f is None:
             return []
         if order_by is not None and INDEXED_FIELDS.get(order_by) != "float":
-            raise ValueError(f"order_by needs an indexed float field, got {order_by!r}")
+            raise ValidationError(f"order_by needs an indexed float field, got {order_by!r}")
         n = limit if limit is not None else self.count(flt)
         if n <= 0:
             return []

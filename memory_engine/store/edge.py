@@ -31,7 +31,7 @@ from typing import Any, TypeVar, cast
 
 import qdrant_edge as qe
 
-from ..errors import StoreError
+from ..errors import StoreError, ValidationError
 from .base import (
     DENSE,
     INDEXED_FIELDS,
@@ -134,13 +134,13 @@ class EdgeStore:
     ) -> None:
         if ephemeral:
             if path is not None:
-                raise ValueError("EdgeStore: pass either a path or ephemeral=True, not both")
+                raise ValidationError("EdgeStore: pass either a path or ephemeral=True, not both")
             tmp = tempfile.mkdtemp(prefix="memwb-edge-", dir=_ephemeral_root())
             self._finalizer: weakref.finalize | None = weakref.finalize(self, _remove_tree, tmp)
             self.path = Path(tmp) / "shard"
         else:
             if path is None:
-                raise ValueError("EdgeStore needs a shard directory (or ephemeral=True)")
+                raise ValidationError("EdgeStore needs a shard directory (or ephemeral=True)")
             self._finalizer = None
             self.path = Path(path)
         self.ephemeral = ephemeral
@@ -228,7 +228,7 @@ class EdgeStore:
         missing payload index. Idempotent. Raises StoreError when the shard
         holds another dense dimension, ValueError for ``dim < 1``."""
         if dim < 1:
-            raise ValueError(f"dense dimension must be >= 1, got {dim}")
+            raise ValidationError(f"dense dimension must be >= 1, got {dim}")
         with self._lock:
             if self._closed:
                 raise StoreError(f"edge store {self.path} is closed (ensure_collection)")
@@ -368,7 +368,7 @@ class EdgeStore:
         if f is None:
             return []
         if order_by is not None and INDEXED_FIELDS.get(order_by) != "float":
-            raise ValueError(f"order_by needs an indexed float field, got {order_by!r}")
+            raise ValidationError(f"order_by needs an indexed float field, got {order_by!r}")
         n = limit if limit is not None else self.count(flt)
         if n <= 0:
             return []

@@ -21,7 +21,7 @@ from ..store.base import StoredPoint, VectorStore
 from ..text import content_terms, count_tokens, sparse_document
 from ..validation import ROLE_SOURCE
 
-__all__ = ["build_record", "deprecate_patch", "new_id", "point", "soft_archive_patch", "touch_patch",
+__all__ = ["build_record", "deprecate_patch", "new_id", "payload_point", "point", "soft_archive_patch", "touch_patch",
            "upsert_records"]
 
 
@@ -61,8 +61,14 @@ def build_record(
 
 def point(rec: MemoryRecord, vec: np.ndarray | Sequence[float]) -> StoredPoint:
     """The store point of ``rec``: its dense vector, the BM25 sparse vector of its terms, its payload."""
+    return payload_point(rec.id, vec, rec.to_payload())
+
+
+def payload_point(memory_id: str, vec: np.ndarray | Sequence[float], payload: dict[str, Any]) -> StoredPoint:
+    """The store point of a stored payload with a (new) dense vector; the sparse vector is
+    rebuilt from ``payload["terms"]`` (re-embedding copies records this way)."""
     dense = vec.tolist() if isinstance(vec, np.ndarray) else list(vec)
-    return StoredPoint(rec.id, dense, sparse_document(rec.terms), rec.to_payload())
+    return StoredPoint(memory_id, dense, sparse_document(payload.get("terms") or ()), payload)
 
 
 def upsert_records(store: VectorStore, recs: Sequence[MemoryRecord], vecs: np.ndarray | Sequence[Any]) -> None:
