@@ -63,7 +63,7 @@ from .validation import (
     require_role,
     require_text,
 )
-from .write.facts import FactBook, fact_key
+from .write.facts import FactBook
 from .write.pii import PiiSettings, redact
 from .write.pipeline import AddRequest, WritePipeline
 
@@ -299,16 +299,12 @@ class MemoryEngine:
     def fact_history(self, key: str, *, user_id: str, tenant_id: str = "default") -> list[MemoryRecord]:
         """Every version of a fact (current and superseded), oldest first."""
         user_id, tenant_id = require_owner(user_id, tenant_id)
-        flt = StoreFilter(tenant_id=tenant_id, user_id=user_id, fact_key=fact_key(key), statuses=None,
-                          include_archived=True)
-        rows = self.store.scroll(flt, order_by="created_at", descending=False)
-        return [MemoryRecord.from_payload(r.id, r.payload) for r in rows]
+        return FactBook(self.store).history(self._scope(user_id, tenant_id), key)
 
     def facts(self, *, user_id: str, tenant_id: str = "default") -> dict[str, Any]:
         """All current facts of the owner as {key: value}."""
         user_id, tenant_id = require_owner(user_id, tenant_id)
-        flt = StoreFilter(tenant_id=tenant_id, user_id=user_id, memory_types=(MemoryType.FACT.value,))
-        return {r.payload["fact_key"]: r.payload.get("fact_value") for r in self.store.scroll(flt)}
+        return FactBook(self.store).values(self._scope(user_id, tenant_id))
 
     # ------------------------------------------------------------------ read
     def memory(self, memory_id: str, *, user_id: str, tenant_id: str = "default") -> MemoryRecord | None:

@@ -15,7 +15,7 @@ from .errors import ValidationError
 from .models import MemoryType, Source, to_epoch
 
 __all__ = ["ROLE_SOURCE", "check_read_bounds", "check_write_bounds", "epoch_now", "parse_memory_type",
-           "require_fact", "require_owner", "require_role", "require_text"]
+           "require_fact", "require_owner", "require_role", "require_tenant", "require_text"]
 
 #: the source a memory gets from the role of who said it (seed 004: user-stated > model-inferred)
 ROLE_SOURCE: dict[str, Source] = {"user": Source.USER_STATED, "assistant": Source.MODEL_INFERRED, "tool": Source.TOOL,
@@ -27,9 +27,14 @@ def require_owner(user_id: Any, tenant_id: Any) -> tuple[str, str]:
     no owner, no read or write). Raises ValidationError (``field`` = the missing one)."""
     if not isinstance(user_id, str) or not user_id.strip():
         raise ValidationError("user_id is required: every memory has an owner (seed 004)", field="user_id")
+    return user_id, require_tenant(tenant_id)
+
+
+def require_tenant(tenant_id: Any) -> str:
+    """``tenant_id`` when it is a non-empty string. Raises ValidationError."""
     if not isinstance(tenant_id, str) or not tenant_id.strip():
         raise ValidationError("tenant_id must be a non-empty string", field="tenant_id")
-    return user_id, tenant_id
+    return tenant_id
 
 
 def require_text(text: Any) -> str:

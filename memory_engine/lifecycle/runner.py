@@ -21,12 +21,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from ..errors import ValidationError
 from ..models import MemoryRecord, from_epoch
 from ..observability.tracing import SPAN_CONSOLIDATE, set_attrs
 from ..store.base import StoreFilter
 from ..text import content_terms, keyword_coverage, sparse_query
-from ..validation import epoch_now, require_owner
+from ..validation import epoch_now, require_owner, require_tenant
 from ..write.records import soft_archive_patch
 from .policy import Action, Decision, LifecyclePolicy, decide, eviction_plan
 
@@ -89,8 +88,7 @@ def run_lifecycle(
     user pool (seed 002) on what remains after archive/expiry. Raises
     ValidationError for a naive ``now`` or an empty tenant; StoreError from the store.
     """
-    if not isinstance(tenant_id, str) or not tenant_id.strip():
-        raise ValidationError("tenant_id must be a non-empty string", field="tenant_id")
+    tenant_id = require_tenant(tenant_id)
     ts = epoch_now(now)
     pol = policy or LifecyclePolicy.from_config(eng.config)
     with eng.tracing.tracer.start_as_current_span(SPAN_CONSOLIDATE) as span:
