@@ -375,7 +375,7 @@ class PiiSection(_Section):
 
         bad = [d for d in v if d.upper() not in DETECTORS]
         if bad:
-            raise ValueError(f"unknown PII detector(s) {bad}; valid: {', '.join(DETECTORS)}")
+            raise ConfigError(f"unknown PII detector(s) {bad}; valid: {', '.join(DETECTORS)}")
         return [d.upper() for d in v]
 
 

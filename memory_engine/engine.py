@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from opentelemetry.trace import Status, StatusCode
 
+from .citations import CITATION, CitedIds, UnknownCitationWarning, context_block, parse_citations
 from .config import EngineConfig
 from .embedding import CachedEmbedder, make_embedder
 from .errors import StoreError
@@ -75,30 +76,6 @@ if TYPE_CHECKING:
     from .lifecycle.writer import AsyncWriter, WriteMode, WriteRequest
     from .observability.health import HealthReport
     from .working import ContextBundle, Turn, WorkingMemory
-
-CITATION = re.compile(r"\[mem-([0-9a-f]{16})\]")
-
-
-def parse_citations(text: str) -> list[str]:
-    """Memory ids cited as ``[mem-<16 hex>]`` in ``text``, first occurrence order, no repeats."""
-    seen: dict[str, None] = {}
-    for m in CITATION.finditer(text or ""):
-        seen.setdefault(m.group(1), None)
-    return list(seen)
-
-
-class UnknownCitationWarning(UserWarning):
-    """An answer cites a memory id its retrieval did not return (a made-up or stale citation)."""
-
-
-class CitedIds(list[str]):
-    """The ids an answer cites (a list, first citation order) plus ``unknown``: those its retrieval
-    did not return."""
-
-    def __init__(self, ids: Sequence[str] = (), *, unknown: Sequence[str] = ()) -> None:
-        super().__init__(ids)
-        self.unknown: tuple[str, ...] = tuple(unknown)
-
 
 class MemoryEngine:
     """Agent memory on Qdrant.
@@ -408,7 +385,7 @@ class MemoryEngine:
     # ------------------------------------------------------------------ context & citations
     def context_block(self, res: RetrievalResult) -> str:
         """Prompt block, one ``[mem-<id>] content`` line per hit (seed 000), so answers can cite ids."""
-        return "\n".join(f"[mem-{h.memory_id}] {h.content}" for h in res.hits)
+        return context_block(res.hits)
 
     def record_answer(self, res: RetrievalResult, answer_text: str, *, now: datetime | None = None) -> CitedIds:
         """Parse ``[mem-<id>]`` citations in an answer, emit a ``memory.answer`` span
@@ -602,4 +579,4 @@ def _sha(s: str) -> str:
     return hashlib.sha256(s.encode()).hexdigest()[:16]
 
 
-__all__ = ["MemoryEngine", "parse_citations", "replace"]
+__all__ = ["CITATION", "CitedIds", "MemoryEngine", "UnknownCitationWarning", "parse_citations", "replace"]
