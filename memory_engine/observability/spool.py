@@ -46,7 +46,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..errors import MemoryEngineError
+from ..errors import MemoryEngineError, ValidationError
 from .records import SpanRecord
 from .warehouse import InsertResult, Warehouse
 
@@ -147,6 +147,7 @@ def _json_default(v: Any) -> Any:
         return {"__datetime__": v.isoformat()}
     if isinstance(v, tuple | set | frozenset):
         return list(v)
+    # json's default= protocol: a TypeError says "not serialisable"
     raise TypeError(f"not JSON serialisable: {type(v).__name__}")
 
 
@@ -196,7 +197,7 @@ class SpoolWriter:
     def call(self, method: str, **kwargs: Any) -> Path:
         """Queue one allow-listed warehouse call (or ``erase_user_warehouse``); returns the spool file."""
         if method not in SPOOL_METHODS and method != "erase_user_warehouse":
-            raise ValueError(f"{method!r} cannot go through the spool")
+            raise ValidationError(f"{method!r} cannot go through the spool", field="method")
         path = self.dir / _name("call.json")
         _atomic_write(path, json.dumps({"method": method, "kwargs": kwargs}, default=_json_default).encode())
         return path
@@ -300,7 +301,7 @@ def _apply(wh: Warehouse, p: Path) -> None:
         elif method in SPOOL_METHODS:
             getattr(wh, method)(**kwargs)
         else:
-            raise ValueError(f"unknown spool method {method!r}")
+            raise ValidationError(f"unknown spool method {method!r}", field="method")
     elif p.name.endswith(".file") and p.is_dir():
         from .ingest import ingest_file
 
@@ -314,7 +315,7 @@ def _apply(wh: Warehouse, p: Path) -> None:
             out = {"ok": False, "error": f"{type(e).__name__}: {e}"}
         _atomic_write(result, json.dumps(out).encode())
     else:
-        raise ValueError(f"unknown spool entry {p.name!r}")
+        raise ValidationError(f"unknown spool entry {p.name!r}")
 
 
 # --- the process's engine (the owner's, shared with the app's pages) ----------------------------------------
