@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ValidationError
+
 #: Distance between the sampler seeds of two repeats (workers of one repeat use seed + i, i < jobs).
 SEED_STRIDE = 1000
 
@@ -85,9 +87,9 @@ class SpreadReport:
 
 
 def repeat_seeds(seed: int, repeats: int) -> list[int]:
-    """Sampler seeds of ``repeats`` repeats starting at ``seed``. Raises ValueError for repeats < 1."""
+    """Sampler seeds of ``repeats`` repeats starting at ``seed``. Raises ValidationError (a ValueError) for repeats < 1."""
     if repeats < 1:
-        raise ValueError(f"repeats must be >= 1, got {repeats}")
+        raise ValidationError(f"repeats must be >= 1, got {repeats}", field="repeats")
     return [seed + i * SEED_STRIDE for i in range(repeats)]
 
 
