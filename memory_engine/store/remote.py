@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..errors import StoreError
+from ..errors import StartupError, StoreError
 
 STORE_METHODS = frozenset({
     "ensure_collection", "upsert", "search_dense", "search_sparse", "search_rrf", "scroll", "retrieve",
@@ -135,7 +135,7 @@ class StoreServer:
         deadline = time.monotonic() + timeout_s
         while not self._server.started:
             if not self._thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError(f"store server did not start on {self.host}:{self.port}")
+                raise StartupError(f"store server did not start on {self.host}:{self.port}")
             time.sleep(0.02)
         for srv in getattr(self._server, "servers", []):
             for sock in srv.sockets:
