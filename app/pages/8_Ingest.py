@@ -54,7 +54,8 @@ if owner is not None and owner.traces_url:
 else:
     st.markdown("`memwb app` receives OTLP/HTTP itself (port 4318 by default, `--otlp-port`); this app was "
                 "started another way and has no receiver. `memwb collect` on this workspace would wait for the "
-                "warehouse: start the workbench with `memwb app` instead.")  # fmt: skip
+                "warehouse: start the workbench with `memwb app` instead, then point exporters at:")  # fmt: skip
+    st.code("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=http://127.0.0.1:4318/v1/traces", language="bash")
 st.caption("Commands that write to this workspace while the app runs (`memwb ingest`, `eval`, `ci`, `sweep`, an "
            "engine in another process) queue their writes in the workspace spool; the app applies them within "
            f"a second. Waiting now: {pending(ui.workspace())}.")
