@@ -223,6 +223,15 @@ class CachedEmbedder:
             raise EmbeddingError(f"embedder returned {int(bad.sum())} non-finite vector(s) (NaN/inf) of {n}")
         return m
 
+    def clear_queries(self) -> int:
+        """Drop every cached query vector (erase: the raw query texts that keyed them are kept nowhere
+        else, so the owner's cannot be picked out); returns how many went. Queries re-embed on next use."""
+        with self._lock:
+            keys = [k for k in self._cache if k[0] == "q"]
+            for k in keys:
+                del self._cache[k]
+            return len(keys)
+
     def evict(self, texts: Sequence[str]) -> int:
         """Drop the cached vectors of ``texts`` (as documents and as queries, every view); returns how many
         entries went. Used by erase: a user's texts must not stay in memory as cache keys."""

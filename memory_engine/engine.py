@@ -323,8 +323,11 @@ class MemoryEngine:
         first, within ``retrieval.token_budget`` tokens. ``explain=True``
         adds a :class:`CandidateExplanation` for every candidate (route ranks
         and scores, relevance, fused score, dropping stage). A missing
-        ``user_id`` raises ValidationError (seed 004: no owner, no read);
-        every other failure returns ``degraded=True`` with no hits.
+        ``user_id`` raises ValidationError (seed 004: no owner, no read), so
+        does input beyond ``config.limits`` (a query longer than
+        ``max_query_chars``, ``top_k`` outside ``1..max_top_k``, an id longer
+        than ``max_id_chars``); every other failure (store, embedder, a
+        non-finite query vector) returns ``degraded=True`` with no hits.
         """
         user_id, tenant_id = require_owner(user_id, tenant_id)
         check_read_bounds(self.config.limits, query=query, top_k=top_k, user_id=user_id, tenant_id=tenant_id,
@@ -452,10 +455,9 @@ class MemoryEngine:
             ids = [p.id for p in self.store.scroll(flt)]
             if ids:
                 self.store.delete(ids)
-            # the erase span must not re-introduce the erased id into the warehouse
-            alias = "anon-" + hashlib.sha256(f"|{tenant_id}|{user_id}".encode()).hexdigest()[:12]
-            set_attrs(span, {"memory.tenant_id": tenant_id, "memory.user_id": alias, "memory.erase": True,
-                             "memory.forgotten_count": len(ids)})
+            # the erase span must not re-introduce the erased id, nor an unsalted (guessable) hash of it:
+            # it names no user (lifecycle.forget.erase_user emits the salted pseudonym)
+            set_attrs(span, {"memory.tenant_id": tenant_id, "memory.erase": True, "memory.forgotten_count": len(ids)})
         mode = self.config.lifecycle.erase_warehouse
         if self.warehouse is not None and mode != "keep":
             from .lifecycle.forget import erase_user_warehouse

@@ -155,11 +155,16 @@ def lifecycle_erase_user(
                                   help="What happens to the owner's trace-warehouse rows: delete | pseudonymise | keep."),
     salt: str = typer.Option("", "--salt", envvar="MEMWB_PSEUDONYM_SALT",
                              help="Secret salt of the pseudonym (env MEMWB_PSEUDONYM_SALT)."),
+    compact: bool = typer.Option(False, "--compact", help="Then rewrite the vector shard and the DuckDB file so the "
+                                 "erased bytes leave the disk (deleting only marks them; see docs/safety.md)."),
     as_json: bool = typer.Option(False, "--json", help=_JSON_HELP),
     config: Path | None = typer.Option(None, "--config", help=_CONFIG_HELP),
     sets: list[str] | None = typer.Option(None, "--set", help=_SET_HELP),
 ) -> None:
-    """GDPR-style erase: every record of the owner leaves the vector store; warehouse rows are deleted or pseudonymised."""
+    """GDPR-style erase: every record of the owner leaves the vector store; warehouse rows are deleted or pseudonymised.
+
+    Also removed: the owner's dead letters, working-memory sessions and cached embeddings. Deleted data stays
+    in the files until compaction (--compact)."""
     from memory_engine.lifecycle.forget import EraseMode, erase_user
 
     if warehouse not in {m.value for m in EraseMode}:
@@ -175,10 +180,30 @@ def lifecycle_erase_user(
                     wh = eng.warehouse if eng.warehouse is not None and hasattr(eng.warehouse, "connection") \
                         else Warehouse.open(cfg.workspace)
             rep = erase_user(eng, user, tenant_id=tenant, warehouse=wh, mode=warehouse, salt=salt)
+            compacted = _compact(eng, wh) if compact else None
     except MemoryEngineError as e:
         raise _fail(f"erase failed: {e}", 1) from None
-    _emit(rep, as_json, [f"erased {user!r}: {rep.store} store records; warehouse ({rep.warehouse_mode}): "
-                         + (", ".join(f"{k} {v}" for k, v in rep.warehouse.items()) or "no warehouse")])
+    lines = [f"erased {user!r}: {rep.store} store records; warehouse ({rep.warehouse_mode}): "
+             + (", ".join(f"{k} {v}" for k, v in rep.warehouse.items()) or "no warehouse")
+             + "; elsewhere: " + (", ".join(f"{k} {v}" for k, v in rep.elsewhere.items()) or "nothing")]
+    lines.append(f"compacted: {compacted}" if compacted else
+                 "not compacted: the erased bytes stay in the shard and DuckDB files until --compact")
+    _emit(rep, as_json, lines)
+
+
+def _compact(eng: Any, wh: Any) -> str:
+    """Rewrite the store shard and the warehouse file (the erased bytes leave the disk); returns what was done."""
+    done = []
+    eng.flush()
+    fn = getattr(eng.store, "compact", None)
+    if fn is not None:
+        done.append(f"vector shard ({fn()} points kept)")
+    else:
+        done.append("vector store: compacted by its server on its own schedule")
+    if wh is not None and hasattr(wh, "compact"):
+        before, after = wh.compact()
+        done.append(f"warehouse {before} -> {after} bytes")
+    return "; ".join(done)
 
 
 @app.command("consolidate")

@@ -71,13 +71,17 @@ class ForgetReport:
 class EraseReport:
     """Counts removed by :func:`erase_user`: ``store`` records deleted and, per
     warehouse table, rows deleted (mode ``delete``) or pseudonymised (mode
-    ``pseudonymise``); ``pseudonym`` is the replacement user id in that mode."""
+    ``pseudonymise``); ``pseudonym`` is the replacement user id in that mode
+    (salted); ``elsewhere`` what went from files and process memory."""
 
     tenant_id: str
     store: int
     warehouse_mode: str
     warehouse: dict[str, int] = field(default_factory=dict)
     pseudonym: str | None = None
+    elsewhere: dict[str, int] = field(default_factory=dict)
+    """Removed outside store and warehouse: ``dead_letters`` requests, ``working_sessions``,
+    ``embedding_cache`` entries."""
 
     @property
     def total(self) -> int:
@@ -302,7 +306,11 @@ def erase_user(
     """
     user_id, tenant_id = require_owner(user_id, tenant_id)
     ts = epoch_now(now)
+    cfg = getattr(eng, "config", None)
+    salt = salt or workspace_salt(getattr(cfg, "workspace", None))  # never an unsalted, guessable hash
+    texts = owner_texts(eng, user_id, tenant_id) if hasattr(eng, "store") else []
     n_store = eng.erase_user(user_id, tenant_id=tenant_id)
+    elsewhere = erase_process_state(eng, user_id, tenant_id, texts=texts) if cfg is not None else {}
     wh = warehouse if warehouse is not None else _engine_warehouse(eng)
     counts: dict[str, int] = {}
     alias = None
@@ -317,7 +325,7 @@ def erase_user(
                          "memory.erase": True, "memory.forgotten_count": n_store, "memory.erase_mode": str(m),
                          "memory.erase_warehouse_rows": sum(counts.values()), "memory.erase_at": ts})
     return EraseReport(tenant_id=tenant_id, store=n_store, warehouse_mode=str(m) if wh is not None else "none",
-                       warehouse=counts, pseudonym=alias)
+                       warehouse=counts, pseudonym=alias, elsewhere=elsewhere)
 
 
 def _engine_warehouse(eng: Eraser) -> Warehouse | None:
@@ -326,3 +334,29 @@ def _engine_warehouse(eng: Eraser) -> Warehouse | None:
         return None
     # the exporter object may wrap the warehouse
     return wh if hasattr(wh, "connection") else getattr(wh, "warehouse", None)
+
+
+def owner_texts(eng: Any, user_id: str, tenant_id: str) -> list[str]:
+    """The stored texts of the owner (every status, archived too): read before the store erase so that
+    :func:`erase_process_state` can drop their cached vectors."""
+    flt = StoreFilter(tenant_id=tenant_id, user_id=user_id, statuses=None, include_archived=True)
+    return [str(p.payload.get("content", "")) for p in eng.store.scroll(flt)]
+
+
+def erase_process_state(
+    eng: Any, user_id: str, tenant_id: str, *, texts: Sequence[str] = (), dead_letters: str | os.PathLike[str] | None = None
+) -> dict[str, int]:
+    """Erase what an owner leaves outside the store and the warehouse: requests in the dead-letter file,
+    working-memory sessions, and cached vectors keyed by their texts (the documents' entries, and every
+    cached query, since raw queries are kept nowhere to tell the owner's apart). Returns counts per place."""
+    from ..lifecycle.writer import purge_dead_letters
+    from ..working import sessions_for
+
+    counts: dict[str, int] = {}
+    dl = Path(dead_letters) if dead_letters is not None else Path(eng.config.workspace) / "dead_letters.jsonl"
+    counts["dead_letters"] = purge_dead_letters(dl, user_id, tenant_id=tenant_id)
+    counts["working_sessions"] = sessions_for(eng).drop_user(user_id, tenant_id=tenant_id)
+    emb = getattr(eng, "embedder", None)
+    if emb is not None and hasattr(emb, "evict"):
+        counts["embedding_cache"] = emb.evict([t for t in texts if t]) + emb.clear_queries()
+    return counts
