@@ -237,11 +237,15 @@ def erase(work: Path) -> dict[str, Any]:
     from memory_engine import EngineConfig
 
     root = work / "ws_erase"
-    ws, eng, wh, close = _open(root, EngineConfig(workspace=str(root)))
+    cfg = EngineConfig(workspace=str(root)).with_overrides({"lifecycle.erase_warehouse": "keep"})
+    ws, eng, wh, close = _open(root, cfg)
     victim, texts = "victim-7f3a", [f"ZQX{i} my secret garden note number {i} about orchids" for i in range(6)]
-    for t in texts:
+    others = ["I prefer aisle seats on long flights", "My dentist appointment is on Friday at 3pm",
+              "I drive a blue Toyota Corolla", "My sister lives in Chengdu", "I am allergic to peanuts",
+              "I use a Kindle for reading at night"]
+    for t, o in zip(texts, others, strict=True):
         eng.add(t, user_id=victim)
-        eng.add(f"other user note about tea {t[-2:]}", user_id="bystander")
+        eng.add(o, user_id="bystander")
     res = eng.retrieve("ZQX2 orchids garden", user_id=victim)
     eng.record_answer(res, "ZQX answer about your orchids")
     if wh is not None:  # an OpenInference retriever span of another agent, keyed by user.id
@@ -297,13 +301,17 @@ def _open(root: Path, cfg: Any) -> tuple[Any, Any, Any, Any]:
 
 
 def _erase(ws: Any, eng: Any, user: str) -> Any:
+    from memory_engine.cli.lifecycle_cmds import _compact
+
     if ws is not None:
         rep = ws.erase_user(user, mode="delete")
-        compact = getattr(ws, "compact", None)
-        return {"erase": repr(rep), "compact": repr(compact()) if compact else "no compaction"}
-    from memory_engine.lifecycle.forget import erase_user
+        wh = ws.warehouse
+    else:
+        from memory_engine.lifecycle.forget import erase_user
 
-    return {"erase": repr(erase_user(eng, user, warehouse=getattr(eng, "warehouse", None)))}
+        wh = getattr(eng, "warehouse", None)
+        rep = erase_user(eng, user, warehouse=wh)
+    return {"erase": repr(rep), "compact": _compact(eng, wh)}
 
 
 def main() -> None:

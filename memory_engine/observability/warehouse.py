@@ -281,7 +281,6 @@ class Warehouse:
             raise WarehouseError(f"warehouse {self.path} is not held by this process: compact from its owner")
         fresh = self.path + ".compact"
         with self._write_lock:
-            before = os.path.getsize(self.path) if os.path.exists(self.path) else 0
             for f in (fresh, fresh + ".wal"):
                 if os.path.exists(f):
                     os.remove(f)
@@ -290,6 +289,7 @@ class Warehouse:
                 row = con.execute("SELECT current_database()").fetchone()
                 db = str(row[0]) if row else ""
                 con.execute("CHECKPOINT")
+                before = os.path.getsize(self.path)
                 quoted = fresh.replace("'", "''")
                 con.execute(f"ATTACH '{quoted}' AS memwb_compact")
                 try:

@@ -39,9 +39,11 @@ def test_erase_leaves_no_trace_after_compaction(embedder, tmp_path, monkeypatch)
     root = tmp_path / "ws"
     eng, wh, close = _open(root, embedder)
     texts = [f"ZQX{i} my secret garden note number {i} about orchids" for i in range(5)]
-    for t in texts:
+    others = ["I prefer aisle seats on long flights", "My dentist appointment is on Friday at 3pm",
+              "I drive a blue Toyota Corolla", "My sister lives in Chengdu", "I am allergic to peanuts"]
+    for t, o in zip(texts, others, strict=True):
         eng.add(t, user_id=VICTIM)
-        eng.add(f"bystander note about green tea, pot {t[3]}", user_id="bystander")
+        eng.add(o, user_id="bystander")
     res = eng.retrieve("ZQX2 orchids garden", user_id=VICTIM)
     eng.record_answer(res, "ZQX answer about your orchids")
     wh.insert_spans([SpanRecord("e" * 32, "e" * 16, None, "retrieve", T0, T0 + 5, attributes={
@@ -59,6 +61,7 @@ def test_erase_leaves_no_trace_after_compaction(embedder, tmp_path, monkeypatch)
     sessions_for(eng).add_turn("ZQXWM a working-memory turn", user_id=VICTIM, session_id="s1")
     eng.flush()
     n_bystander = len(eng.list_memories(user_id="bystander"))
+    assert n_bystander >= 3
 
     rep = erase_user(eng, VICTIM, warehouse=wh, mode="delete")
     assert rep.store == 5
