@@ -199,12 +199,14 @@ class RetrievalSection(_Section):
     half_life_days: HalfLives = Field(default_factory=HalfLives, description="Per-type half-lives in days (seed 002).")
     rrf_k: float = Field(60.0, gt=0.0, description="RRF constant k in 1/(k + rank) (seed 002/004).")
     floor: float = Field(
-        0.45,
+        0.40,
         ge=0.0,
         le=1.0,
         description="Relevance floor (seed 002). Applies, for every fusion strategy, to a candidate's relevance = "
         "1 if an exact fact/identifier match, else 1-(1-sim)(1-coverage) of rescaled dense similarity and keyword "
-        "coverage; never to the fused score, whose recency and importance terms say nothing about topic.",
+        "coverage; never to the fused score, whose recency and importance terms say nothing about topic. 0.40 "
+        "(seed 002: 0.45) is the lowest floor at which the golden dev suites still pass every query and return "
+        "nothing for every unanswerable one with the default e5 embedder (issue-16 sweep, benchmarks/README.md).",
     )
     top_k: int = Field(5, ge=1, description="Hits returned (seed 003: recall 5..8).")
     token_budget: int = Field(1500, ge=0, description="Maximum tokens of memory content returned (seed 003/004).")
@@ -249,6 +251,18 @@ class RetrievalSection(_Section):
         "constraints through the fact route (seed 001: constraints block a scope).",
     )
     touch_on_hit: bool = Field(True, description="Hits update access_count and last_access_at.")
+    fact_meaning_limit: int = Field(
+        2, ge=0, description="Facts by meaning: at most this many of the owner's facts nearest the query embedding "
+        "join the candidates (0 = off); a shipping request finds the default-courier fact without shared words."
+    )
+    fact_similarity: float = Field(
+        0.5, ge=0.0, le=1.0, description="...when their rescaled similarity to the query is at least this (e5 on dev "
+        "probes: a request and the fact it needs 0.57-0.59, unrelated facts of the same user 0.0-0.42)."
+    )
+    fact_meaning_relevance: float = Field(
+        0.45, ge=0.0, le=1.0, description="Relevance (for the floor) of a fact found by meaning; at the default "
+        "floor it passes, and it ranks by its own fused score."
+    )
     stale_similarity: float = Field(
         0.55, ge=0.0, le=1.0, description="Two retrieved memories whose own embeddings are this close (rescaled "
         "cosine) are about the same subject: the older ranks below the newer (silent habit changes, A->B->A flips)."
@@ -266,6 +280,10 @@ class RetrievalSection(_Section):
         5, ge=0, description="Conversation context: the neighbours (same session, nearest in write time) of this "
         "many top candidates join the candidates (0 = off). An answer in a dialogue often sits in the turn next "
         "to the one that shares the question's words."
+    )
+    context_min_relevance: float = Field(
+        0.2, ge=0.0, le=1.0, description="Only a neighbour with at least this relevance of its own borrows "
+        "relevance from the turn next to it: an unrelated turn of a multi-topic session stays under the floor."
     )
     context_width: int = Field(2, ge=0, description="Neighbours on each side of a top candidate (turns).")
     context_weight: float = Field(

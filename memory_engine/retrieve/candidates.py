@@ -132,6 +132,9 @@ class CandidateBuilder:
             has_ident = bool(q_idents & set(pl.get("terms") or ()))
             c = self.candidate(mid, pl, sims.get(mid, 0.0), plan.cover_terms, pool.ranks[mid], pool.scores[mid],
                                mid in pool.fact_ids or has_ident, plan.session_id, ts)
+            if "meaning" in pool.scores[mid]:
+                # a fact found by meaning is on topic by construction (similarity >= fact_similarity)
+                c = replace(c, exact_match=max(c.exact_match, rcfg.fact_meaning_relevance))
             if best_kw > 0 and "keyword" in pool.scores[mid]:
                 c = replace(c, keyword=min(1.0, max(0.0, pool.scores[mid]["keyword"] / best_kw)))
             if q_idents and not has_ident:

@@ -39,10 +39,11 @@ Link = tuple[str, str, int]
 
 
 def smooth(fused: list[Candidate], links: list[Link], weight: float, relevance_share: float,
-           discount: float = 0.9) -> list[Candidate]:
+           discount: float = 0.9, min_own: float = 0.0) -> list[Candidate]:
     """Add ``weight * 0.5**(d-1) * fused(neighbour)`` for every link (both directions) and,
     with ``relevance_share`` > 0, lift a candidate's ``context_relevance`` to that share of
-    its neighbour's own relevance (halved per turn the same way). A candidate that scored
+    its neighbour's own relevance (halved per turn the same way) when its own relevance is at
+    least ``min_own`` (an unrelated turn of a multi-topic session is not lifted). A candidate that scored
     below its best neighbour stays below it: its smoothed score is capped at ``discount`` x
     that neighbour's score (never below its own). Returns the candidates re-sorted by fused
     score (ties by id); inputs untouched. ``weight`` >= 0, share and discount in [0, 1]."""
@@ -63,8 +64,10 @@ def smooth(fused: list[Candidate], links: list[Link], weight: float, relevance_s
         bonus[a] = bonus.get(a, 0.0) + weight * decay * ca.source_weight * cb.fused / max(cb.source_weight, 1e-9)
         bonus[b] = bonus.get(b, 0.0) + weight * decay * cb.source_weight * ca.fused / max(ca.source_weight, 1e-9)
         if relevance_share > 0:
-            borrowed[a] = max(borrowed.get(a, 0.0), relevance_share * decay * _own_relevance(cb))
-            borrowed[b] = max(borrowed.get(b, 0.0), relevance_share * decay * _own_relevance(ca))
+            if _own_relevance(ca) >= min_own:
+                borrowed[a] = max(borrowed.get(a, 0.0), relevance_share * decay * _own_relevance(cb))
+            if _own_relevance(cb) >= min_own:
+                borrowed[b] = max(borrowed.get(b, 0.0), relevance_share * decay * _own_relevance(ca))
     out = []
     for c in fused:
         new = c.fused + bonus.get(c.memory_id, 0.0)
@@ -100,7 +103,7 @@ class ConversationContext:
         self.store, self.builder = store, builder
         self.parents, self.width = rcfg.context_parents, rcfg.context_width
         self.weight, self.share = rcfg.context_weight, rcfg.context_relevance
-        self.discount = rcfg.hop_discount
+        self.discount, self.min_own = rcfg.hop_discount, rcfg.context_min_relevance
         self.enabled = bool(self.parents and self.width and (self.weight > 0 or self.share > 0))
 
     def _neighbours(self, mid: str, pl: dict[str, Any], flt: StoreFilter) -> list[tuple[Any, int]]:
@@ -160,4 +163,4 @@ class ConversationContext:
         return self.smooth(ranked, links), links
 
     def smooth(self, fused: list[Candidate], links: list[Link]) -> list[Candidate]:
-        return smooth(fused, links, self.weight, self.share, self.discount) if links else fused
+        return smooth(fused, links, self.weight, self.share, self.discount, self.min_own) if links else fused

@@ -77,7 +77,7 @@ class RetrievalPipeline:
         r = config.retrieval
         self.store, self.embedder, self.config = store, embedder, config
         self.planner = QueryPlanner(store, embedder, r)
-        self.routes = build_routes(store, r, routes)
+        self.routes = build_routes(store, r, routes, rescale=embedder.rescale)
         self.builder = CandidateBuilder(store, embedder, r, config.write)
         self.fuse = fuser_for(r)
         self.floor = RelevanceFloor(r)
@@ -131,7 +131,8 @@ class RetrievalPipeline:
     def _hit(c: Candidate, pl: dict[str, Any]) -> Hit:
         return Hit(memory_id=c.memory_id, content=pl["content"], score=round(c.fused, 6),
                    sources=tuple(r for r in _SOURCES
-                                 if r in c.route_ranks or (r == "keyword" and "hop" in c.route_ranks)),
+                                 if r in c.route_ranks or (r == "keyword" and "hop" in c.route_ranks)
+                                 or (r == "fact" and "meaning" in c.route_ranks)),
                    memory_type=pl["memory_type"], created_at=from_epoch(pl["created_at"]) or datetime.now(UTC),
                    importance=float(pl.get("importance", 0.5)), relevance=round(c.relevance, 6),
                    metadata=dict(pl.get("metadata") or {}))

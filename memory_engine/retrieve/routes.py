@@ -11,6 +11,9 @@ name           channel   returns
                          (seed 001: exact, never by vector)
 ``constraint`` fact      every explicit constraint, on a recommendation request
                          (seed 001: constraints are checked first)
+``fact_meaning`` meaning   facts by meaning (issue 16): the owner's facts nearest the
+                         query embedding, rescaled similarity >= ``fact_similarity``
+                         (a shipping request finds the default-courier fact)
 =============  ========  ==========================================================
 
 The *channel* is the ranked list a route's rows join for fusion (RRF ranks per
@@ -22,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 import numpy as np
@@ -160,18 +163,47 @@ class ConstraintRoute:
         return [ScoredPayload(p.id, 1.0, p.payload) for p in self.store.scroll(cflt, limit=self.limit)]
 
 
+class FactMeaningRoute:
+    """Facts by meaning, not shared tokens: a dense search restricted to the owner's facts
+    (current embedding version), at most ``retrieval.fact_meaning_limit`` rows whose
+    model-rescaled similarity is >= ``retrieval.fact_similarity``; score = that similarity.
+    A request that needs a fact ('send this parcel to my mother') rarely repeats its words
+    ('my default courier is SF'); facts are few per user, so the nearest ones by meaning are
+    worth a look. Off when ``fact_meaning_limit`` is 0."""
+
+    name, channel = "fact_meaning", "meaning"
+
+    def __init__(self, store: VectorStore, rcfg: RetrievalSection,
+                 rescale: Callable[[float], float] = lambda cos: cos) -> None:
+        if rcfg.fact_meaning_limit < 0 or not 0.0 <= rcfg.fact_similarity <= 1.0:
+            raise ConfigError("retrieval.fact_meaning_limit must be >= 0 and fact_similarity in [0, 1]",
+                              key="retrieval.fact_similarity")
+        self.store, self.limit, self.threshold, self.rescale = store, rcfg.fact_meaning_limit, rcfg.fact_similarity, rescale
+
+    def search(self, q: RouteQuery) -> list[ScoredPayload]:
+        if not self.limit or (q.memory_types and MemoryType.FACT.value not in q.memory_types):
+            return []
+        flt = replace(q.filter, memory_types=(MemoryType.FACT.value,))
+        rows = self.store.search_dense(q.vector.tolist(), flt, self.limit)
+        return [ScoredPayload(p.id, self.rescale(float(p.score)), p.payload) for p in rows
+                if self.rescale(float(p.score)) >= self.threshold]
+
+
 #: route classes by name; a new route registers here
-ROUTES: dict[str, Callable[[VectorStore, RetrievalSection], Route]] = {
+ROUTES: dict[str, Callable[..., Route]] = {
     "dense": DenseRoute, "keyword": KeywordRoute, "recent": RecentRoute, "fact": FactRoute,
-    "constraint": ConstraintRoute,
+    "constraint": ConstraintRoute, "fact_meaning": FactMeaningRoute,
 }
 #: the routes every retrieval runs, in this order
-DEFAULT_ROUTES: tuple[str, ...] = ("dense", "keyword", "recent", "fact", "constraint")
+DEFAULT_ROUTES: tuple[str, ...] = ("dense", "keyword", "recent", "fact", "constraint", "fact_meaning")
 
 
-def build_routes(store: VectorStore, rcfg: RetrievalSection, names: Sequence[str] = DEFAULT_ROUTES) -> list[Route]:
-    """Instantiate the named routes (ConfigError for an unknown name)."""
+def build_routes(store: VectorStore, rcfg: RetrievalSection, names: Sequence[str] = DEFAULT_ROUTES,
+                 rescale: Callable[[float], float] | None = None) -> list[Route]:
+    """Instantiate the named routes (ConfigError for an unknown name); ``rescale`` is the
+    embedder's cosine -> [0, 1] map that similarity-thresholded routes use."""
     unknown = [n for n in names if n not in ROUTES]
     if unknown:
         raise ConfigError(f"unknown retrieval routes {unknown}; known: {sorted(ROUTES)}")
-    return [ROUTES[n](store, rcfg) for n in names]
+    return [FactMeaningRoute(store, rcfg, rescale) if n == "fact_meaning" and rescale is not None
+            else ROUTES[n](store, rcfg) for n in names]

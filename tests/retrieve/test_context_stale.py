@@ -43,6 +43,9 @@ def test_smooth_lifts_a_neighbour_but_keeps_it_below_the_better_turn():
     assert by["a"].relevance == pytest.approx(0.1)  # share 0: the floor still sees its own relevance
     lifted = smooth([strong, answer], [("q", "a", 2)], weight=0.5, relevance_share=0.8)
     assert {c.memory_id: c for c in lifted}["a"].relevance == pytest.approx(0.8 * 0.5 * 0.9)
+    # an unrelated turn (own relevance 0.1 < min_own 0.2) of the same session borrows nothing
+    kept = smooth([strong, answer], [("q", "a", 1)], weight=0.5, relevance_share=0.8, min_own=0.2)
+    assert {c.memory_id: c for c in kept}["a"].relevance == pytest.approx(0.1)
 
 
 def test_demote_stale_needs_same_subject_a_newer_write_and_equal_coverage():
@@ -95,7 +98,12 @@ def test_engine_returns_the_answer_turn_next_to_the_matching_question(engine):
     stored = {m.content for m in engine.list_memories(user_id=user)}
     assert turns[1] in stored
     q = "pottery class at the community center"
-    on = engine.retrieve(q, user_id=user, top_k=3, now=T0 + timedelta(days=2))
+    # the answer turn has no relevance of its own: let it borrow (context_min_relevance 0)
+    lift = MemoryEngine(engine.config.with_overrides({"retrieval.context_min_relevance": 0.0}),
+                        embedder=engine.embedder, store=engine.store, ephemeral=True)
+    on = lift.retrieve(q, user_id=user, top_k=3, now=T0 + timedelta(days=2))
+    assert turns[1] not in [h.content for h in engine.retrieve(q, user_id=user, top_k=3,
+                                                               now=T0 + timedelta(days=2)).hits]
     off_cfg = engine.config.with_overrides({"retrieval.context_parents": 0})
     off = MemoryEngine(off_cfg, embedder=engine.embedder, store=engine.store, ephemeral=True)
     res_off = off.retrieve(q, user_id=user, top_k=3, now=T0 + timedelta(days=2))
@@ -133,7 +141,10 @@ def test_chinese_hop_follows_the_event_name_not_only_named_entities(engine):
     engine.add("教育创新研讨会的持续时间是七天。", user_id=user, memory_type="episodic", now=T0)
     engine.add("我将要参加教育创新研讨会。", user_id=user, memory_type="episodic", now=T0 + timedelta(hours=1))
     engine.add("周末去超市买了很多水果。", user_id=user, memory_type="episodic", now=T0 + timedelta(hours=2))
-    res = engine.retrieve("那个持续时间是七天的活动，我要参加的是哪个？", user_id=user, top_k=3,
+    # at the seed's floor 0.45 the attendance message does not pass on its own relevance
+    strict = MemoryEngine(engine.config.with_overrides({"retrieval.floor": 0.45}), embedder=engine.embedder,
+                          store=engine.store, ephemeral=True)
+    res = strict.retrieve("那个持续时间是七天的活动，我要参加的是哪个？", user_id=user, top_k=3,
                           now=T0 + timedelta(days=1), explain=True)
     got = [h.content for h in res.hits]
     assert "我将要参加教育创新研讨会。" in got
@@ -141,3 +152,32 @@ def test_chinese_hop_follows_the_event_name_not_only_named_entities(engine):
     via = {e.memory_id: e.route_ranks for e in res.explanations}
     attend = next(h for h in res.hits if h.content == "我将要参加教育创新研讨会。")
     assert "hop" in via[attend.memory_id]  # reached through the hop, not on its own
+
+
+def test_fact_meaning_route_returns_only_facts_above_the_similarity(engine):
+    """The fact-by-meaning route: a dense search restricted to the owner's facts, thresholded on
+    the rescaled similarity; with the dense route cut to one row (route_limit=1) the fact still
+    joins the candidates through it (it would not on the code before this route)."""
+    user = "facts-meaning"
+    for i in range(6):
+        engine.add(f"这个包裹里放了第{i + 1}本书，准备寄走", user_id=user, memory_type="episodic",
+                   now=T0 + timedelta(minutes=i))
+    engine.add("我寄快递默认用顺丰", user_id=user, fact={"key": "shipping.courier", "value": "顺丰"}, now=T0)
+    engine.add("周末喜欢去公园跑步", user_id=user, now=T0)
+    later = T0 + timedelta(days=2)
+    q = "这个包裹寄到北京"
+    cfg = engine.config.with_overrides({"retrieval.route_limit": 1, "retrieval.recent_limit": 0})
+    on = MemoryEngine(cfg, embedder=engine.embedder, store=engine.store, ephemeral=True)
+    off = MemoryEngine(cfg.with_overrides({"retrieval.fact_meaning_limit": 0}), embedder=engine.embedder,
+                       store=engine.store, ephemeral=True)
+    got_on = on.retrieve(q, user_id=user, now=later, explain=True)
+    got_off = off.retrieve(q, user_id=user, now=later, explain=True)
+    fact_id = next(m.id for m in engine.list_memories(user_id=user) if m.fact_key == "shipping.courier")
+    assert any(e.memory_id == fact_id and "meaning" in e.route_ranks for e in got_on.explanations)
+    assert fact_id in [h.memory_id for h in got_on.hits]
+    assert fact_id not in [e.memory_id for e in got_off.explanations if "meaning" in e.route_ranks]
+    # only facts, never other memories; nothing below the similarity threshold
+    strict = MemoryEngine(cfg.with_overrides({"retrieval.fact_similarity": 1.0}), embedder=engine.embedder,
+                          store=engine.store, ephemeral=True)
+    assert not [e for e in strict.retrieve(q, user_id=user, now=later, explain=True).explanations
+                if "meaning" in e.route_ranks]

@@ -6,7 +6,7 @@ hand-made suites (``fixtures/overfit_*.yaml``, 3 queries each):
 - dev: weak paraphrases (relevance 0.10-0.15) that only ``retrieval.floor=0.0``
   finds, so a floor sweep on dev picks 0.0 (pass 0 -> 1);
 - test "abstain": questions about things never stored; floor 0.0 returns the
-  one unrelated memory, the default floor 0.45 returns nothing (pass 1 -> 0):
+  one unrelated memory, the seed floor 0.45 (pinned as the base) returns nothing (pass 1 -> 0):
   the dev choice is overfitted and must be flagged;
 - test "paraphrase": more weak paraphrases; the dev choice carries over
   (pass 0 -> 1) and must not be flagged.
@@ -46,7 +46,8 @@ def _sweep(test_path: str, tmp_path: Path):
     assert split is not None
     spec = SweepSpec((DEV,), parse_params(["retrieval.floor=0.0,0.45"]), SearchMode.GRID, (parse_metric("pass"),),
                      (), 0, split.spec.to_dict())
-    base = EngineConfig().with_overrides({"workspace": str(tmp_path / "ws")})
+    # the fixtures were written against the seed's floor 0.45 (the default became 0.40 in issue 16)
+    base = EngineConfig().with_overrides({"workspace": str(tmp_path / "ws"), "retrieval.floor": 0.45})
     with Warehouse(tmp_path / "wh.duckdb") as wh:
         run = run_sweep(spec, base, suites=split.dev, warehouse=wh, test_suites=split.test,
                         split_record=split.record())
@@ -108,7 +109,8 @@ def test_repeated_random_sweeps_report_their_spread(tmp_path):
     suites, split = load_split([DEV], test_paths=[PARAPHRASE])
     spec = SweepSpec((DEV,), parse_params(["retrieval.floor=0:0.6"]), SearchMode.RANDOM, (parse_metric("pass"),),
                      (), 0, split.spec.to_dict())
-    base = EngineConfig().with_overrides({"workspace": str(tmp_path / "ws")})
+    # the fixtures were written against the seed's floor 0.45 (the default became 0.40 in issue 16)
+    base = EngineConfig().with_overrides({"workspace": str(tmp_path / "ws"), "retrieval.floor": 0.45})
     rep, runs = run_repeats(spec, base, repeats=2, study_name=None, run=run_sweep, suites=split.dev, trials=2,
                             test_suites=split.test, split_record=split.record())
     assert [r.seed for r in rep.repeats] == [0, 1000] and len({r.study_name for r in runs}) == 2
