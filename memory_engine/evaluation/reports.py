@@ -101,6 +101,7 @@ def run_to_dict(run: EvalRun, outcome: CiOutcome | None = None) -> dict[str, Any
         "summary": to_jsonable(s),
         "extras": to_jsonable(run.extras),
         "quality": to_jsonable(quality_figures(run.queries)),
+        "quality_by_split": to_jsonable(quality_by_split(run)),
         "cases": cases,
     }
     if outcome is not None:
@@ -160,7 +161,12 @@ def render_table(run: EvalRun, outcome: CiOutcome | None = None) -> str:
                      f"test {c.get('test', {}).get('cases', 0)} cases; this run: {split.get('part', 'all')}")
     if s.miss_kinds:
         lines.append("missed relevant labels: " + ", ".join(f"{k} {v}" for k, v in sorted(s.miss_kinds.items())))
-    lines.extend(render_quality(quality_figures(run.queries)))
+    parts = quality_by_split(run)
+    if parts:  # the quality figures of each part, as the rank metrics above
+        for part, qf in parts.items():
+            lines.extend(f"[{part}] {line}" for line in render_quality(qf))
+    else:
+        lines.extend(render_quality(quality_figures(run.queries)))
     ragas = run.extras.get("ragas")
     if ragas:
         lines.append(_ragas_line(ragas))
@@ -169,6 +175,17 @@ def render_table(run: EvalRun, outcome: CiOutcome | None = None) -> str:
         lines.append("CI: " + ("PASS" if outcome.exit_code == 0 else "FAIL"))
         lines.extend(f"  - {r}" for r in outcome.reasons)
     return "\n".join(lines) + "\n"
+
+
+def quality_by_split(run: EvalRun) -> dict[str, Any]:
+    """Quality figures (stale, context, abstention, official) per split part; {} without a split."""
+    membership = (run.extras.get("split") or {}).get("membership") or {}
+    out = {}
+    for part in ("dev", "test"):
+        qs = [q for q in run.queries if membership.get(f"{q.suite}/{q.case_id}") == part]
+        if qs:
+            out[part] = quality_figures(qs)
+    return out
 
 
 def _ragas_line(r: dict[str, Any]) -> str:

@@ -78,6 +78,7 @@ def test_eval_records_split_and_ci_gates_on_test(tmp_path, monkeypatch):
     split = doc["extras"]["split"]
     assert split["spec"]["method"] == "file" and split["counts"]["test"] == {"cases": 3, "queries": 3}
     assert set(doc["summary"]["by_split"]) == {"dev", "test"}
+    assert set(doc["quality_by_split"]) == {"dev", "test"}  # stale / context / abstention per part
     # stored with the run: the Golden eval page reads split membership per query
     from memory_engine.observability.warehouse import Warehouse
 
