@@ -203,10 +203,9 @@ def erase_user_warehouse(
                               field="mode") from e
     if m == EraseMode.KEEP:
         return {}, None
-    from ..observability.spool import SpoolWriter
-
-    if isinstance(wh, SpoolWriter):  # another process owns the warehouse: it erases (queued, durable)
-        wh.call("erase_user_warehouse", user_id=user_id, tenant_id=tenant_id, mode=m.value, salt=salt)
+    queue = getattr(wh, "queue_erase", None)
+    if callable(queue):  # a spool writer: another process owns the warehouse and erases (queued, durable)
+        queue(user_id=user_id, tenant_id=tenant_id, mode=m.value, salt=salt)
         return {"queued": 1}, (pseudonym(user_id, tenant_id, salt) if m == EraseMode.PSEUDONYMISE else None)
     import duckdb
 

@@ -202,6 +202,11 @@ class SpoolWriter:
         _atomic_write(path, json.dumps({"method": method, "kwargs": kwargs}, default=_json_default).encode())
         return path
 
+    def queue_erase(self, *, user_id: str, tenant_id: str, mode: str, salt: str = "") -> Path:
+        """Queue the erase of an owner's warehouse rows (``lifecycle.forget.erase_user_warehouse`` calls
+        this on a spool writer; the owner applies it with that same function)."""
+        return self.call("erase_user_warehouse", user_id=user_id, tenant_id=tenant_id, mode=mode, salt=salt)
+
     def save_eval_run(self, run_id: str, **kwargs: Any) -> None:
         self.call("save_eval_run", run_id=run_id, **kwargs)
 

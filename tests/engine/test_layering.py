@@ -8,8 +8,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 PKG = Path(__file__).resolve().parents[2] / "memory_engine"
 
 
@@ -64,9 +62,6 @@ def test_stages_do_not_import_upper_layers():
     assert {m: d for m, d in bad.items() if d} == {}
 
 
-@pytest.mark.xfail(strict=True, reason="known circle: observability.spool applies queued erases through "
-                   "lifecycle.forget.erase_user_warehouse, which queues through observability.spool; the warehouse "
-                   "erase belongs in observability (remove this mark when it moves)")
 def test_no_import_circle_outside_evaluation():
     graph = {m: {d for d in deps if not d.startswith("memory_engine.evaluation")}
              for m, deps in _graph().items() if not m.startswith("memory_engine.evaluation")}

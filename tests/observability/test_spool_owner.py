@@ -152,3 +152,19 @@ def test_open_writer_without_owner_opens_the_file_and_drains(tmp_path):
     assert isinstance(wh, Warehouse)
     assert wh.fetchone("SELECT count(*) FROM spans")[0] == 4 and pending(ws) == 0
     wh.close()
+
+
+def test_an_erase_from_another_process_is_queued_and_applied(tmp_path):
+    """Erase beside the owner: the owner's warehouse rows of the user go too (losing an erase is a data-protection bug)."""
+    from memory_engine.lifecycle.forget import erase_user_warehouse
+
+    ws = tmp_path / "ws"
+    wh = Warehouse(ws / "warehouse.duckdb")
+    wh.insert_spans(_spans(3, 4), source="sdk")  # user "u" (memory.user_id), tenant default
+    assert wh.fetchone("SELECT count(*) FROM retrievals WHERE user_id = 'u'")[0] == 4
+    counts, alias = erase_user_warehouse(SpoolWriter(ws), "u", mode="delete")
+    assert counts == {"queued": 1} and alias is None and pending(ws) == 1
+    assert drain(wh, ws) == 1
+    assert wh.fetchone("SELECT count(*) FROM retrievals WHERE user_id = 'u'")[0] == 0
+    assert wh.fetchone("SELECT count(*) FROM spans")[0] == 0
+    wh.close()
