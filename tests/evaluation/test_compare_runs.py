@@ -37,7 +37,7 @@ def test_cli_compare_two_stored_runs(tmp_path, monkeypatch):
 
     monkeypatch.setenv("MEMWB_HOME", str(tmp_path / "ws"))
     app, runner = load_commands(), CliRunner()
-    for extra in ([], ["--set", "retrieval.floor=0.0"]):
+    for extra in (["--set", "retrieval.floor=0.45"], ["--set", "retrieval.floor=0.0"]):  # explicit: defaults move
         res = runner.invoke(app, ["eval", *SUITES, "--no-ragas", "-q", *extra])
         assert res.exit_code == 0, res.output
     res = runner.invoke(app, ["compare"])  # newest (floor 0.0) against the one before
