@@ -8,7 +8,6 @@ run or sweep trial invalidates them.
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime, time, timedelta
@@ -29,35 +28,41 @@ PAGE_TITLE = "memwb workbench"
 
 def workspace() -> str:
     """The workspace folder (``MEMWB_HOME``, default ``.memwb``), as an absolute path."""
-    return str(Path(os.environ.get("MEMWB_HOME", ".memwb")).resolve())
+    from memory_engine.workspace import workspace_root
+
+    return str(workspace_root().resolve())
+
+
+@st.cache_resource(show_spinner=False)
+def _open(ws: str) -> Any:
+    """The process-wide opened workspace (composition root: active embedding, exporters). Under
+    `memwb app` the owner process opened the engine already (it serves its store to other processes):
+    the workspace adopts it."""
+    from memory_engine.config import EngineConfig
+    from memory_engine.observability.spool import process_engine
+    from memory_engine.workspace import open_workspace
+
+    return open_workspace(EngineConfig(workspace=ws), engine=process_engine(ws))
 
 
 @st.cache_resource(show_spinner="Opening the memory engine (Qdrant shard + bundled model)…")
 def _engine(ws: str) -> Any:
-    from memory_engine.config import EngineConfig
-    from memory_engine.engine import MemoryEngine
-    from memory_engine.observability.spool import process_engine
-
-    # under `memwb app` the owner process opened the engine already (it serves its store to other processes)
-    return process_engine(ws) or MemoryEngine(EngineConfig(workspace=ws))
+    return _open(ws).engine
 
 
-@st.cache_resource(show_spinner=False)
-def _warehouse(ws: str) -> Any:
-    from memory_engine.observability.warehouse import Warehouse
-
-    eng = _engine(ws)
-    return eng.warehouse if getattr(eng, "warehouse", None) is not None else Warehouse.open(ws)
+def opened() -> Any:
+    """The process-wide :class:`memory_engine.workspace.Workspace` (erase, health, config)."""
+    return _open(workspace())
 
 
 def engine() -> Any:
-    """The process-wide engine on the workspace (embedded default)."""
+    """The process-wide engine on the workspace (embedded default; its spans go to the warehouse)."""
     return _engine(workspace())
 
 
 def warehouse() -> Any:
-    """The process-wide read-write warehouse of the workspace (the engine's, when it exports spans)."""
-    return _warehouse(workspace())
+    """The process-wide read-write warehouse of the workspace (the one the engine's spans go to)."""
+    return _open(workspace()).warehouse
 
 
 def setup(title: str) -> None:
@@ -210,20 +215,23 @@ def optional(module: str) -> Any | None:
         raise
 
 
-FRESHNESS_DAYS = 7.0  # the health module's default freshness window (seed 001)
+def health_config() -> Any:
+    """The ``health`` config section of the workspace (weights, freshness window, alert thresholds)."""
+    return opened().config.health
 
 
 def health(
     s: demo.WorkspaceSummary, now: datetime, *, tenant: str | None = None, user: str | None = None
 ) -> tuple[Any, list[dict[str, Any]]]:
     """Health report of the store snapshot (owners seen in the warehouse, restricted to ``tenant`` /
-    ``user`` when given, like the page's other numbers) and the fact rows behind it."""
-    from memory_engine.observability.health import health_report
+    ``user`` when given, like the page's other numbers), scored with ``config.health`` like
+    ``memwb health``, and the fact rows behind it."""
+    from memory_engine.observability.health import health_report_for
 
     def run() -> tuple[Any, list[dict[str, Any]]]:
         owners = [(t, u) for t, u in demo.known_owners(warehouse())
                   if (tenant is None or t == tenant) and (user is None or u == user)]  # fmt: skip
         memories, facts = demo.health_inputs(engine(), owners)
-        return health_report(memories, facts, now=now.timestamp(), freshness_days=FRESHNESS_DAYS), facts
+        return health_report_for(memories, facts, health_config(), now=now.timestamp()), facts
 
     return cached(s, "health.report", (now, tenant, user), run)

@@ -3,7 +3,7 @@ lifecycle, tenant/user isolation and OpenTelemetry spans.
 
 Public API::
 
-    from memory_engine import MemoryEngine, EngineConfig
+    from memory_engine import MemoryEngine, EngineConfig, open_workspace
 """
 
 from .config import EngineConfig, FusionStrategy, SupersedeMode
@@ -24,7 +24,9 @@ __all__ = [
     "StoreError",
     "SupersedeMode",
     "ValidationError",
+    "Workspace",
     "WriteResult",
+    "open_workspace",
 ]
 
 
@@ -33,4 +35,8 @@ def __getattr__(name: str):  # lazy: importing the package must not load torch o
         from .engine import MemoryEngine
 
         return MemoryEngine
+    if name in ("open_workspace", "Workspace"):
+        from . import workspace
+
+        return getattr(workspace, name)
     raise AttributeError(name)

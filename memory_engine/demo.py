@@ -344,10 +344,9 @@ def _locomo_cases(options: DemoOptions, scratch: Path | None) -> list[tuple[str,
 # --- build -------------------------------------------------------------------------------------------
 def workspace_is_empty(workspace: str | os.PathLike[str]) -> bool:
     """True when the workspace holds neither a warehouse file nor a vector store folder."""
-    from .observability.warehouse import default_path
+    from .workspace import workspace_paths
 
-    ws = Path(workspace)
-    return not default_path(ws).exists() and not (ws / "qdrant").exists()
+    return workspace_paths(workspace).is_empty()
 
 
 def build_demo(
@@ -366,10 +365,10 @@ def build_demo(
     duration (one writer process, see the warehouse's concurrency notes).
     Raises SuiteErrors for broken suites, ValidationError for a naive ``now``.
     """
-    from .engine import MemoryEngine
     from .errors import ValidationError
     from .observability.verdicts import record_verdict
     from .observability.warehouse import Warehouse
+    from .workspace import open_workspace
 
     if now.tzinfo is None:
         raise ValidationError("now must be timezone-aware", field="now")
@@ -381,9 +380,11 @@ def build_demo(
     notes = list(plan.notes)
     base = config or EngineConfig(workspace=str(ws))
     cfg = base.with_overrides({"workspace": str(ws), "tracing.warehouse": False, "tracing.service_name": DEMO_SERVICE})
+    # the warehouse stays open after the build (shared in the process): the caller decides when to release it
     wh = Warehouse.open(ws)
     shift = TimeShiftProcessor(wh)
-    engine = MemoryEngine(cfg, span_processors=[shift])
+    workspace_ = open_workspace(cfg, span_processors=[shift], warehouse=wh)
+    engine = workspace_.engine
     total = plan.n_writes + plan.n_queries
     report = _Counts()
     try:
@@ -441,7 +442,7 @@ def build_demo(
                 progress(DemoProgress("eval", 1, 1, "golden evaluation run stored"))
             notes.append(f"golden evaluation run {run.run_id} stored (Golden eval page)")
     finally:
-        engine.close()
+        workspace_.close()
     if progress:
         progress(DemoProgress("done", total, total, "demo workspace ready"))
     return DemoReport(

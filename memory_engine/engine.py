@@ -80,8 +80,10 @@ if TYPE_CHECKING:
 class MemoryEngine:
     """Agent memory on Qdrant.
 
-    ``MemoryEngine(EngineConfig())`` opens the embedded default (a qdrant-edge
-    shard in the workspace, spans into the workspace warehouse);
+    ``MemoryEngine(EngineConfig())`` opens the embedded default store (a
+    qdrant-edge shard in the workspace); its spans go to ``span_processors``
+    only. :func:`memory_engine.workspace.open_workspace` builds the engine with
+    the workspace's exporters (DuckDB warehouse, OTLP) and the active embedding.
     ``MemoryEngine.in_memory()`` keeps nothing after :meth:`close`.
     ``embedder`` / ``store`` may be injected (a shared embedder lets many
     engines reuse one embedding cache); ``span_processors`` receive every span.
@@ -107,19 +109,9 @@ class MemoryEngine:
             store = make_store(cfg.storage, cfg.workspace, ephemeral=ephemeral)
         self.store = store
         self.store.ensure_collection(self.embedder.dim)
+        # exporters (workspace warehouse, OTLP) are attached by the composition root,
+        # memory_engine.workspace.open_workspace; the engine holds no warehouse
         self.tracing = Tracing(cfg.tracing.service_name, span_processors, enabled=cfg.tracing.enabled)
-        self.warehouse: Any = None
-        if not ephemeral and cfg.tracing.enabled and cfg.tracing.warehouse:
-            self._attach_warehouse()
-        if cfg.tracing.otlp_endpoint:
-            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-            from opentelemetry.sdk.trace.export import BatchSpanProcessor
-
-            from .observability.exporter import otlp_traces_url
-
-            self.tracing.add_processor(
-                BatchSpanProcessor(OTLPSpanExporter(endpoint=otlp_traces_url(cfg.tracing.otlp_endpoint)))
-            )
         self._config_hash = cfg.config_hash()
         # load jieba's dictionary and the tokenizer now, not inside the first span (it would
         # show up as a 1-2 s retrieval in the latency dashboards)
@@ -139,13 +131,6 @@ class MemoryEngine:
     ) -> MemoryEngine:
         """An engine whose store lives in a temporary shard removed on close; no warehouse export."""
         return cls(config, embedder=embedder, span_processors=span_processors, ephemeral=True)
-
-    def _attach_warehouse(self) -> None:
-        try:
-            from .observability.exporter import attach_warehouse_exporter
-        except ImportError:
-            return
-        self.warehouse = attach_warehouse_exporter(self)
 
     # ------------------------------------------------------------------ parts
     # store, embedder and config may be swapped (re-embedding switches store and model):
@@ -445,10 +430,10 @@ class MemoryEngine:
 
     def erase_user(self, user_id: str, *, tenant_id: str = "default") -> int:
         """Remove every record of the owner (all statuses, archived, every embedding
-        version) from the store (seed 002: GDPR-style erase) and, per
-        ``lifecycle.erase_warehouse`` (delete | pseudonymise | keep), the owner's
-        spans and verdicts from the workspace warehouse. Returns the count of
-        store records removed (``lifecycle.forget.erase_user`` gives full counts)."""
+        version) from the store (seed 002: GDPR-style erase). Returns the count of
+        store records removed. The store only: the owner's trace rows are erased,
+        pseudonymised or kept by :meth:`memory_engine.workspace.Workspace.erase_user`
+        (one mode, chosen by the caller), which calls this."""
         user_id, tenant_id = require_owner(user_id, tenant_id)
         with self.tracing.tracer.start_as_current_span(SPAN_FORGET) as span:
             flt = StoreFilter(tenant_id=tenant_id, user_id=user_id, statuses=None, include_archived=True)
@@ -458,12 +443,6 @@ class MemoryEngine:
             # the erase span must not re-introduce the erased id, nor an unsalted (guessable) hash of it:
             # it names no user (lifecycle.forget.erase_user emits the salted pseudonym)
             set_attrs(span, {"memory.tenant_id": tenant_id, "memory.erase": True, "memory.forgotten_count": len(ids)})
-        mode = self.config.lifecycle.erase_warehouse
-        if self.warehouse is not None and mode != "keep":
-            from .lifecycle.forget import erase_user_warehouse
-
-            self.tracing.force_flush()
-            erase_user_warehouse(self.warehouse, user_id, tenant_id=tenant_id, mode=mode)
         return len(ids)
 
     def health_report(self, *, tenant_id: str = "default", now: datetime | None = None) -> HealthReport:

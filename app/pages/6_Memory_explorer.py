@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # app/ holds the s
 import workbench_ui as ui  # noqa: E402
 
 from memory_engine import viz  # noqa: E402
-from memory_engine.lifecycle.forget import EraseMode, erase_user  # noqa: E402
+from memory_engine.lifecycle.forget import EraseMode  # noqa: E402
 
 ui.setup("Memory explorer")
 st.title("Memory explorer")
@@ -100,7 +100,7 @@ with c2:
         if confirm.strip() != user:
             st.warning("The confirmation does not match the user id.")
         else:
-            rep = erase_user(eng, user, tenant_id=tenant, warehouse=wh, mode=mode)
+            rep = ui.opened().erase_user(user, tenant_id=tenant, mode=mode)
             st.session_state["ex_flash"] = (f"Erased {user}: {rep.store} memories from the store, warehouse "
                                             f"{rep.warehouse_mode} {sum(rep.warehouse.values())} rows.")
             st.rerun()

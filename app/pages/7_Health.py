@@ -42,7 +42,7 @@ if not rep.alerts:
 for a in rep.alerts:
     st.warning(a)
 st.markdown("**Records behind the freshness component** (facts older than the freshness window are stale)")
-ages = viz.fact_ages_frame(facts, now=now.timestamp(), days=ui.FRESHNESS_DAYS)
+ages = viz.fact_ages_frame(facts, now=now.timestamp(), days=ui.health_config().freshness_days)
 st.dataframe(ages, hide_index=True, width="stretch")
 
 st.subheader("Service signals")

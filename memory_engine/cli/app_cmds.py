@@ -26,7 +26,9 @@ WorkspaceOpt = Annotated[
 
 
 def _workspace(ws: Path | None) -> Path:
-    p = Path(ws if ws is not None else os.environ.get("MEMWB_HOME", ".memwb")).resolve()
+    from memory_engine.workspace import workspace_root
+
+    p = workspace_root(ws).resolve()
     if p.exists() and not p.is_dir():
         typer.echo(f"workspace {p} is not a folder", err=True)
         raise typer.Exit(2)
@@ -129,12 +131,13 @@ def app_cmd(
     # the Streamlit server runs in this process, so the warehouse it opens is the one the owner holds, and
     # its pages use this engine, whose store the owner serves to engines in other processes
     from memory_engine.config import EngineConfig
-    from memory_engine.engine import MemoryEngine
     from memory_engine.observability.spool import register_engine
+    from memory_engine.workspace import open_workspace
 
     wh = Warehouse.open(ws)
     try:
-        engine = MemoryEngine(EngineConfig(workspace=str(ws)))
+        opened = open_workspace(EngineConfig(workspace=str(ws)), warehouse=wh)  # active embedding, exporters
+        engine = opened.engine
     except MemoryEngineError as e:
         typer.echo(f"cannot open the engine on {ws}: {e}", err=True)
         raise typer.Exit(2) from e
@@ -159,5 +162,5 @@ def app_cmd(
         code = int(e.code or 0) if isinstance(e.code, int | type(None)) else 1
     finally:
         owner.stop()
-        engine.close()
+        opened.close()
     raise typer.Exit(code)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -65,15 +67,20 @@ def config_cmd(
     console.print(f"config hash: {cfg.config_hash()}")
 
 
-def _engine(config: Path | None, sets: list[str] | None, workspace: Path | None):
-    from ..engine import MemoryEngine
+@contextlib.contextmanager
+def _engine(config: Path | None, sets: list[str] | None, workspace: Path | None) -> Iterator[Any]:
+    """The workspace's engine (active embedding applied, spans into its warehouse), closed on exit."""
+    from ..workspace import open_workspace
 
     cfg = cli_config(config, sets, workspace)
     try:
-        return MemoryEngine(cfg)
+        ws = open_workspace(cfg)
+        eng = ws.engine
     except MemoryEngineError as e:
         console.print(f"[red]cannot open the engine:[/red] {e}")
         raise typer.Exit(1) from e
+    with ws:
+        yield eng
 
 
 @app.command("add")

@@ -6,7 +6,9 @@ print a report (table or ``--json``), exit code 0 on success, 2 on bad input.
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import Iterator
 from dataclasses import asdict, is_dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,6 +19,7 @@ import typer
 from memory_engine.cli import app
 from memory_engine.config import EmbeddingSection, EngineConfig, load_config
 from memory_engine.errors import ConfigError, MemoryEngineError
+from memory_engine.workspace import workspace_paths
 
 lifecycle_app = typer.Typer(help="Memory lifecycle: archive/expiry/eviction job, forget, erase.", no_args_is_help=True)
 app.add_typer(lifecycle_app, name="lifecycle")
@@ -49,20 +52,20 @@ def _now(value: str | None) -> datetime | None:
     return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
 
 
-def _engine(cfg: EngineConfig):  # noqa: ANN202
-    """The workspace engine, honouring a previous `memwb reembed` switch (active_embedding.json)."""
-    from memory_engine.engine import MemoryEngine
-    from memory_engine.lifecycle.reembed import load_active_embedding
+@contextlib.contextmanager
+def _workspace(cfg: EngineConfig) -> Iterator[Any]:
+    """The opened workspace (active embedding applied, exporters attached), closed on exit."""
+    from memory_engine.workspace import open_workspace
 
-    active = load_active_embedding(cfg.workspace)
-    if active and active.get("backend"):
-        over: dict[str, Any] = {"embedding.backend": active["backend"], "embedding.model": active["model"]}
-        if active.get("storage_path"):
-            over["storage.path"] = active["storage_path"]
-        if active.get("collection"):
-            over["storage.collection"] = active["collection"]
-        cfg = cfg.with_overrides(over)
-    return MemoryEngine(cfg)
+    with open_workspace(cfg) as ws:
+        yield ws
+
+
+@contextlib.contextmanager
+def _engine(cfg: EngineConfig) -> Iterator[Any]:
+    """The workspace engine, honouring a previous `memwb reembed` switch (active_embedding.json)."""
+    with _workspace(cfg) as ws:
+        yield ws.engine
 
 
 def _emit(report: Any, as_json: bool, lines: list[str]) -> None:
@@ -151,8 +154,9 @@ def lifecycle_forget(
 def lifecycle_erase_user(
     user: str = typer.Argument(..., help="Owner to erase everywhere."),
     tenant: str = typer.Option("default", "--tenant", help="Owner's tenant."),
-    warehouse: str = typer.Option("delete", "--warehouse",
-                                  help="What happens to the owner's trace-warehouse rows: delete | pseudonymise | keep."),
+    warehouse: str | None = typer.Option(None, "--warehouse",
+                                         help="What happens to the owner's trace-warehouse rows: delete | pseudonymise | "
+                                              "keep (default lifecycle.erase_warehouse, i.e. delete)."),
     salt: str = typer.Option("", "--salt", envvar="MEMWB_PSEUDONYM_SALT",
                              help="Secret salt of the pseudonym (env MEMWB_PSEUDONYM_SALT)."),
     compact: bool = typer.Option(False, "--compact", help="Then rewrite the vector shard and the DuckDB file so the "
@@ -165,22 +169,15 @@ def lifecycle_erase_user(
 
     Also removed: the owner's dead letters, working-memory sessions and cached embeddings. Deleted data stays
     in the files until compaction (--compact)."""
-    from memory_engine.lifecycle.forget import EraseMode, erase_user
+    from memory_engine.lifecycle.forget import EraseMode
 
-    if warehouse not in {m.value for m in EraseMode}:
+    if warehouse is not None and warehouse not in {m.value for m in EraseMode}:
         raise _fail(f"--warehouse must be one of {', '.join(m.value for m in EraseMode)}")
     cfg = _config(config, sets)
     try:
-        with _engine(cfg) as eng:
-            wh = None
-            if warehouse != "keep":
-                from memory_engine.observability.warehouse import Warehouse, default_path
-
-                if default_path(cfg.workspace).exists():
-                    wh = eng.warehouse if eng.warehouse is not None and hasattr(eng.warehouse, "connection") \
-                        else Warehouse.open(cfg.workspace)
-            rep = erase_user(eng, user, tenant_id=tenant, warehouse=wh, mode=warehouse, salt=salt)
-            compacted = _compact(eng, wh) if compact else None
+        with _workspace(cfg) as ws:
+            rep = ws.erase_user(user, tenant_id=tenant, mode=warehouse, salt=salt)
+            compacted = _compact(ws.engine, ws.writer()) if compact else None
     except MemoryEngineError as e:
         raise _fail(f"erase failed: {e}", 1) from None
     lines = [f"erased {user!r}: {rep.store} store records; warehouse ({rep.warehouse_mode}): "
@@ -296,7 +293,7 @@ def replay_dead_letters_cmd(
     if mode not in {m.value for m in WriteMode}:
         raise _fail(f"--mode must be one of {', '.join(m.value for m in WriteMode)}")
     cfg = _config(config, sets)
-    p = path or Path(cfg.workspace) / "dead_letters.jsonl"
+    p = path or workspace_paths(cfg).dead_letters
     try:
         with _engine(cfg) as eng:
             rep = replay_dead_letters(eng, p, mode=mode)

@@ -29,7 +29,18 @@ WorkspaceOpt = Annotated[
 
 
 def _ws(ws: Path | None) -> Path:
-    return ws if ws is not None else Path(os.environ.get("MEMWB_HOME", ".memwb"))
+    from memory_engine.workspace import workspace_root
+
+    return workspace_root(ws)
+
+
+def _warehouse(ws: Path | None) -> Any:
+    """The workspace's warehouse, opened read-write (the caller closes it)."""
+    from memory_engine.workspace import open_workspace
+
+    wh = open_workspace(workspace=_ws(ws), active_embedding=False).warehouse
+    assert wh is not None  # a persistent workspace always has one
+    return wh
 
 
 def _fail(msg: str, code: int = 2) -> None:
@@ -252,10 +263,9 @@ def metrics_cmd(
 ) -> None:
     """Print the dashboard metrics (value with numerator/denominator; 'no data' for an empty window)."""
     from memory_engine.observability import metrics as m
-    from memory_engine.observability.warehouse import Warehouse
 
     f = m.Filters(_parse_time(since), _parse_time(until), tenant, user, service, config_hash)
-    wh = Warehouse.open(_ws(workspace))
+    wh = _warehouse(workspace)
     ref = _parse_time(now) or datetime.now(UTC)
     d = m.dashboard(wh, f, now=ref)
     if as_json:
@@ -275,9 +285,8 @@ def timeline_cmd(
 ) -> None:
     """Show one memory's life: write, retrievals (rank, score, routes), citations, verdicts, supersession."""
     from memory_engine.observability.explore import memory_timeline
-    from memory_engine.observability.warehouse import Warehouse
 
-    wh = Warehouse.open(_ws(workspace))
+    wh = _warehouse(workspace)
     tl = memory_timeline(wh, memory_id)
     if not tl.events:
         wh.close()
@@ -302,18 +311,19 @@ def health_cmd(
 
     Freshness and coverage are computed over structured facts (writes with --fact / fact=...),
     consistency compares facts with semantic memories: a store without facts shows "no data"."""
-    from memory_engine.observability.health import health_report, save_health_report
+    from memory_engine.observability.health import health_report_for, save_health_report
 
     ref_dt = _parse_time(now) or datetime.now(UTC)
     if input_file is None:
-        from memory_engine import EngineConfig, MemoryEngine
+        from memory_engine import EngineConfig
+        from memory_engine.workspace import open_workspace
 
         cfg = EngineConfig(workspace=str(_ws(workspace))).with_overrides({"tracing.warehouse": False})
         if key_attributes:
             cfg = cfg.with_overrides({"health.key_attributes": list(key_attributes)})
         try:
-            with MemoryEngine(cfg) as eng:
-                r = eng.health_report(tenant_id=tenant, now=ref_dt)
+            with open_workspace(cfg) as ws:
+                r = ws.health_report(tenant_id=tenant, now=ref_dt)
         except MemoryEngineError as e:
             _fail(f"cannot open the workspace store: {e}")
     else:
@@ -321,8 +331,10 @@ def health_cmd(
             data = json.loads(input_file.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as e:
             _fail(f"{input_file}: {e}")
-        r = health_report(data.get("memories", []), data.get("facts", []), now=ref_dt.timestamp(),
-                          key_attributes=tuple(key_attributes or ()))
+        from memory_engine import EngineConfig
+
+        r = health_report_for(data.get("memories", []), data.get("facts", []), EngineConfig().health,
+                              now=ref_dt.timestamp(), key_attributes=key_attributes or None)
     typer.echo(f"health {r.composite:.1f}/100" if r.composite is not None else "health: no data")
     for c in r.components:
         share = f"{c.share:.1%}" if c.share is not None else "no data"
@@ -333,9 +345,8 @@ def health_cmd(
     for a in r.alerts:
         typer.echo(f"ALERT {a}")
     if save:
-        from memory_engine.observability.warehouse import Warehouse
 
-        wh = Warehouse.open(_ws(workspace))
+        wh = _warehouse(workspace)
         save_health_report(wh, r)
         wh.close()
 

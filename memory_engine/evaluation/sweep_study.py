@@ -145,9 +145,9 @@ def default_study_name(spec: SweepSpec, base: EngineConfig, digest: str) -> str:
 
 def default_storage_url(workspace: str | os.PathLike[str]) -> str:
     """``sqlite:///<workspace>/sweeps.sqlite3`` (the folder is created)."""
-    p = Path(workspace).resolve()
-    p.mkdir(parents=True, exist_ok=True)
-    return f"sqlite:///{p / 'sweeps.sqlite3'}"
+    from ..workspace import workspace_paths
+
+    return workspace_paths(workspace).sweep_storage_url()
 
 
 def open_storage(url: str | None) -> Any:

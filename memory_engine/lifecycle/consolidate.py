@@ -51,6 +51,7 @@ from ..models import MemoryRecord, MemoryType, Source
 from ..observability.tracing import SPAN_CONSOLIDATE, set_attrs
 from ..store.base import StoreFilter
 from ..validation import epoch_now, require_owner
+from ..workspace import workspace_paths
 from ..write.dedup import identity
 from ..write.records import build_record, deprecate_patch, upsert_records
 from ..write.supersede import SubjectRule
@@ -387,7 +388,7 @@ class ConsolidationTrigger:
         self.after_events = self.after_events or lc.consolidate_after_events
         self.after_hours = self.after_hours or lc.consolidate_after_hours
         if self.state_path is None and not getattr(self.eng, "ephemeral", True):
-            self.state_path = Path(self.eng.config.workspace) / "consolidation_state.json"
+            self.state_path = workspace_paths(self.eng.config).consolidation_state
         self._lock = threading.Lock()
         self._state: dict[tuple[str, str], _UserState] = {}
         if self.state_path and Path(self.state_path).exists():

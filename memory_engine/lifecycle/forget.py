@@ -28,6 +28,7 @@ from ..models import MemoryType
 from ..observability.tracing import SPAN_FORGET, set_attrs
 from ..store.base import StoreFilter
 from ..validation import epoch_now, require_owner
+from ..workspace import workspace_paths
 
 if TYPE_CHECKING:
     from ..observability.warehouse import Warehouse
@@ -295,44 +296,41 @@ def erase_user(
 ) -> EraseReport:
     """GDPR-style erase (seed 002): every record of the owner leaves the vector
     store (all statuses, archived, every embedding version), then the owner's
-    warehouse rows are deleted or pseudonymised (``mode``; ``keep`` leaves them).
+    rows in ``warehouse`` are deleted or pseudonymised (``mode``; ``keep`` leaves them).
 
-    ``warehouse`` defaults to the engine's own (``eng.warehouse``; None for
-    in-memory engines). The engine's spans are flushed into the warehouse
-    before it is cleaned, so the erase's own ``memory.forget`` span is erased
-    too; the summary span this function emits carries only the pseudonym.
-    Returns an :class:`EraseReport` with counts.
+    This is the one place an owner is erased across store and warehouse; the
+    workspace (:meth:`memory_engine.workspace.Workspace.erase_user`) calls it
+    with its warehouse and the caller's mode. ``warehouse`` None (an in-memory
+    engine, or no warehouse file) touches the store only and reports mode
+    ``none``. The engine's spans are flushed into the warehouse before it is
+    cleaned, so the erase's own ``memory.forget`` span is erased too; the
+    summary span this function emits carries only the pseudonym.
+    Returns an :class:`EraseReport` with counts. Raises ValidationError for a
+    missing owner or an unknown mode, before anything is deleted.
     """
     user_id, tenant_id = require_owner(user_id, tenant_id)
+    try:
+        m = EraseMode(getattr(mode, "value", mode))
+    except ValueError as e:
+        raise ValidationError(f"unknown erase mode {mode!r}; valid: {', '.join(x.value for x in EraseMode)}",
+                              field="mode") from e
     ts = epoch_now(now)
     cfg = getattr(eng, "config", None)
     salt = salt or workspace_salt(getattr(cfg, "workspace", None))  # never an unsalted, guessable hash
     texts = owner_texts(eng, user_id, tenant_id) if hasattr(eng, "store") else []
     n_store = eng.erase_user(user_id, tenant_id=tenant_id)
     elsewhere = erase_process_state(eng, user_id, tenant_id, texts=texts) if cfg is not None else {}
-    wh = warehouse if warehouse is not None else _engine_warehouse(eng)
     counts: dict[str, int] = {}
     alias = None
-    m = EraseMode(mode) if mode in {x.value for x in EraseMode} else mode
-    if wh is not None:
+    if warehouse is not None:
         eng.tracing.force_flush()
-        counts, alias = erase_user_warehouse(wh, user_id, tenant_id=tenant_id, mode=m, salt=salt)
-    elif m not in (EraseMode.DELETE, EraseMode.PSEUDONYMISE, EraseMode.KEEP):
-        raise ValidationError(f"unknown erase mode {mode!r}", field="mode")
+        counts, alias = erase_user_warehouse(warehouse, user_id, tenant_id=tenant_id, mode=m, salt=salt)
     with eng.tracing.tracer.start_as_current_span(SPAN_FORGET) as span:
         set_attrs(span, {"memory.tenant_id": tenant_id, "memory.user_id": pseudonym(user_id, tenant_id, salt),
-                         "memory.erase": True, "memory.forgotten_count": n_store, "memory.erase_mode": str(m),
+                         "memory.erase": True, "memory.forgotten_count": n_store, "memory.erase_mode": m.value,
                          "memory.erase_warehouse_rows": sum(counts.values()), "memory.erase_at": ts})
-    return EraseReport(tenant_id=tenant_id, store=n_store, warehouse_mode=str(m) if wh is not None else "none",
+    return EraseReport(tenant_id=tenant_id, store=n_store, warehouse_mode=m.value if warehouse is not None else "none",
                        warehouse=counts, pseudonym=alias, elsewhere=elsewhere)
-
-
-def _engine_warehouse(eng: Eraser) -> Warehouse | None:
-    wh = getattr(eng, "warehouse", None)
-    if wh is None:
-        return None
-    # the exporter object may wrap the warehouse
-    return wh if hasattr(wh, "connection") else getattr(wh, "warehouse", None)
 
 
 def owner_texts(eng: Any, user_id: str, tenant_id: str) -> list[str]:
@@ -352,7 +350,7 @@ def erase_process_state(
     from ..working import sessions_for
 
     counts: dict[str, int] = {}
-    dl = Path(dead_letters) if dead_letters is not None else Path(eng.config.workspace) / "dead_letters.jsonl"
+    dl = Path(dead_letters) if dead_letters is not None else workspace_paths(eng.config).dead_letters
     counts["dead_letters"] = purge_dead_letters(dl, user_id, tenant_id=tenant_id)
     counts["working_sessions"] = sessions_for(eng).drop_user(user_id, tenant_id=tenant_id)
     emb = getattr(eng, "embedder", None)

@@ -38,6 +38,7 @@ from ..embedding import CachedEmbedder
 from ..errors import ReembedError, StoreError, ValidationError
 from ..observability.tracing import SPAN_CONSOLIDATE, set_attrs
 from ..store.base import ScoredPayload, StoredPoint, StoreFilter, VectorStore
+from ..workspace import ACTIVE_EMBEDDING_FILE, workspace_paths
 from ..write.records import payload_point
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
 __all__ = ["ACTIVE_FILE", "ReembedError", "ReembedReport", "load_active_embedding", "reembed", "target_store_for"]
 
 #: file in the workspace naming the active embedding and its store
-ACTIVE_FILE = "active_embedding.json"
+ACTIVE_FILE = ACTIVE_EMBEDDING_FILE
 
 
 
@@ -98,8 +99,7 @@ def target_store_for(eng: Host, version: str) -> tuple[VectorStore, str]:
     if getattr(eng, "ephemeral", False):
         st = EdgeStore(ephemeral=True)
         return st, str(st.path)
-    base = Path(cfg.path) if cfg.path else Path(eng.config.workspace) / "qdrant"
-    path = base.with_name(f"{base.name}-{slug}")
+    path = workspace_paths(eng.config).reembed_shard(slug)
     return EdgeStore(path), str(path)
 
 

@@ -56,6 +56,7 @@ from ..validation import (
     require_role,
     require_text,
 )
+from ..workspace import workspace_paths
 from ..write import rules
 from ..write.records import build_record, upsert_records
 
@@ -305,7 +306,7 @@ class AsyncWriter:
         self.idle_exit_s = idle_exit_s
         self.on_result = on_result
         self._apply = apply or _APPLIERS[self.mode]
-        dl = Path(dead_letter_path) if dead_letter_path else Path(eng.config.workspace) / "dead_letters.jsonl"
+        dl = Path(dead_letter_path) if dead_letter_path else workspace_paths(eng.config).dead_letters
         self.dead_letters = _DeadLetters(dl, getattr(getattr(eng, "write_pipeline", None), "clean", None))
         self._workers: dict[tuple[str, str], _Worker] = {}
         self._lock = threading.Lock()

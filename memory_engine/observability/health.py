@@ -238,6 +238,27 @@ def health_report(
                         extra={"users": len(users), "memories": len(memories), "facts": len(facts)})  # fmt: skip
 
 
+def health_report_for(
+    memories: Sequence[Mapping[str, Any]],
+    facts: Sequence[Mapping[str, Any]],
+    section: Any,
+    *,
+    now: float,
+    key_attributes: Sequence[str] | None = None,
+) -> HealthReport:
+    """:func:`health_report` weighted and thresholded by a ``HealthSection``
+    (``config.health``): the one way the engine, ``memwb health`` and the app's
+    Health page score a store, so they agree. ``key_attributes`` overrides
+    ``section.key_attributes``; ``now`` is epoch seconds."""
+    keys = section.key_attributes if key_attributes is None else key_attributes
+    return health_report(
+        memories, facts, now=now, key_attributes=tuple(keys),
+        weights=HealthWeights(section.weight_freshness, section.weight_coverage, section.weight_consistency),
+        freshness_days=section.freshness_days, freshness_alert=section.freshness_alert,
+        coverage_alert=section.coverage_alert, composite_alert=section.composite_alert,
+    )  # fmt: skip
+
+
 def save_health_report(wh: Any, report: HealthReport) -> None:
     """Append a report (and its alert entries) to the warehouse ``health_reports`` table."""
     from dataclasses import asdict

@@ -116,9 +116,11 @@ class IngestionHealth:
 
 
 def default_path(workspace: str | os.PathLike[str] | None = None) -> Path:
-    """``<workspace>/warehouse.duckdb``; workspace defaults to ``$MEMWB_HOME`` or ``.memwb``."""
-    ws = Path(workspace if workspace is not None else os.environ.get("MEMWB_HOME", ".memwb"))
-    return ws / WAREHOUSE_FILE
+    """``<workspace>/warehouse.duckdb``; workspace defaults to ``$MEMWB_HOME`` or ``.memwb``
+    (resolved by :mod:`memory_engine.workspace`)."""
+    from ..workspace import workspace_root
+
+    return workspace_root(workspace) / WAREHOUSE_FILE
 
 
 def _dumps(v: Any) -> str:
@@ -196,6 +198,14 @@ class Warehouse:
             if hold and not read_only:
                 cls._shared[key] = wh
             return wh
+
+    @classmethod
+    def shared(cls, workspace: str | os.PathLike[str] | None = None) -> Warehouse | None:
+        """The read-write instance of the workspace's file already open in this process, or None."""
+        key = str(default_path(workspace).resolve())
+        with cls._shared_lock:
+            wh = cls._shared.get(key)
+            return wh if wh is not None and wh._root is not None else None
 
     def _connect(self) -> duckdb.DuckDBPyConnection:
         deadline = time.monotonic() + self.lock_timeout_s

@@ -47,7 +47,9 @@ def make_store(cfg: StorageSection, workspace: str | Path, ephemeral: bool = Fal
 
         if ephemeral:
             return EdgeStore(ephemeral=True)
-        path = Path(cfg.path) if cfg.path else Path(workspace) / "qdrant"
+        from ..workspace import WorkspacePaths, workspace_root
+
+        path = WorkspacePaths(workspace_root(workspace), cfg.path).qdrant
         try:
             return EdgeStore(path)
         except StoreError as e:
