@@ -183,8 +183,10 @@ def _int(body: Mapping[str, Any], name: str) -> int | None:
 
 
 # --- the app ---------------------------------------------------------------------------------------------
-def create_service_app(engine: Any, keys: ApiKeys) -> Starlette:
-    """The Starlette app serving ``engine`` to the holders of ``keys``."""
+def create_service_app(engine: Any, keys: ApiKeys, *, workspace: Any = None) -> Starlette:
+    """The Starlette app serving ``engine`` to the holders of ``keys``. With ``workspace`` (the
+    :class:`~memory_engine.workspace.Workspace` the engine belongs to) an erase also reaches the
+    owner's warehouse rows (mode ``lifecycle.erase_warehouse``); without, the store only."""
 
     def tenant_or_error(request: Request, body: Mapping[str, Any] | None = None) -> str | JSONResponse:
         auth = request.headers.get("authorization", "")
@@ -275,7 +277,11 @@ def create_service_app(engine: Any, keys: ApiKeys) -> Starlette:
 
     def erase(request: Request, body: dict[str, Any], tenant: str) -> Any:
         user = request.path_params["user_id"]
-        return {"user_id": user, "erased": engine.erase_user(user, tenant_id=tenant)}
+        if workspace is None:
+            return {"user_id": user, "erased": engine.erase_user(user, tenant_id=tenant)}
+        rep = workspace.erase_user(user, tenant_id=tenant)
+        return {"user_id": user, "erased": rep.store, "warehouse_mode": rep.warehouse_mode,
+                "warehouse_rows": sum(rep.warehouse.values())}
 
     async def health(request: Request) -> JSONResponse:
         return JSONResponse({"status": "ok", "tenants": len(keys.tenants)})
@@ -299,10 +305,11 @@ def create_service_app(engine: Any, keys: ApiKeys) -> Starlette:
 class Service:
     """Runs the service with uvicorn in a background thread (``port=0``: a free port, read :attr:`port`)."""
 
-    def __init__(self, engine: Any, keys: ApiKeys, *, host: str = "127.0.0.1", port: int = 8765) -> None:
+    def __init__(self, engine: Any, keys: ApiKeys, *, host: str = "127.0.0.1", port: int = 8765,
+                 workspace: Any = None) -> None:
         import uvicorn
 
-        self.app = create_service_app(engine, keys)
+        self.app = create_service_app(engine, keys, workspace=workspace)
         self.host = host
         self.port = port
         # access_log off: a request line never reaches a log (keys travel in headers, but be safe with query strings)

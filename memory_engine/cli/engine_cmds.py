@@ -68,19 +68,27 @@ def config_cmd(
 
 
 @contextlib.contextmanager
-def _engine(config: Path | None, sets: list[str] | None, workspace: Path | None) -> Iterator[Any]:
-    """The workspace's engine (active embedding applied, spans into its warehouse), closed on exit."""
+def _workspace(config: Path | None, sets: list[str] | None, workspace: Path | None) -> Iterator[Any]:
+    """The opened workspace with its engine built (active embedding applied, spans into its warehouse),
+    closed on exit; exit code 1 when the engine cannot be opened."""
     from ..workspace import open_workspace
 
     cfg = cli_config(config, sets, workspace)
     try:
         ws = open_workspace(cfg)
-        eng = ws.engine
+        ws.engine  # noqa: B018 - open now, so a failure is reported here
     except MemoryEngineError as e:
         console.print(f"[red]cannot open the engine:[/red] {e}")
         raise typer.Exit(1) from e
     with ws:
-        yield eng
+        yield ws
+
+
+@contextlib.contextmanager
+def _engine(config: Path | None, sets: list[str] | None, workspace: Path | None) -> Iterator[Any]:
+    """The workspace's engine, closed on exit (see :func:`_workspace`)."""
+    with _workspace(config, sets, workspace) as ws:
+        yield ws.engine
 
 
 @app.command("add")
@@ -186,11 +194,8 @@ def serve_cmd(
     except ConfigError as e:
         console.print(f"[red]config error:[/red] {e}")
         raise typer.Exit(2) from e
-    eng = _engine(config, set_, workspace)
-    svc = Service(eng, keys, host=host, port=port)
-    console.print(f"memwb serve: http://{host}:{port} ({len(keys.tenants)} tenants, {len(keys)} keys); "
-                  f"schema at /openapi.json. Ctrl-C stops.")  # fmt: skip
-    try:
+    with _workspace(config, set_, workspace) as ws:
+        svc = Service(ws.engine, keys, host=host, port=port, workspace=ws)
+        console.print(f"memwb serve: http://{host}:{port} ({len(keys.tenants)} tenants, {len(keys)} keys); "
+                      f"schema at /openapi.json. Ctrl-C stops.")  # fmt: skip
         svc.serve()
-    finally:
-        eng.close()

@@ -1,7 +1,7 @@
 """In-process span export: the engine's spans into the warehouse, OTLP optional.
 
 :class:`DuckDBSpanExporter` is a real ``opentelemetry.sdk.trace.export.SpanExporter``;
-the engine wraps it in a ``BatchSpanProcessor`` (tests may use
+the workspace (``memory_engine.workspace.attach_exporters``) wraps it in a ``BatchSpanProcessor`` (tests may use
 ``SimpleSpanProcessor``). :func:`span_processors` builds the processors the
 tracing config asks for: the warehouse exporter, a standard OTLP/HTTP exporter
 (any collector, Phoenix, Langfuse), or both.
@@ -110,23 +110,3 @@ def span_processors(
 
         out.append(wrap(OTLPSpanExporter(endpoint=otlp_traces_url(endpoint))))
     return out
-
-
-def attach_warehouse_exporter(engine: Any, *, batch: bool = True) -> Any:
-    """Hook for ``MemoryEngine``: open the workspace warehouse (shared per process)
-    and add a ``BatchSpanProcessor(DuckDBSpanExporter)`` to ``engine.tracing``.
-
-    ``engine`` needs ``config.workspace`` and ``tracing.add_processor``.
-    Returns the warehouse (the engine keeps it as ``engine.warehouse``), or a
-    :class:`~.spool.SpoolWriter` when another process owns the workspace.
-    Raises :class:`~memory_engine.errors.WarehouseError` when the file cannot be opened.
-    """
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-
-    from .spool import open_writer
-
-    # beside a running app (the workspace's owner) spans go through its spool instead of the file lock
-    wh = open_writer(engine.config.workspace)
-    wrap = BatchSpanProcessor if batch else SimpleSpanProcessor
-    engine.tracing.add_processor(wrap(DuckDBSpanExporter(wh)))
-    return wh

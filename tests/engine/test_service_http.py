@@ -145,3 +145,25 @@ def test_key_loading(tmp_path, monkeypatch):
         "acme", "acme", "globex", "initech", None, None]
     with pytest.raises(ConfigError):
         load_keys(None, env={})
+
+
+def test_http_erase_reaches_the_workspace_warehouse(tmp_path, embedder):
+    # memwb serve runs on an opened workspace: DELETE /v1/users/{id} erases the owner's trace rows too
+    from memory_engine import EngineConfig
+    from memory_engine.workspace import open_workspace
+
+    cfg = EngineConfig(workspace=str(tmp_path / "ws")).with_overrides({"lifecycle.erase_warehouse": "pseudonymise"})
+    with open_workspace(cfg, embedder=embedder) as ws:
+        svc = Service(ws.engine, ApiKeys({_key("t1"): "t1"}), port=0, workspace=ws).start()
+        try:
+            with httpx.Client(base_url=svc.url, timeout=60) as client:
+                body = {"user_id": "u1", "text": "I live in Lisbon and I prefer window seats on flights."}
+                assert client.post("/v1/memories", json=body, headers=_h("t1")).json()["outcome"] == "stored"
+                ws.flush()
+                assert ws.warehouse.fetchone("SELECT count(*) FROM writes WHERE user_id = 'u1'")[0] == 1
+                out = client.delete("/v1/users/u1", headers=_h("t1")).json()
+        finally:
+            svc.stop()
+        assert out["erased"] == 1 and out["warehouse_mode"] == "pseudonymise" and out["warehouse_rows"] >= 2
+        assert ws.warehouse.fetchone("SELECT count(*) FROM writes WHERE user_id = 'u1'")[0] == 0
+        assert ws.warehouse.fetchone("SELECT count(*) FROM writes WHERE content IS NULL")[0] == 1

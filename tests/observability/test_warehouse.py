@@ -173,15 +173,18 @@ def test_sdk_proto_and_json_decoders_agree_for_every_enum(kind, code):
     assert child.kind == kind.name and child.kind in SPAN_KINDS and child.status_code == code.name
 
 
-def test_attach_warehouse_exporter_hook_exports_engine_spans(tmp_path):
+def test_attach_exporters_exports_engine_spans(tmp_path):
     from types import SimpleNamespace
 
-    from memory_engine.observability.exporter import attach_warehouse_exporter
+    from memory_engine.config import TracingSection
     from memory_engine.observability.synthetic import emit_write
     from memory_engine.observability.tracing import Tracing
+    from memory_engine.workspace import attach_exporters
 
-    eng = SimpleNamespace(config=SimpleNamespace(workspace=str(tmp_path)), tracing=Tracing("memwb"))
-    wh = attach_warehouse_exporter(eng)
+    eng = SimpleNamespace(config=SimpleNamespace(workspace=str(tmp_path), tracing=TracingSection()),
+                          tracing=Tracing("memwb"))
+    wh = Warehouse.open(tmp_path)
+    attach_exporters(eng, wh)
     try:
         emit_write(eng.tracing.tracer, at_ns=10**18, user_id="u", memory_id="m1")
         eng.tracing.force_flush()
