@@ -55,7 +55,7 @@ class Adder(Host, Protocol):
 
 
 class Eraser(Host, Protocol):
-    """A host that erases every record of an owner from its store (and its warehouse, when it has one)."""
+    """A host that erases every record of an owner from its store."""
 
     def erase_user(self, user_id: str, *, tenant_id: str = "default") -> int: ...
 
