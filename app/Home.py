@@ -15,7 +15,7 @@ c2.metric("First span (UTC)", s.first.strftime("%Y-%m-%d %H:%M") if s.first else
 c3.metric("Last span (UTC)", s.last.strftime("%Y-%m-%d %H:%M") if s.last else "no data")
 st.subheader("Sources")
 if s.sources:
-    st.table([{"source": src, "meaning": ui.demo.describe_source(src), "spans": n} for src, n in s.sources])
+    st.table([{"source": src, "meaning": ui.q.describe_source(src), "spans": n} for src, n in s.sources])
 else:
     st.write("No spans yet: run the engine, ingest an OTLP file (Ingest page) or point an agent's OTLP exporter at the app (Ingest page shows the URL).")
 st.subheader("Pages")

@@ -1,9 +1,11 @@
 """Layout helpers shared by the workbench pages (Streamlit only, no SQL, no scoring).
 
-One engine and one warehouse per process (``st.cache_resource``); query
-results cached with ``st.cache_data`` keyed on the warehouse's change marker
-(:func:`memory_engine.demo.workspace_summary`), so a new span, verdict, eval
-run or sweep trial invalidates them.
+One opened workspace per process (``st.cache_resource``; the composition root
+:func:`memory_engine.workspace.open_workspace` gives the engine and warehouse);
+pages read data through the one query layer :mod:`memory_engine.observability.explore`
+(``ui.q``), cached with ``st.cache_data`` keyed on the warehouse's change marker
+(:func:`~memory_engine.observability.explore.workspace_summary`), so a new span,
+verdict, eval run or sweep trial invalidates them.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ if str(ROOT) not in sys.path:  # pages run with app/ as cwd-independent scripts
     sys.path.insert(0, str(ROOT))
 
 from memory_engine import demo  # noqa: E402
+from memory_engine.models import now_utc  # noqa: E402, F401 - the pages' wall clock
+from memory_engine.observability import explore as q  # noqa: E402 - the query layer the pages read
 from memory_engine.viz import Tile  # noqa: E402
 
 PAGE_TITLE = "memwb workbench"
@@ -83,7 +87,7 @@ def ensure_workspace() -> None:
         frac = p.done / p.total if p.total else 1.0
         bar.progress(min(1.0, frac), text=f"{p.stage}: {p.done}/{p.total} {p.message}")
 
-    rep = demo.build_demo(ws, now=demo.now_utc(), progress=tick)
+    rep = demo.build_demo(ws, now=now_utc(), progress=tick)
     st.success(f"Demo built in {rep.duration_s:.0f} s: {rep.writes} writes, {rep.retrievals} retrievals, "
                f"{rep.answers} answers, {rep.spans_stored} spans.")  # fmt: skip
     for n in rep.notes:
@@ -91,11 +95,11 @@ def ensure_workspace() -> None:
     st.rerun()
 
 
-def summary() -> demo.WorkspaceSummary:
-    return demo.workspace_summary(warehouse())
+def summary() -> q.WorkspaceSummary:
+    return q.workspace_summary(warehouse())
 
 
-def provenance(s: demo.WorkspaceSummary | None = None) -> demo.WorkspaceSummary:
+def provenance(s: q.WorkspaceSummary | None = None) -> q.WorkspaceSummary:
     """Caption naming where the page's data comes from; returns the summary."""
     s = s or summary()
     st.caption(f"Data: {s.provenance} · workspace `{workspace()}`")
@@ -107,7 +111,7 @@ def _cached(version: tuple[Any, ...], name: str, key: str, _fn: Callable[[], Any
     return _fn()
 
 
-def cached(s: demo.WorkspaceSummary, name: str, key: Any, fn: Callable[[], Any]) -> Any:
+def cached(s: q.WorkspaceSummary, name: str, key: Any, fn: Callable[[], Any]) -> Any:
     """``fn()`` cached until the warehouse changes (``s.version``); ``name``/``key`` identify the call."""
     return _cached(tuple(str(x) for x in s.version), name, repr(key), fn)
 
@@ -118,7 +122,7 @@ def tile(col: Any, t: Tile) -> None:
     col.caption(t.detail)
 
 
-def sidebar_filters(s: demo.WorkspaceSummary, *, default_days: int = 7) -> tuple[Any, Any, dict[str, Any]]:
+def sidebar_filters(s: q.WorkspaceSummary, *, default_days: int = 7) -> tuple[Any, Any, dict[str, Any]]:
     """Filter widgets (tenant, user, service, config hash, date range) in the sidebar.
 
     Returns the ``Filters`` of the chosen window, those of the previous window
@@ -127,7 +131,7 @@ def sidebar_filters(s: demo.WorkspaceSummary, *, default_days: int = 7) -> tuple
     from memory_engine.observability.metrics import Filters
 
     wh = warehouse()
-    opts = cached(s, "filter_options", (), lambda: demo.filter_options(wh))
+    opts = cached(s, "filter_options", (), lambda: q.filter_options(wh))
     sb = st.sidebar
     sb.header("Filters")
     choice: dict[str, Any] = {}
@@ -221,7 +225,7 @@ def health_config() -> Any:
 
 
 def health(
-    s: demo.WorkspaceSummary, now: datetime, *, tenant: str | None = None, user: str | None = None
+    s: q.WorkspaceSummary, now: datetime, *, tenant: str | None = None, user: str | None = None
 ) -> tuple[Any, list[dict[str, Any]]]:
     """Health report of the store snapshot (owners seen in the warehouse, restricted to ``tenant`` /
     ``user`` when given, like the page's other numbers), scored with ``config.health`` like
@@ -229,9 +233,9 @@ def health(
     from memory_engine.observability.health import health_report_for
 
     def run() -> tuple[Any, list[dict[str, Any]]]:
-        owners = [(t, u) for t, u in demo.known_owners(warehouse())
+        owners = [(t, u) for t, u in q.known_owners(warehouse())
                   if (tenant is None or t == tenant) and (user is None or u == user)]  # fmt: skip
-        memories, facts = demo.health_inputs(engine(), owners)
+        memories, facts = q.health_inputs(engine(), owners)
         return health_report_for(memories, facts, health_config(), now=now.timestamp()), facts
 
     return cached(s, "health.report", (now, tenant, user), run)

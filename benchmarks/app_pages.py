@@ -90,9 +90,10 @@ def main() -> None:
         print(f"{page:34s} {cold:8.2f} {warm:14.2f} {rerun:8.2f}")
     if a.demo:
         from memory_engine import demo
+        from memory_engine.models import now_utc
 
         dws = Path(tempfile.mkdtemp(prefix="memwb-demo-"))
-        rep = demo.build_demo(dws, now=demo.now_utc())
+        rep = demo.build_demo(dws, now=now_utc())
         print(f"demo build (full default options): {rep.duration_s:.1f} s; {rep.cases} cases, {rep.writes} writes, "
               f"{rep.retrievals} retrievals, {rep.spans_stored} spans; notes: {list(rep.notes)}")
 

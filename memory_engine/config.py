@@ -541,6 +541,22 @@ def parse_overrides(items: Iterable[str]) -> dict[str, str]:
     return out
 
 
+def parse_override_lines(text: str) -> dict[str, str]:
+    """``dotted.key=value`` lines (blank lines and ``#`` comments skipped), e.g. from a
+    text box, as {dotted key: raw value} for :meth:`EngineConfig.with_overrides`.
+    Raises ConfigError naming the 1-based line that has no ``=``."""
+    out: dict[str, str] = {}
+    for i, raw in enumerate((text or "").splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if "=" not in line:
+            raise ConfigError(f"line {i}: expected dotted.key=value, got {line!r}", key=f"line {i}")
+        k, v = line.split("=", 1)
+        out[k.strip()] = v.strip()
+    return out
+
+
 def load_config(path: str | Path | None = None, sets: Iterable[str] = ()) -> EngineConfig:
     """The config a command line describes: a TOML file (or the defaults) plus
     ``--set dotted.key=value`` overrides. Raises ConfigError naming the key/file."""

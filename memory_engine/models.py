@@ -53,6 +53,11 @@ def from_epoch(ts: float | None) -> datetime | None:
     return None if ts is None else datetime.fromtimestamp(ts, tz=UTC)
 
 
+def now_utc() -> datetime:
+    """Wall clock (UTC) for callers at the edge (CLI, app); library functions take ``now``."""
+    return datetime.now(UTC)
+
+
 @dataclass(frozen=True)
 class MemoryRecord:
     """One stored memory. Times are epoch seconds; ``archived_at`` set = soft-deleted."""

@@ -18,7 +18,7 @@ st.title("Overview")
 s = ui.provenance()
 wh = ui.warehouse()
 cur, prev, choice = ui.sidebar_filters(s, default_days=14)
-now = ui.demo.now_utc().replace(minute=0, second=0, microsecond=0)  # hour granularity keeps the cache warm
+now = ui.now_utc().replace(minute=0, second=0, microsecond=0)  # hour granularity keeps the cache warm
 
 
 

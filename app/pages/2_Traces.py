@@ -29,7 +29,7 @@ if st.session_state.get("tr_last_search") != (search, cur):  # a new search star
     st.session_state["tr_page"] = 0
 page_no = st.session_state.get("tr_page", 0)
 page = ui.cached(s, "traces.list", (cur, search, page_no),
-                 lambda: ui.demo.list_retrievals(wh, cur, search=search, limit=PAGE, offset=page_no * PAGE))
+                 lambda: ui.q.list_retrievals(wh, cur, search=search, limit=PAGE, offset=page_no * PAGE))
 n_pages = max(1, -(-page.total // PAGE))
 if page_no >= n_pages:
     page_no = st.session_state["tr_page"] = 0
@@ -50,7 +50,7 @@ if not page.rows:
             st.caption(f"{len(others)} traces of any kind match {search!r}:")
             ui.trace_link(search, "Open them in the Trace view")
     st.stop()
-table = pd.DataFrame(page.rows)
+table = pd.DataFrame(page.records()).rename(columns={"at": "started_at", "cited_count": "cited"})
 # the short columns first, so that a long query text does not push them out of view
 event = st.dataframe(table[["started_at", "user_id", "retrieved_count", "cited", "latency_ms", "degraded", "query",
                             "span_id"]], hide_index=True, width="stretch", on_select="rerun",
@@ -62,7 +62,7 @@ if not sel:
     st.caption("Showing the newest retrieval with hits on this page; select a row to open another.")
 span_id = st.text_input("Retrieval span id", value=default_span, key=f"tr_span_{default_span}").strip()
 
-detail = ui.cached(s, "traces.detail", span_id, lambda: ui.demo.retrieval_detail(wh, span_id))
+detail = ui.cached(s, "traces.detail", span_id, lambda: ui.q.retrieval_detail(wh, span_id))
 if detail is None:
     st.warning(f"No retrieval with span id {span_id!r}.")
     st.stop()
@@ -71,7 +71,7 @@ st.subheader("Retrieval")
 c = st.columns(4)
 c[0].metric("Latency", f"{r['latency_ms']:.1f} ms")
 c[1].metric("Hits", r.get("retrieved_count") or 0)
-c[2].metric("Cited", sum(1 for h in detail.hits if h["cited"]))
+c[2].metric("Cited", sum(1 for h in detail.hits if h.cited))
 c[3].metric("Degraded", "yes" if r.get("degraded") else "no")
 st.markdown(f"**Query** ({r.get('user_id')} / {r.get('tenant_id')}, {r['started_at']:%Y-%m-%d %H:%M:%S} UTC, "
             f"top_k {r.get('top_k')}, fusion {r.get('fusion')}, config `{r.get('config_hash')}`)")
@@ -79,7 +79,7 @@ st.write(r.get("query") or "(not recorded)")
 ui.trace_link(r["trace_id"], f"Whole trace {r['trace_id']} (span tree, timeline)")
 if r.get("rewritten_query"):
     st.caption(f"rewritten: {r['rewritten_query']}")
-hits = pd.DataFrame(detail.hits, columns=["rank", "memory_id", "score", "routes", "content", "cited"])
+hits = pd.DataFrame(detail.hit_records(), columns=["rank", "memory_id", "score", "routes", "content", "cited"])
 st.plotly_chart(viz.hits_figure(hits), width="stretch", key="tr_hits")
 st.dataframe(hits, hide_index=True, width="stretch")
 
@@ -96,17 +96,17 @@ if detail.writes and not detail.writes_in_window:
                "before the retrieval:")
 if detail.writes:
     # the write's reason is not only a rejection reason (e.g. "supersedes", "promoted_candidate")
-    writes = pd.DataFrame(detail.writes).rename(columns={"reject_reason": "reason"})
+    writes = pd.DataFrame(detail.writes).rename(columns={"reject_reason": "reason", "at": "written_at"})
     st.dataframe(writes[["written_at", "after_retrieval", "outcome", "reason", "memory_id", "superseded_ids",
                          "memory_type", "content"]], hide_index=True, width="stretch")  # fmt: skip
 else:
     st.caption("No writes of this user in the week before or the day after.")
 
 st.subheader("A memory's life")
-choices = [h["memory_id"] for h in detail.hits] + [w["memory_id"] for w in detail.writes if w.get("memory_id")]
+choices = [h.memory_id for h in detail.hits] + [w["memory_id"] for w in detail.writes if w.get("memory_id")]
 mem = st.selectbox("Memory", list(dict.fromkeys(choices)), key="tr_mem") if choices else None
 if mem:
-    life = ui.cached(s, "traces.life", mem, lambda: ui.demo.memory_timeline(wh, mem))
+    life = ui.cached(s, "traces.life", mem, lambda: ui.q.memory_timeline(wh, mem).records())
     if life:
         st.dataframe(pd.DataFrame(life)[["at", "event", "what", "detail", "text", "span_id"]], hide_index=True,
                      width="stretch")

@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # app/ holds the s
 import workbench_ui as ui  # noqa: E402
 
 from memory_engine import viz  # noqa: E402
-from memory_engine.config import EngineConfig  # noqa: E402
+from memory_engine.config import EngineConfig, parse_override_lines  # noqa: E402
 from memory_engine.errors import MemoryEngineError  # noqa: E402
 from memory_engine.evaluation.compare import compare_runs  # noqa: E402
 from memory_engine.evaluation.quality import calibration_figure, calibration_frame, quality_figures  # noqa: E402
@@ -49,7 +49,7 @@ with st.expander("Run suites", expanded=True):
 
         split = None
         try:
-            cfg = EngineConfig().with_overrides(ui.demo.parse_overrides(overrides))
+            cfg = EngineConfig().with_overrides(parse_override_lines(overrides))
             test_paths = [Path(test_dir_text)] if test_dir_text.strip() else []
             suites, split = load_split([suite_dir / f for f in chosen], test_paths=test_paths)
         except MemoryEngineError as e:

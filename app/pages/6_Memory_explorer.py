@@ -20,7 +20,7 @@ s = ui.provenance()
 wh = ui.warehouse()
 eng = ui.engine()
 
-owners = ui.cached(s, "explorer.owners", (), lambda: ui.demo.known_owners(wh))
+owners = ui.cached(s, "explorer.owners", (), lambda: ui.q.known_owners(wh))
 labels = [f"{t} / {u}" for t, u in owners]
 sb = st.sidebar
 pick = sb.selectbox("User (tenant / user)", ["(type below)", *labels], key="ex_owner")

@@ -19,7 +19,7 @@ st.title("Health")
 s = ui.provenance()
 wh = ui.warehouse()
 cur, prev, choice = ui.sidebar_filters(s, default_days=14)
-now = ui.demo.now_utc().replace(minute=0, second=0, microsecond=0)
+now = ui.now_utc().replace(minute=0, second=0, microsecond=0)
 
 rep, facts = ui.health(s, now, tenant=choice.get("tenant_id"), user=choice.get("user_id"))
 scope = " · ".join(f"{k} {choice[c]}" for c, k in (("tenant_id", "tenant"), ("user_id", "user")) if choice.get(c))

@@ -39,6 +39,7 @@ def _build(ws: Path, *, quick: bool, no_locomo: bool, quiet: bool) -> None:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
     from memory_engine import demo
+    from memory_engine.models import now_utc
 
     opts = demo.DemoOptions()
     if quick:
@@ -59,7 +60,7 @@ def _build(ws: Path, *, quick: bool, no_locomo: bool, quiet: bool) -> None:
             bar.update(tasks[p.stage], completed=p.done, total=p.total)
 
         try:
-            rep = demo.build_demo(ws, now=demo.now_utc(), options=opts, progress=tick)
+            rep = demo.build_demo(ws, now=now_utc(), options=opts, progress=tick)
         except MemoryEngineError as e:
             typer.echo(f"demo build failed: {e}", err=True)
             raise typer.Exit(2) from e

@@ -1,4 +1,4 @@
-"""The demo builder and the workbench queries on a real seeded workspace."""
+"""The demo builder, the extractive reader, and the query layer on a real seeded demo workspace."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from memory_engine import demo
 from memory_engine.engine import parse_citations
 from memory_engine.errors import ValidationError
 from memory_engine.models import Hit
+from memory_engine.observability import explore
 
 from .conftest import NOW
 
@@ -47,14 +48,6 @@ def test_spread_times_shifts_and_compresses():
 
 
 @pytest.mark.unit
-def test_parse_overrides_names_bad_line():
-    assert demo.parse_overrides("# c\nretrieval.floor = 0.4\n\nretrieval.top_k=8") == {
-        "retrieval.floor": "0.4", "retrieval.top_k": "8"}
-    with pytest.raises(ValidationError, match="line 2"):
-        demo.parse_overrides("a=1\nbroken")
-
-
-@pytest.mark.unit
 def test_plan_without_locomo_says_so(tmp_path):
     opts = demo.DemoOptions(max_cases_per_suite=1, locomo_path=tmp_path / "missing.json")
     plan = demo.plan_demo(opts, now=NOW)
@@ -62,13 +55,6 @@ def test_plan_without_locomo_says_so(tmp_path):
     assert any("LoCoMo" in n for n in plan.notes)
     lo = NOW - timedelta(days=opts.days)
     assert all(lo <= s.at < NOW for c in plan.cases for s in c.steps)
-
-
-@pytest.mark.unit
-def test_describe_source():
-    assert demo.describe_source("demo") == "demo replay"
-    assert demo.describe_source("file:x.json") == "ingested file x.json"
-    assert demo.describe_source("http") == "live collector"
 
 
 @pytest.mark.integration
@@ -79,7 +65,7 @@ def test_demo_build_fills_the_warehouse_over_days(demo_build, wh):
     assert rep.writes > 50 and rep.retrievals > 20 and rep.answers == rep.retrievals
     assert wh.list_eval_runs() and any("golden evaluation run" in n for n in rep.notes)  # Golden eval page has a run
     assert rep.cited > 0 and rep.verdicts > 0 and rep.spans_stored == rep.writes + rep.retrievals + rep.answers
-    s = demo.workspace_summary(wh)
+    s = explore.workspace_summary(wh)
     assert s.sources[0][0] == demo.DEMO_SOURCE and "demo replay" in s.provenance
     assert s.first is not None and s.first < NOW - timedelta(days=7) and s.last < NOW
     days = wh.fetchone("SELECT count(DISTINCT start_ns // 86400000000000) FROM retrievals")[0]
@@ -91,30 +77,30 @@ def test_demo_build_fills_the_warehouse_over_days(demo_build, wh):
 
 
 @pytest.mark.integration
-def test_list_detail_and_timeline(wh):
-    page = demo.list_retrievals(wh, limit=5)
+def test_the_query_layer_on_the_demo_workspace(wh):
+    page = explore.list_retrievals(wh, limit=5)
     assert len(page.rows) == 5 and page.total > 5
-    second = demo.list_retrievals(wh, limit=5, offset=5)
-    assert {r["span_id"] for r in page.rows}.isdisjoint(r["span_id"] for r in second.rows)
-    assert page.rows[0]["started_at"] >= second.rows[0]["started_at"]
+    second = explore.list_retrievals(wh, limit=5, offset=5)
+    assert {r.span_id for r in page.rows}.isdisjoint(r.span_id for r in second.rows)
+    assert page.rows[0].at >= second.rows[0].at
     cited_row = wh.fetchone("SELECT retrieve_span_id, cited_ids[1] FROM answers WHERE len(cited_ids) > 0 LIMIT 1")
-    d = demo.retrieval_detail(wh, cited_row[0])
-    assert d is not None and any(h["cited"] and h["memory_id"] == cited_row[1] for h in d.hits)
+    d = explore.retrieval_detail(wh, cited_row[0])
+    assert d is not None and any(h.cited and h.memory_id == cited_row[1] for h in d.hits)
     assert d.answers and d.writes and d.writes_in_window
     # nothing written within the window (e.g. a conversation imported months earlier): the latest writes before it
-    far = demo.retrieval_detail(wh, cited_row[0], writes_before_days=0, writes_after_days=0, max_writes=3)
+    far = explore.retrieval_detail(wh, cited_row[0], writes_before_days=0, writes_after_days=0, max_writes=3)
     assert far is not None and not far.writes_in_window and 0 < len(far.writes) <= 3
     assert not any(w["after_retrieval"] for w in far.writes)
-    assert all(w["written_at"] <= far.retrieval["started_at"] for w in far.writes)
-    life = demo.memory_timeline(wh, cited_row[1])
+    assert all(w["at"] <= far.row.at for w in far.writes)
+    life = explore.memory_timeline(wh, cited_row[1]).records()
     events = [e["event"] for e in life]
     assert events[0] == "write" and "retrieved" in events and "cited" in events
     assert [e["at"] for e in life] == sorted(e["at"] for e in life)
-    assert demo.retrieval_detail(wh, "0" * 16) is None
+    assert explore.retrieval_detail(wh, "0" * 16) is None
     q = wh.fetchone("SELECT query FROM retrievals WHERE span_id = ?", [cited_row[0]])[0]
-    assert demo.list_retrievals(wh, search=q[:6]).total >= 1
+    assert explore.list_retrievals(wh, search=q[:6]).total >= 1
     with pytest.raises(ValidationError):
-        demo.list_retrievals(wh, limit=0)
+        explore.list_retrievals(wh, limit=0)
 
 
 @pytest.mark.unit

@@ -133,11 +133,11 @@ def test_explorer_erase_removes_the_users_memories(demo_ws):
     at.button(key="ex_erase").click().run()
     assert not at.exception
     assert any(f"Erased {user}" in s.value for s in at.success)
-    from memory_engine import demo
+    from memory_engine.observability.explore import known_owners
     from memory_engine.observability.warehouse import Warehouse
 
     wh = Warehouse.open(demo_ws)
-    assert (tenant, user) not in demo.known_owners(wh)
+    assert (tenant, user) not in known_owners(wh)
     at.sidebar.text_input(key="ex_tenant").set_value(tenant)
     at.sidebar.text_input(key="ex_user").set_value(user).run()
     assert any(": 0 memories" in s.value for s in at.subheader)

@@ -71,6 +71,15 @@ def test_env_prefix(monkeypatch):
     assert EngineConfig().with_overrides({"retrieval.top_k": 3}).retrieval.top_k == 3  # explicit beats env
 
 
+def test_override_lines_skip_comments_and_name_the_bad_line():
+    from memory_engine.config import parse_override_lines
+
+    assert parse_override_lines("# c\nretrieval.floor = 0.4\n\nretrieval.top_k=8") == {
+        "retrieval.floor": "0.4", "retrieval.top_k": "8"}
+    with pytest.raises(ConfigError, match="line 2"):
+        parse_override_lines("a=1\nbroken")
+
+
 def test_import_boundary():
     import subprocess
     import sys

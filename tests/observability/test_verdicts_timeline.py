@@ -1,4 +1,4 @@
-"""Reviewer verdicts (upsert, Wilson, kappa, stratified sampler), retrieval list/detail and one memory's life."""
+"""Reviewer verdicts (upsert, Wilson, kappa, stratified sampler)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.proportion import proportion_confint
 
 from memory_engine.errors import ValidationError
-from memory_engine.observability import explore, metrics, verdicts
+from memory_engine.observability import metrics, verdicts
 from memory_engine.observability.synthetic import emit_answer, emit_retrieve, emit_workload, emit_write
 
 DAY_NS = 86_400 * 10**9
@@ -91,37 +91,3 @@ def test_sampler_is_seeded_stratified_and_skips_reviewed(wh, tracer):
     rest = verdicts.sample_citations(wh, 10_000, seed=0)
     assert len(rest) == len(all_c) - 1
     assert len(verdicts.sample_citations(wh, 10_000, seed=0, reviewer="bo")) == len(all_c)  # bo has judged nothing
-
-
-@pytest.mark.integration
-def test_retrieval_list_and_detail(wh, cited):
-    page = explore.list_retrievals(wh, limit=1)
-    assert page.total == 2 and len(page.rows) == 1 and page.rows[0].span_id == cited["r2"]  # newest first
-    page2 = explore.list_retrievals(wh, limit=1, offset=1)
-    assert page2.rows[0].span_id == cited["r1"] and page2.rows[0].answered and page2.rows[0].cited_count == 2
-    assert explore.list_retrievals(wh, query_contains="DRINK").total == 1
-    verdicts.record_verdict(wh, cited["r1"], "m2", "correct", reviewer="ana")
-    d = explore.retrieval_detail(wh, cited["r1"], around_s=2 * 86_400)
-    assert [(h.rank, h.memory_id, h.score, h.sources, h.cited) for h in d.hits] == [
-        (1, "m1", 0.9, "vector", True), (2, "m2", 0.7, "vector+keyword", True)]  # fmt: skip
-    assert d.hits[1].verdicts[0]["verdict"] == "correct"
-    assert d.answers[0]["answer_text"].startswith("You like tea")
-    assert [w["memory_id"] for w in d.writes_around] == ["m1", "m2"]
-    assert d.attributes["memory.query"] == "drink?"
-    with pytest.raises(ValidationError):
-        explore.retrieval_detail(wh, "0" * 16)
-
-
-@pytest.mark.integration
-def test_memory_timeline_joins_every_event(wh, cited):
-    verdicts.record_verdict(wh, cited["r1"], "m1", "incorrect", reviewer="ana", at=datetime(2026, 1, 1, tzinfo=UTC))
-    tl = explore.memory_timeline(wh, "m1")
-    assert [e.kind for e in tl.events] == ["write", "superseded_by", "retrieved", "cited", "verdict"]
-    w = tl.events[0].details
-    assert (w["outcome"], w["importance"]) == ("stored", 0.8)
-    assert tl.events[1].details["by_memory_id"] == "m2"
-    assert tl.events[2].details == {"rank": 1, "score": 0.9, "routes": "vector", "query": "drink?", "user_id": "u1"}
-    assert tl.events[3].span_id == cited["a1"]
-    tl2 = explore.memory_timeline(wh, "m2")
-    assert tl2.count("retrieved") == 2 and tl2.count("supersedes") == 1 and tl2.count("cited") == 1
-    assert explore.memory_timeline(wh, "nope").events == ()
