@@ -78,6 +78,7 @@ def test_extras_declared_and_dev_installs_everything():
         assert pkg not in core, pkg
     assert {"app", "eval", "sweep", "collector", "st", "all", "dev"} <= set(extras)
     assert "torch==2.13.0" in extras["st"] and "langchain-community<0.4" in extras["eval"]
-    assert "memwb[all]" in extras["dev"] and set(extras["all"][0][6:-1].split(",")) == set(extras) - {"all", "dev"}
+    assert "memwb[all,testing]" in extras["dev"]
+    assert set(extras["all"][0][6:-1].split(",")) == set(extras) - {"all", "dev", "testing"}
     make = (ROOT / "Makefile").read_text()
     assert make.index("torch==2.13.0") < make.index("-e '.[dev]'")  # torch first, pinned, then everything
