@@ -157,5 +157,5 @@ def test_health_page_scores_with_the_health_config_like_memwb_health(tmp_path, m
     at = AppTest.from_file(str(APP / "pages" / "7_Health.py"), default_timeout=180).run()
     assert not at.exception, [e.value for e in at.exception]
     comps = at.dataframe[0].value
-    assert comps.set_index("component").loc["coverage", "value"] == pytest.approx(0.5)
+    assert comps.set_index("component").loc["coverage", "score"] == pytest.approx(0.5)
     assert any(w.value.startswith("coverage: 50.0% (1/2)") for w in at.warning), [w.value for w in at.warning]
