@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_engine import EngineConfig, MemoryEngine
+from memory_engine import EngineConfig, open_workspace
 
 pytestmark = pytest.mark.integration
 
@@ -50,8 +50,9 @@ def _variants(raw: str) -> set[bytes]:
 
 def test_no_raw_pii_in_any_persisted_byte(embedder, tmp_path, caplog):
     ws = tmp_path / "ws"
-    eng = MemoryEngine(EngineConfig(workspace=str(ws)), embedder=embedder)
-    wh = eng.warehouse
+    opened = open_workspace(EngineConfig(workspace=str(ws)), embedder=embedder)  # as every entry point does
+    eng = opened.engine
+    wh = opened.warehouse
     assert wh is not None
     for i, (value, _) in enumerate(PII):
         text, query, answer, meta, fact = _texts(value, i)
@@ -82,8 +83,7 @@ def test_no_raw_pii_in_any_persisted_byte(embedder, tmp_path, caplog):
         blob = "\n".join(repr(r) for r in rows).encode()
         leaks += [f"{t}: {raw}" for raw, v in wanted if v in blob]
     n_spans = wh.count_spans()
-    eng.close()
-    wh.close()
+    opened.close()
 
     # every byte of every file in the workspace (shards, WAL, DuckDB file, dead letters)
     files = [p for p in Path(ws).rglob("*") if p.is_file()]
