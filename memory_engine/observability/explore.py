@@ -449,6 +449,10 @@ LIMIT $limit
 """
 
 
+_KIND_ORDER = {k: i for i, k in enumerate(("write", "supersedes", "superseded_by", "retrieved", "cited", "verdict",
+                                             "forget"))}
+
+
 def memory_timeline(wh: Warehouse, memory_id: str, *, limit: int = 500) -> MemoryTimeline:
     """One memory's whole life from the warehouse (see module docstring), oldest first,
     at most ``limit`` span events plus its verdicts (placed at their judgement time)."""
@@ -466,7 +470,8 @@ def memory_timeline(wh: Warehouse, memory_id: str, *, limit: int = 500) -> Memor
                 {"reviewer": v["reviewer"], "verdict": v["verdict"], "note": v["note"]},
             )  # fmt: skip
         )
-    events.sort(key=lambda e: (e.at, e.kind))
+    # at the same instant a memory is written before its write supersedes others, retrieved before cited
+    events.sort(key=lambda e: (e.at, _KIND_ORDER.get(e.kind, len(_KIND_ORDER))))
     return MemoryTimeline(memory_id, tuple(events))
 
 

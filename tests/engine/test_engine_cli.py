@@ -10,6 +10,7 @@ from memory_engine.cli import load_commands
 pytestmark = pytest.mark.integration
 
 
+@pytest.mark.slow  # measured 5-15 s on 2 shared cores; still runs in make test
 def test_add_retrieve_forget_round_trip(tmp_path, monkeypatch):
     monkeypatch.setenv("MEMWB_HOME", str(tmp_path / "ws"))
     app = load_commands()

@@ -298,6 +298,7 @@ def test_context_block(engine, t0):
     assert engine.context_block(res) == f"[mem-{m}] I prefer aisle seats"
 
 
+@pytest.mark.slow  # measured 5-15 s on 2 shared cores; still runs in make test
 def test_persistent_engine_reopens(embedder, tmp_path, t0):
     cfg = EngineConfig(workspace=str(tmp_path / "ws")).with_overrides({"tracing.warehouse": False})
     with MemoryEngine(cfg, embedder=embedder) as eng:

@@ -14,6 +14,7 @@ from memory_engine.engine import MemoryEngine
 pytestmark = pytest.mark.integration
 
 
+@pytest.mark.slow  # measured 5-15 s on 2 shared cores; still runs in make test
 def test_cli_lifecycle_commands(tmp_path, day, monkeypatch):
     ws = tmp_path / "ws"
     monkeypatch.setenv("MEMWB_HOME", str(ws))

@@ -29,6 +29,7 @@ COLOURS = ["red", "blue", "green", "black", "white"]
 
 
 @pytest.mark.integration
+@pytest.mark.slow  # measured 5-15 s on 2 shared cores; still runs in make test
 def test_write_storm_of_10000_adds_for_one_user_loses_and_duplicates_nothing(eng, tmp_path, day):
     """10,000 adds for one user through the async writer in ``events`` mode (the
     batched event-log path: one embedding call and one upsert per batch). Texts

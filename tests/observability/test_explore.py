@@ -106,6 +106,7 @@ def test_memory_timeline_joins_every_event(wh, cited, tracer):
     assert rows[2]["what"] == "rank 1" and rows[2]["text"] == "drink?" and rows[1]["what"] == "superseded by m2"
     assert rows[4]["what"] == "forgotten" and rows[5]["detail"] == "by ana"
     tl2 = explore.memory_timeline(wh, "m2")
+    assert [e.kind for e in tl2.events][:2] == ["write", "supersedes"]  # same instant: the write comes first
     assert tl2.count("retrieved") == 2 and tl2.count("supersedes") == 1 and tl2.count("cited") == 1
     assert explore.memory_timeline(wh, "nope").events == ()
     assert len(explore.memory_timeline(wh, "m1", limit=2).events) == 3  # 2 span events + the verdict

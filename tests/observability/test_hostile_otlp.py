@@ -253,6 +253,7 @@ def fuzz_wh(tmp_path_factory):
     w.close()
 
 
+@pytest.mark.slow  # measured 5-15 s on 2 shared cores; still runs in make test
 @_FUZZ
 @given(_hostile_docs(), st.booleans())
 def test_fuzz_json_never_raises_loses_no_valid_span_and_reingest_adds_nothing(fuzz_wh, case, fast):

@@ -35,6 +35,7 @@ def test_ingest_sample_traces_then_metrics_and_timeline(cli, tmp_path):
     assert r.exit_code == 1 and "no events" in r.output
 
 
+@pytest.mark.slow  # measured 5-15 s on 2 shared cores; still runs in make test
 def test_a_held_warehouse_queues_the_ingest_instead_of_failing(tmp_path):
     """While another process (here: a stand-in that holds the file without registering as the owner) holds the
     warehouse, `memwb ingest` queues the file in the workspace spool and exits 0; the next process that opens

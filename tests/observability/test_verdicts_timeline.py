@@ -77,6 +77,7 @@ def test_verdicts_upsert_accuracy_and_agreement(wh, cited):
 
 
 @pytest.mark.integration
+@pytest.mark.slow  # measured 5-15 s on 2 shared cores; still runs in make test
 def test_sampler_is_seeded_stratified_and_skips_reviewed(wh, tracer):
     emit_workload(tracer, start_ns=T0, days=4, users=3, seed=11)
     all_c = verdicts.sample_citations(wh, 10_000, seed=0)
