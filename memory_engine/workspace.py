@@ -283,13 +283,18 @@ class Workspace:
         in every mode. Returns :class:`~memory_engine.lifecycle.forget.EraseReport`
         (rows touched per table). Raises ValidationError for a missing owner or an
         unknown mode (before anything is deleted), WarehouseError from DuckDB.
+        When another process owns the workspace (the running app), the warehouse part
+        is queued for it and applied there.
         """
         from .lifecycle.forget import erase_user
 
         m = self.config.lifecycle.erase_warehouse if mode is None else mode
         wh = None
-        if self._warehouse is not None or self.paths.warehouse.exists() or self.exports_to_warehouse:
-            wh = self.warehouse  # also for "keep": the report then says what was kept, not "no warehouse"
+        if self._warehouse is not None or (not self.ephemeral and (self.paths.warehouse.exists()
+                                                                    or self.exports_to_warehouse)):
+            # also for "keep": the report then says what was kept, not "no warehouse"; beside a running
+            # app (the workspace's owner) the erase is queued for it (report {"queued": 1})
+            wh = self._span_sink()
         return erase_user(self.engine, user_id, tenant_id=tenant_id, warehouse=wh, mode=m, salt=salt, now=now)
 
     def health_report(self, *, tenant_id: str = "default", now: datetime | None = None) -> HealthReport:

@@ -25,14 +25,15 @@ pytestmark = [pytest.mark.app, pytest.mark.integration]
 REPO = Path(__file__).resolve().parents[2]
 README_EXAMPLE = """
 import sys
-from memory_engine import MemoryEngine, EngineConfig
-eng = MemoryEngine(EngineConfig(workspace=sys.argv[1]))
+from memory_engine import EngineConfig, open_workspace
+ws = open_workspace(EngineConfig(workspace=sys.argv[1]))
+eng = ws.engine
 eng.add("My default courier is SF Express", user_id="u1", fact={"key": "shipping.courier", "value": "SF"})
 res = eng.retrieve("which courier do I use?", user_id="u1")
 eng.record_answer(res, " ".join(f"[mem-{h.memory_id}]" for h in res.hits))
 assert eng.get_fact("shipping.courier", user_id="u1") == "SF"
 print("store", type(eng.store).__name__, flush=True)
-eng.close()
+ws.close()
 print("example ok", flush=True)
 """
 
