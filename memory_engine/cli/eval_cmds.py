@@ -95,10 +95,9 @@ def _store(run, cfg: EngineConfig, store: bool) -> None:  # noqa: ANN001
     if not store:
         return
     from memory_engine.evaluation.store import save_run
-    from memory_engine.workspace import open_workspace
 
     try:
-        save_run(run, warehouse=open_workspace(cfg, active_embedding=False).warehouse)
+        save_run(run, workspace=cfg.workspace)  # beside a running app the run goes through its spool
     except MemoryEngineError as e:  # the run itself is valid: report, don't lose the results
         typer.echo(f"warning: run not stored in the warehouse: {e}", err=True)
 
