@@ -344,7 +344,7 @@ def _locomo_cases(options: DemoOptions, scratch: Path | None) -> list[tuple[str,
 # --- build -------------------------------------------------------------------------------------------
 def workspace_is_empty(workspace: str | os.PathLike[str]) -> bool:
     """True when the workspace holds neither a warehouse file nor a vector store folder."""
-    from .workspace import workspace_paths
+    from .paths import workspace_paths
 
     return workspace_paths(workspace).is_empty()
 

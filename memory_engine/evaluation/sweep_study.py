@@ -145,7 +145,7 @@ def default_study_name(spec: SweepSpec, base: EngineConfig, digest: str) -> str:
 
 def default_storage_url(workspace: str | os.PathLike[str]) -> str:
     """``sqlite:///<workspace>/sweeps.sqlite3`` (the folder is created)."""
-    from ..workspace import workspace_paths
+    from ..paths import workspace_paths
 
     return workspace_paths(workspace).sweep_storage_url()
 

@@ -49,9 +49,9 @@ from pydantic import ValidationError as PydanticValidationError
 from ..errors import ValidationError
 from ..models import MemoryRecord, MemoryType, Source
 from ..observability.tracing import SPAN_CONSOLIDATE, set_attrs
+from ..paths import workspace_paths
 from ..store.base import StoreFilter
 from ..validation import epoch_now, require_owner
-from ..workspace import workspace_paths
 from ..write.dedup import identity
 from ..write.records import build_record, deprecate_patch, upsert_records
 from ..write.supersede import SubjectRule

@@ -26,9 +26,9 @@ from ..config import EraseMode
 from ..errors import ValidationError
 from ..models import MemoryType
 from ..observability.tracing import SPAN_FORGET, set_attrs
+from ..paths import workspace_paths
 from ..store.base import StoreFilter
 from ..validation import epoch_now, require_owner
-from ..workspace import workspace_paths
 
 if TYPE_CHECKING:
     from ..observability.warehouse import Warehouse

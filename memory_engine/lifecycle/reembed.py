@@ -37,8 +37,8 @@ from ..config import EmbeddingSection
 from ..embedding import CachedEmbedder
 from ..errors import ReembedError, StoreError, ValidationError
 from ..observability.tracing import SPAN_CONSOLIDATE, set_attrs
+from ..paths import ACTIVE_EMBEDDING_FILE, workspace_paths
 from ..store.base import ScoredPayload, StoredPoint, StoreFilter, VectorStore
-from ..workspace import ACTIVE_EMBEDDING_FILE, workspace_paths
 from ..write.records import payload_point
 
 if TYPE_CHECKING:

@@ -48,6 +48,7 @@ from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_expo
 from ..errors import MemoryEngineError, ValidationError, WriterBackpressure
 from ..models import MemoryRecord, MemoryType, WriteOutcome, WriteResult, from_epoch
 from ..observability.tracing import SPAN_WRITE, set_attrs
+from ..paths import workspace_paths
 from ..validation import (
     check_write_bounds,
     epoch_now,
@@ -56,7 +57,6 @@ from ..validation import (
     require_role,
     require_text,
 )
-from ..workspace import workspace_paths
 from ..write import rules
 from ..write.records import build_record, upsert_records
 

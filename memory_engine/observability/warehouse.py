@@ -118,7 +118,7 @@ class IngestionHealth:
 def default_path(workspace: str | os.PathLike[str] | None = None) -> Path:
     """``<workspace>/warehouse.duckdb``; workspace defaults to ``$MEMWB_HOME`` or ``.memwb``
     (resolved by :mod:`memory_engine.workspace`)."""
-    from ..workspace import workspace_root
+    from ..paths import workspace_root
 
     return workspace_root(workspace) / WAREHOUSE_FILE
 

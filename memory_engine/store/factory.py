@@ -47,7 +47,7 @@ def make_store(cfg: StorageSection, workspace: str | Path, ephemeral: bool = Fal
 
         if ephemeral:
             return EdgeStore(ephemeral=True)
-        from ..workspace import WorkspacePaths, workspace_root
+        from ..paths import WorkspacePaths, workspace_root
 
         path = WorkspacePaths(workspace_root(workspace), cfg.path).qdrant
         try:
