@@ -110,7 +110,7 @@ def _erase_on_explorer(mode: str):
 
 @pytest.mark.slow
 def test_explorer_erase_pseudonymises_the_trace_rows_and_counts_them(tmp_path, monkeypatch):
-    from memory_engine.lifecycle.forget import pseudonym
+    from memory_engine.lifecycle.forget import pseudonym, workspace_salt
     from memory_engine.observability.warehouse import Warehouse
 
     ws = tmp_path / "ws"
@@ -119,7 +119,7 @@ def test_explorer_erase_pseudonymises_the_trace_rows_and_counts_them(tmp_path, m
     flash = _erase_on_explorer("pseudonymise")
     n = int(re.search(r"warehouse pseudonymise (\d+) rows", flash).group(1))
     wh = Warehouse.open(ws)
-    alias = pseudonym(VICTIM, "default")
+    alias = pseudonym(VICTIM, "default", workspace_salt(ws))  # pseudonyms are salted per workspace
     for table, count in before.items():
         # kept for the metrics, under the pseudonym, with the user's text gone
         assert wh.fetchone(f"SELECT count(*) FROM {table} WHERE user_id = ?", [alias])[0] == count, table

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from memory_engine import EngineConfig
-from memory_engine.lifecycle.forget import pseudonym
+from memory_engine.lifecycle.forget import pseudonym, workspace_salt
 from memory_engine.observability.warehouse import Warehouse
 from memory_engine.workspace import (
     WorkspacePaths,
@@ -85,15 +85,16 @@ def test_erase_takes_the_callers_mode_not_the_configs(tmp_path, embedder, day, m
             assert eng.retrieve("When do I go to Zanzibar?", user_id=uid, now=day(1)).hits
         rep = w.erase_user("alice", mode=mode)
         wh = w.warehouse
+        alias = pseudonym("alice", "default", workspace_salt(w.paths.root))  # salted per workspace
         rows = {u: wh.fetchone("SELECT count(*) FROM retrievals WHERE user_id = ?", [u])[0]
-                for u in ("alice", pseudonym("alice", "default"), "bob")}
+                for u in ("alice", alias, "bob")}
         assert rep.store == 1 and rep.warehouse_mode == mode and rows["bob"] == 1
         if mode == "delete":
             assert rep.warehouse["retrievals"] == 1 and rep.warehouse["writes"] == 1
-            assert rows["alice"] == 0 and rows[pseudonym("alice", "default")] == 0
+            assert rows["alice"] == 0 and rows[alias] == 0
         elif mode == "pseudonymise":
             assert rep.warehouse["retrievals"] == 1 and rep.warehouse["writes"] == 1
-            assert rows["alice"] == 0 and rows[pseudonym("alice", "default")] == 1
+            assert rows["alice"] == 0 and rows[alias] == 1
         else:
             assert rep.warehouse == {} and rows["alice"] == 1
         assert eng.list_memories(user_id="alice") == []
