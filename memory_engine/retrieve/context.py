@@ -28,7 +28,7 @@ from ..config import RetrievalSection
 from ..errors import ConfigError
 from ..scope import Scope
 from ..store.base import StoreFilter, VectorStore
-from .candidates import CandidateBuilder
+from .candidates import CandidateBuilder, is_cjk
 from .fusion import Candidate
 from .query import QueryPlan
 
@@ -148,7 +148,7 @@ class ConversationContext:
                 v = vecs.get(mid)
                 cos = float(np.dot(np.asarray(v, dtype=np.float32), plan.vector)) if v is not None else 0.0
                 new.append(self.builder.candidate(mid, p.payload, cos, plan.cover_terms, {}, {}, False,
-                                                  plan.session_id, plan.ts))
+                                                  plan.session_id, plan.ts, is_cjk(plan.query)))
         return new, links
 
     def apply(self, fused: list[Candidate], payloads: dict[str, dict[str, Any]], flt: StoreFilter, scope: Scope,

@@ -13,15 +13,23 @@ __all__ = ["Budget", "RelevanceFloor"]
 
 
 class RelevanceFloor:
-    """``split(ranked)`` -> (kept, dropped) by relevance >= ``retrieval.floor`` (0..1)."""
+    """``split(ranked)`` -> (kept, dropped). Two levels: the query is answerable when at
+    least one candidate reaches ``retrieval.floor``; then every candidate with relevance >=
+    ``retrieval.candidate_floor`` is kept (None = the same floor), else nothing is. The gate
+    keeps never-stored topics empty while the lower candidate floor keeps the weaker
+    evidence of an answerable question (a dialogue's answer turns share few words with it)."""
 
     def __init__(self, rcfg: RetrievalSection) -> None:
-        if not 0.0 <= rcfg.floor <= 1.0:
-            raise ConfigError("retrieval.floor must be in [0, 1]", key="retrieval.floor")
+        cand = rcfg.candidate_floor
+        if not 0.0 <= rcfg.floor <= 1.0 or (cand is not None and not 0.0 <= cand <= 1.0):
+            raise ConfigError("retrieval.floor and candidate_floor must be in [0, 1]", key="retrieval.floor")
         self.floor = rcfg.floor
+        self.candidate_floor = rcfg.floor if cand is None else min(cand, rcfg.floor)
 
     def split(self, ranked: list[Candidate]) -> tuple[list[Candidate], list[Candidate]]:
-        return apply_floor(ranked, self.floor)
+        if self.candidate_floor >= self.floor or not any(c.relevance >= self.floor for c in ranked):
+            return apply_floor(ranked, self.floor)
+        return apply_floor(ranked, self.candidate_floor)
 
 
 class Budget:

@@ -15,7 +15,7 @@ from ..errors import ConfigError
 from ..scope import Scope
 from ..store.base import StoreFilter, VectorStore
 from ..text import _CJK, _jieba, _jieba_lock, content_terms, entities, sparse_query
-from .candidates import CandidateBuilder
+from .candidates import CandidateBuilder, is_cjk
 from .fusion import Candidate
 from .query import QueryPlan
 
@@ -86,7 +86,7 @@ class EntityHop:
                     v = vecs.get(p.id)
                     cos = float(np.dot(np.asarray(v, dtype=np.float32), plan.vector)) if v is not None else 0.0
                     c = self.builder.candidate(p.id, p.payload, cos, plan.cover_terms, {}, {}, False, plan.session_id,
-                                               plan.ts)
+                                               plan.ts, is_cjk(plan.query))
                 if c.relevance >= inherited or c.relevance >= self.floor:
                     continue  # it passes on its own: the hop would only cap its score below the parent
                 ranks = {**c.route_ranks, "hop": rank}

@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..config import EngineConfig
-from ..embedding import CachedEmbedder
+from ..embedding import CachedEmbedder, cjk_baseline
 from ..models import CandidateExplanation, Hit, from_epoch
 from ..scope import Scope
 from ..store.base import ScoredPayload, VectorStore
@@ -78,7 +78,7 @@ class RetrievalPipeline:
         self.store, self.embedder, self.config = store, embedder, config
         self.planner = QueryPlanner(store, embedder, r)
         self.routes = build_routes(store, r, routes, rescale=embedder.rescale)
-        self.builder = CandidateBuilder(store, embedder, r, config.write)
+        self.builder = CandidateBuilder(store, embedder, r, config.write, cjk_baseline(config.embedding))
         self.fuse = fuser_for(r)
         self.floor = RelevanceFloor(r)
         self.hop = EntityHop(store, self.builder, r)

@@ -31,8 +31,8 @@ def test_seed_defaults():
     w = c.retrieval.five_term_weights
     assert (w.vector, w.keyword, w.metadata, w.time, w.importance) == (0.4, 0.2, 0.1, 0.2, 0.1)
     assert c.retrieval.tau_days == 7 and c.retrieval.rrf_k == 60
-    # issue 16: floor 0.40 (seed 0.45) and the hybrid fusion, chosen by sweeps on dev data
-    assert c.retrieval.floor == 0.40 and c.retrieval.fusion == "hybrid"
+    # issue 16: floor 0.25 (seed 0.45) and the hybrid fusion, chosen by sweeps on dev data
+    assert c.retrieval.floor == 0.25 and c.retrieval.fusion == "hybrid"
     assert c.retrieval.half_life_days.episodic == 30 and c.retrieval.half_life_days.semantic == 90
     assert c.retrieval.half_life_days.procedural is None
     assert c.retrieval.top_k == 5 and c.retrieval.token_budget == 1500

@@ -181,3 +181,29 @@ def test_fact_meaning_route_returns_only_facts_above_the_similarity(engine):
                           store=engine.store, ephemeral=True)
     assert not [e for e in strict.retrieve(q, user_id=user, now=later, explain=True).explanations
                 if "meaning" in e.route_ranks]
+
+
+def test_chinese_pairs_use_their_own_baseline_and_substring_coverage(engine):
+    from memory_engine.embedding import rescale_similarity
+    from memory_engine.retrieve.candidates import CandidateBuilder, cjk_coverage, is_cjk
+
+    assert is_cjk("我的车 license plate 号码是多少？") and not is_cjk("When is my anniversary? 生日")
+    # '猫' is not a jieba term of '我家的猫咪叫团子' but occurs in it
+    assert cjk_coverage(frozenset({"猫"}), ("我家", "猫咪", "团子"), "我家的猫咪叫团子") == 1.0
+    assert cjk_coverage(frozenset({"cat"}), ("cats",), "my cats") == 0.0
+    cfg = EngineConfig()
+    b = CandidateBuilder(engine.store, engine.embedder, cfg.retrieval, cfg.write, cjk_baseline=0.85)
+    assert b.similarity(0.9, True, "我喜欢喝绿茶") == pytest.approx(rescale_similarity(0.9, 0.85))
+    # cross-language: an English memory for a Chinese query keeps the general baseline
+    assert b.similarity(0.9, True, "I like green tea") == pytest.approx(engine.embedder.rescale(0.9))
+    assert b.similarity(0.9, False, "我喜欢喝绿茶") == pytest.approx(engine.embedder.rescale(0.9))
+
+
+def test_candidate_floor_applies_only_once_the_query_is_on_a_stored_topic():
+    from memory_engine.retrieve.cutoffs import RelevanceFloor
+
+    strong, weak = Candidate("s", similarity=0.6), Candidate("w", similarity=0.2)
+    gate = RelevanceFloor(RetrievalSection(floor=0.5, candidate_floor=0.1))
+    assert [c.memory_id for c in gate.split([strong, weak])[0]] == ["s", "w"]
+    assert gate.split([weak])[0] == []  # nothing reaches the floor: nothing at all
+    assert [c.memory_id for c in RelevanceFloor(RetrievalSection(floor=0.5)).split([strong, weak])[0]] == ["s"]
