@@ -9,11 +9,11 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from test_store_contract import DIM, StoreContract
 
 from memory_engine.errors import StoreError
 from memory_engine.store.edge import EdgeStore
 from memory_engine.store.remote import TOKEN_HEADER, RemoteStore, StoreServer
+from memory_engine.testing.store_contract import DIM, StoreContract
 
 
 class TestRemoteStore(StoreContract):
