@@ -56,6 +56,11 @@ class _Section(BaseModel):
 
 class MemorySection(_Section):
     enabled: bool = Field(True, description="Kill switch: false turns every memory read and write off (seed 000).")
+    timezone: str | None = Field(
+        None, description="The users' time zone (IANA name such as 'Asia/Shanghai', or an offset '+08:00') in which "
+        "dates in memories and queries ('yesterday', '6月3号', 'last Friday') are resolved to calendar days. "
+        "A per-call timezone= on add/retrieve wins; None = the tzinfo of the call's now (UTC without one).",
+    )
 
 
 class EmbeddingSection(_Section):
@@ -113,7 +118,22 @@ class StorageSection(_Section):
 
 
 class WriteSection(_Section):
-    threshold: float = Field(0.6, ge=0.0, le=1.0, description="Minimum importance to store (seed 000: 0.5 let too much in).")
+    threshold: float = Field(
+        0.6, ge=0.0, le=1.0, description="Minimum importance for a statement to become a curated memory (semantic, "
+        "procedural, constraint; seed 000: 0.5 let too much in). Below it a substantive statement is kept as an "
+        "episodic memory (keep_below_threshold) or rejected."
+    )
+    keep_below_threshold: bool = Field(
+        True, description="Keep every substantive statement below the threshold as an episodic memory (decaying and "
+        "archived by the lifecycle rules) instead of rejecting it: only noise (chit-chat, acknowledgements, "
+        "content-free lines, one-off commands) is rejected (issue 16). false = the seed's rejection."
+    )
+    uncertain_mode: str = Field(
+        "episodic", pattern="^(episodic|candidate)$", description="Uncertain texts without a hedge word (questions, "
+        "'I think ...'): 'episodic' keeps them as current episodic memories (the user's words exist; never curated "
+        "into semantic); 'candidate' sends them to the candidate pool like hedges ('maybe', '也许', '要不试试'), "
+        "which wait there (seed 002) until they recur in write.candidate_promote_count sessions."
+    )
     dedup_candidates: int = Field(3, ge=1, description="Nearest same-type memories checked for a duplicate or a recurring candidate.")
     dedup_similarity: float = Field(
         0.92, ge=0.0, le=1.0, description="Raw cosine at or above which a new memory merges into an existing one (seed 000)."
@@ -141,6 +161,41 @@ class WriteSection(_Section):
     )
     supersede_keyword_overlap: float = Field(
         0.2, ge=0.0, le=1.0, description="Share of shared content terms that also makes an older memory related to a correction."
+    )
+    supersede_scope_overlap: float = Field(
+        0.2, ge=0.0, le=1.0, description="Share of the correction's own content terms (its corrected part, marker words "
+        "removed) that an older memory must also carry to count as named by the correction (measured on the "
+        "correction, so a one-word remark cannot name every memory sharing that word)."
+    )
+    supersede_min_shared: int = Field(
+        1, ge=1, description="Content terms a correction and an older memory must share at least for the older one "
+        "to be retired."
+    )
+    forget_similarity: float = Field(
+        0.3, ge=0.0, le=1.0, description="Rescaled dense similarity between a forget instruction's target ('forget that "
+        "I live in Berlin' -> 'I live in Berlin') and a memory, at least, for the memory to be forgotten."
+    )
+    forget_term_overlap: float = Field(
+        0.5, ge=0.0, le=1.0, description="Share of the forget target's content terms a memory must carry to be forgotten "
+        "(similarity AND term overlap: the instruction names what it forgets)."
+    )
+    forget_limit: int = Field(10, ge=1, description="At most this many memories one forget instruction archives.")
+    undo_days: float = Field(
+        7.0, ge=0.0, description="Days during which MemoryEngine.undo_forget restores what a forget instruction or a "
+        "correction archived."
+    )
+    flag_tool_injection: bool = Field(
+        True, description="Tool / web content (role 'tool') carrying planted instructions ('ignore previous "
+        "instructions', '忽略之前的指令', system-prompt-like text) is stored flagged (payload 'flagged', metadata "
+        "'_flags'); see retrieval.exclude_flagged."
+    )
+    dedup_reworded_similarity: float = Field(
+        0.85, ge=0.0, le=1.0, description="Rescaled similarity at or above which a reworded statement merges into an "
+        "existing memory when they also share dedup_term_overlap of their content terms (Jaccard) and agree on "
+        "identifiers, numbers and negation."
+    )
+    dedup_term_overlap: float = Field(
+        0.3, ge=0.0, le=1.0, description="Jaccard overlap of content terms a reworded duplicate needs (with dedup_reworded_similarity)."
     )
     supersede_strong_similarity: float = Field(
         0.7,
@@ -310,6 +365,10 @@ class RetrievalSection(_Section):
         0.6, ge=0.0, le=1.0, description="A neighbour's relevance (for the floor) is at least this x the relevance "
         "of the candidate next to it, halved per turn of distance (0 = neighbours pass the floor on their own "
         "relevance only). An answer turn ('yes, every Thursday') shares no word with the question."
+    )
+    exclude_flagged: bool = Field(
+        True, description="Memories flagged at write (planted instructions in tool / web content) stay out of "
+        "retrieval results and context; false returns them like any other memory."
     )
 
 

@@ -40,6 +40,7 @@ class WriteOutcome(StrEnum):
     MERGED = "merged"
     REJECTED = "rejected"
     CANDIDATE = "candidate"
+    FORGOTTEN = "forgotten"
 
 
 def to_epoch(dt: datetime) -> float:
@@ -91,6 +92,11 @@ class MemoryRecord:
     tokens: int = 0
     event_start: float | None = None
     event_end: float | None = None
+    #: planted-instruction signals found at write (tool / web content), see write/injection.py
+    flags: tuple[str, ...] = ()
+    #: set when a forget instruction or a correction archived the memory; undo_forget restores it until undo_until
+    forgotten_at: float | None = None
+    undo_until: float | None = None
 
     def to_payload(self) -> dict[str, Any]:
         """Flat JSON payload for the vector store (booleans as 0/1: edge cannot match bools)."""
@@ -101,6 +107,8 @@ class MemoryRecord:
         d["source"] = self.source.value
         d["supersedes"] = list(self.supersedes)
         d["terms"] = list(self.terms)
+        d["flags"] = list(self.flags)
+        d["flagged"] = int(bool(self.flags))
         d["permanent"] = int(self.permanent)
         d["archived"] = int(self.archived_at is not None)
         d["memory_id"] = self.id
@@ -111,6 +119,7 @@ class MemoryRecord:
         p = dict(payload)
         p.pop("archived", None)
         p.pop("memory_id", None)
+        p.pop("flagged", None)
         names = {f.name for f in dataclasses.fields(cls)}
         p = {k: v for k, v in p.items() if k in names}
         p["memory_type"] = MemoryType(p["memory_type"])
@@ -118,6 +127,7 @@ class MemoryRecord:
         p["source"] = Source(p.get("source", "user_stated"))
         p["supersedes"] = tuple(p.get("supersedes") or ())
         p["terms"] = tuple(p.get("terms") or ())
+        p["flags"] = tuple(p.get("flags") or ())
         p["permanent"] = bool(p.get("permanent", 0))
         p["metadata"] = dict(p.get("metadata") or {})
         return cls(id=id, **p)
@@ -132,7 +142,9 @@ class WriteResult:
     ``None`` when rejected; ``reason`` a short machine-readable reason
     (``chit_chat``, ``below_threshold:0.50``, ``duplicate_of:<id>``, ``supersedes`` on a
     correction that replaced older memories ...);
-    ``superseded_ids`` older memories this write replaced.
+    ``superseded_ids`` older memories this write replaced (outcome ``forgotten``: the
+    memories a forget instruction archived); ``evidence`` one dict per such id saying why
+    (``id``, ``similarity``, ``shared_terms``, ``rule``): nothing is retired silently.
     """
 
     outcome: str
@@ -142,6 +154,7 @@ class WriteResult:
     importance: float | None = None
     memory_type: str | None = None
     redactions: tuple[str, ...] = ()
+    evidence: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -331,12 +331,15 @@ def config_label(config: Mapping[str, Any] | None, config_hash: str | None = Non
 
 
 def records_frame(records: Sequence[Any], columns: Sequence[str]) -> pd.DataFrame:
-    """Frame of the named attributes of objects or mappings (enum values as their ``.value``). Columns named
+    """Frame of the named attributes of objects or mappings (enum values as their ``.value``,
+    tuples such as a memory's ``flags`` joined by ', '). Columns named
     ``*_at`` holding epoch seconds (memory records keep times so) become UTC timestamps, so a table never
     shows ``1764590400.0`` for a date."""
 
     def get(r: Any, c: str) -> Any:
         v = r.get(c) if isinstance(r, Mapping) else getattr(r, c, None)
+        if isinstance(v, tuple):
+            return ", ".join(str(x) for x in v)
         return getattr(v, "value", v)
 
     df = pd.DataFrame([{c: get(r, c) for c in columns} for r in records], columns=list(columns))

@@ -43,7 +43,7 @@ st.subheader(f"{user} ({tenant}): {len(records)} memories")
 if not records:
     st.write("No memories stored for this user (erased, or never written).")
 else:
-    df = viz.records_frame(records, ["id", "memory_type", "status", "content", "importance", "source",
+    df = viz.records_frame(records, ["id", "memory_type", "status", "flags", "content", "importance", "source",
                                      "access_count", "superseded_by", "fact_key"])  # fmt: skip
     counts = df.groupby(["memory_type", "status"]).size().reset_index(name="count")
     st.plotly_chart(viz.stacked_count_figure(counts, x="memory_type", color="status", title="Memories by type and status"),

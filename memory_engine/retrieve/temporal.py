@@ -1,15 +1,30 @@
-"""Relative dates ("yesterday", "三天前", "last Friday", "上周") resolved to
-calendar ranges against a reference time: a memory's own write time (what
-day did "yesterday" mean when the user said it?) or the query's time (which
-day does "three days ago" mean now?). Pure functions: the reference is passed
-in, days are calendar days in the reference's timezone.
+"""Dates in memories and queries resolved to calendar ranges (issue 16).
+
+Relative dates ("yesterday", "三天前", "last Friday", "上周五", "上个月") are
+resolved against a reference time: a memory's own write time (what day did
+"yesterday" mean when the user said it?) or the query's time (which day does
+"three days ago" mean now?). Absolute dates ("June 3", "3rd of June 2023",
+"2023-05-08", "6月3号", "2023年5月8日", "六月三号") are found by a
+pattern and, for the English forms, parsed by ``dateparser``; a date without a
+year is the occurrence nearest to the reference (a plan "on June 3" said in
+May is this June, a question about "June 3" asked in February is last June).
+
+Days are calendar days in the reference's timezone: the engine passes the
+reference in the *user's* timezone (:func:`user_time`: a per-call
+``timezone``, else ``memory.timezone``, else the tzinfo of ``now``), so a
+UTC+8 user's memory written at 00:30 local time belongs to that local day.
+The event time a memory talks about is kept apart from its write time.
+Pure functions.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
+from functools import lru_cache
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ..errors import ValidationError
 
@@ -30,8 +45,28 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(?:这|本)(?:周|星期|礼拜)([一二三四五六日天])"), "zh_this_weekday"),
     (re.compile(r"\blast\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.I), "en_last_weekday"),
     (re.compile(r"\bon\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.I), "en_last_weekday"),
+    (re.compile(r"上(?:周|星期|礼拜)末|\blast weekend\b", re.I), "last_weekend"),
+    (re.compile(r"(\d+|[一两二三四五六七八九十])\s*(?:个)?(?:周|星期|礼拜)(?:以)?前"), "nweeks"),
+    (re.compile(r"\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+weeks?\s+ago\b", re.I), "nweeks"),
+    (re.compile(r"上上(?:周|星期|礼拜)|\bthe week before last\b", re.I), "week_before_last"),
     (re.compile(r"上(?:周|星期|礼拜)|\blast week\b", re.I), "last_week"),
     (re.compile(r"(?:这|本)(?:周|星期|礼拜)|\bthis week\b", re.I), "this_week"),
+    (re.compile(r"上(?:个)?月|\blast month\b", re.I), "last_month"),
+    (re.compile(r"(?:这|本)(?:个)?月|\bthis month\b", re.I), "this_month"),
+    (re.compile(r"去年|\blast year\b", re.I), "last_year"),
+]
+
+_MONTHS = ("january february march april may june july august september october november december").split()
+_MON = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+_ZH_DIGITS = r"[0-9０-９一二两三四五六七八九十]{1,3}"
+#: absolute date phrases; English ones are parsed by dateparser, the rest here
+_ABSOLUTE: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b"), "iso"),
+    (re.compile(r"(?:(\d{4})\s*年\s*)?(" + _ZH_DIGITS + r")\s*月\s*(" + _ZH_DIGITS + r")\s*(?:日|号)"), "zh_md"),
+    (re.compile(r"(\d{4})\s*年\s*(" + _ZH_DIGITS + r")\s*月(?!\s*" + _ZH_DIGITS + r"\s*(?:日|号))"), "zh_ym"),
+    (re.compile(r"\b" + _MON + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?\b", re.I), "en"),
+    (re.compile(r"\b(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MON + r"\.?(?:,?\s+\d{4})?\b", re.I), "en"),
+    (re.compile(r"\b" + _MON + r"\s+\d{4}\b", re.I), "en_month"),
 ]
 
 
@@ -57,15 +92,133 @@ def _num(s: str) -> int:
     return int(s) if s.isdigit() else _ZH_NUM.get(s) or _EN_NUM.get(s, 0)
 
 
+def _zh_int(s: str) -> int:
+    """'3', '３', '十二', '二十一', '三十' -> int (0 when unreadable)."""
+    s = s.translate(str.maketrans("０１２３４５６７８９", "0123456789"))
+    if s.isdigit():
+        return int(s)
+    if "十" in s:
+        a, _, b = s.partition("十")
+        return (_ZH_NUM.get(a, 1) if a else 1) * 10 + (_ZH_NUM.get(b, 0) if b else 0)
+    return _ZH_NUM.get(s, 0)
+
+
+def timezone_of(name: str | None) -> tzinfo | None:
+    """A tzinfo for an IANA name ('Asia/Shanghai'), 'UTC', or a fixed offset ('+08:00');
+    None for None/''. Raises ValidationError (a ValueError) for an unknown name."""
+    if not name:
+        return None
+    return _tz_cached(name.strip())
+
+
+@lru_cache(maxsize=64)
+def _tz_cached(name: str) -> tzinfo:
+    m = re.fullmatch(r"(?:UTC|GMT)?([+-])(\d{1,2})(?::?(\d{2}))?", name)
+    if m:
+        from datetime import timezone
+
+        delta = timedelta(hours=int(m.group(2)), minutes=int(m.group(3) or 0))
+        return timezone(-delta if m.group(1) == "-" else delta)
+    if name.upper() == "UTC":
+        return UTC
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as e:
+        raise ValidationError(f"unknown timezone {name!r}: use an IANA name such as 'Asia/Shanghai' or an offset "
+                              "'+08:00'", field="timezone") from e
+
+
+def user_time(ts: float, now: datetime | None, timezone: str | None, default: str | None) -> datetime:
+    """The reference time in the user's timezone: a per-call ``timezone`` wins, then
+    the configured ``default`` (``memory.timezone``), then the tzinfo of ``now``, else UTC.
+    ``ts`` is the epoch instant. Raises ValidationError for an unknown timezone name."""
+    tz = timezone_of(timezone) or timezone_of(default) or (now.tzinfo if now is not None else None) or UTC
+    return datetime.fromtimestamp(ts, tz)
+
+
+def _nearest(ref: datetime, month: int, day: int) -> datetime | None:
+    """The date month/day nearest to ``ref`` (this, last or next year), midnight in ref's tz."""
+    best = None
+    for y in (ref.year - 1, ref.year, ref.year + 1):
+        try:
+            d = ref.replace(year=y, month=month, day=day, hour=0, minute=0, second=0, microsecond=0)
+        except ValueError:
+            continue
+        if best is None or abs((d - ref).total_seconds()) < abs((best - ref).total_seconds()):
+            best = d
+    return best
+
+
+@lru_cache(maxsize=1)
+def _dateparser():  # imported on first use (about 0.5 s): most texts name no absolute date
+    import dateparser
+
+    return dateparser
+
+
+def warm_up() -> None:
+    """Load dateparser's English data now, not inside the first span that needs it."""
+    _dateparser().parse("June 3 2020", languages=["en"])
+
+
+def _absolute(text: str, ref: datetime) -> DateRange | None:
+    for rx, kind in _ABSOLUTE:
+        m = rx.search(text)
+        if not m:
+            continue
+        try:
+            if kind == "iso":
+                a = ref.replace(year=int(m.group(1)), month=int(m.group(2)), day=int(m.group(3)), hour=0, minute=0,
+                                second=0, microsecond=0)
+                return DateRange(a.timestamp(), (a + timedelta(days=1)).timestamp(), m.group(0))
+            if kind == "zh_md":
+                mo, dd = _zh_int(m.group(2)), _zh_int(m.group(3))
+                if m.group(1):
+                    a = ref.replace(year=int(m.group(1)), month=mo, day=dd, hour=0, minute=0, second=0, microsecond=0)
+                else:
+                    a = _nearest(ref, mo, dd)  # type: ignore[assignment]
+                if a is None:
+                    continue
+                return DateRange(a.timestamp(), (a + timedelta(days=1)).timestamp(), m.group(0))
+            if kind == "zh_ym":
+                a = ref.replace(year=int(m.group(1)), month=_zh_int(m.group(2)), day=1, hour=0, minute=0, second=0,
+                                microsecond=0)
+                b = (a + timedelta(days=32)).replace(day=1)
+                return DateRange(a.timestamp(), b.timestamp(), m.group(0))
+        except ValueError:
+            continue
+        phrase = m.group(0)
+        parsed = _dateparser().parse(phrase, languages=["en"], settings={"PREFER_DAY_OF_MONTH": "first"})
+        if parsed is None:
+            continue
+        if kind == "en_month":
+            a = ref.replace(year=parsed.year, month=parsed.month, day=1, hour=0, minute=0, second=0, microsecond=0)
+            return DateRange(a.timestamp(), (a + timedelta(days=32)).replace(day=1).timestamp(), phrase)
+        if re.search(r"\d{4}", phrase):
+            a = ref.replace(year=parsed.year, month=parsed.month, day=parsed.day, hour=0, minute=0, second=0,
+                            microsecond=0)
+        else:
+            a = _nearest(ref, parsed.month, parsed.day)  # type: ignore[assignment]
+            if a is None:
+                continue
+        return DateRange(a.timestamp(), (a + timedelta(days=1)).timestamp(), phrase)
+    return None
+
+
 def resolve(text: str, ref: datetime) -> DateRange | None:
-    """The first relative date expression in ``text`` as a calendar range around
-    ``ref`` (timezone-aware), or None. 'last Friday' = the most recent Friday
-    before ``ref``'s day; '上周五' = Friday of the previous Monday-based week;
-    'last week' / '上周' = that whole week; 'N days ago' / 'N天前' = that day."""
+    """The date ``text`` names as a calendar range around ``ref`` (timezone-aware),
+    or None: an absolute date first (:func:`_absolute`), else the first relative
+    expression. 'last Friday' = the most recent Friday before ``ref``'s day;
+    '上周五' = Friday of the previous Monday-based week; 'last week' / '上周' =
+    that whole week; 'N days ago' / 'N天前' = that day; '上个月' = that month."""
     if ref.tzinfo is None:
         raise ValidationError("ref must be timezone-aware")
+    found = _absolute(text, ref)
+    if found is not None:
+        return found
+    low = text.lower()  # "Yesterday I ..." starts a sentence
     for rx, kind in _PATTERNS:
-        m = rx.search(text)
+        m = rx.search(low)
         if not m:
             continue
         monday = ref.replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(days=ref.weekday())
@@ -85,9 +238,45 @@ def resolve(text: str, ref: datetime) -> DateRange | None:
         elif kind == "en_last_weekday":
             back = (ref.weekday() - _WEEKDAYS_EN[m.group(1).lower()]) % 7 or 7
             a, b = _day(ref, -back)
+        elif kind == "nweeks":
+            n = _num(m.group(1))
+            if n <= 0:
+                continue
+            a, b = monday - timedelta(days=7 * n), monday - timedelta(days=7 * (n - 1))
+        elif kind == "last_weekend":
+            a, b = monday - timedelta(days=2), monday
+        elif kind == "week_before_last":
+            a, b = monday - timedelta(days=14), monday - timedelta(days=7)
+        elif kind in ("last_month", "this_month"):
+            first = ref.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+            if kind == "last_month":
+                a, b = (first - timedelta(days=1)).replace(day=1), first
+            else:
+                a, b = first, (first + timedelta(days=32)).replace(day=1)
+        elif kind == "last_year":
+            a = ref.replace(year=ref.year - 1, month=1, day=1, hour=0, minute=0, second=0, microsecond=0)
+            b = a.replace(year=ref.year)
         elif kind == "last_week":
             a, b = monday - timedelta(days=7), monday
         else:  # this_week
             a, b = monday, monday + timedelta(days=7)
         return DateRange(a.timestamp(), b.timestamp(), m.group(0))
     return None
+
+
+def date_terms(phrase: str) -> frozenset[str]:
+    """Content terms of a date phrase ('June 10' -> {'june', '10'}, '上周五' -> {'上周', '周五', ...}):
+    in a query they are matched by a memory's time, not by its words."""
+    from ..text import content_terms
+
+    return content_terms(phrase)
+
+
+def coverage_with_date(query_terms: frozenset[str], phrase_terms: frozenset[str], memory_terms: Iterable[str]) -> float:
+    """Keyword coverage of a memory whose time matches the date the query names: the
+    query's date terms count as covered, the rest as usual (share of query terms present).
+    'What did I do on June 10?' -> coverage 1 for a memory of June 10."""
+    if not query_terms:
+        return 0.0
+    doc = set(memory_terms)
+    return sum(1 for t in query_terms if t in phrase_terms or t in doc) / len(query_terms)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from ..config import WriteSection
 from ..models import MemoryType
+from .noise import noise_reason
 
 _PUNCT = re.compile(r"[\s\W_]+", re.UNICODE)
 
@@ -25,6 +26,8 @@ CHIT_CHAT = frozenset(
      "对", "是的", "不错", "厉害", "牛", "ok的", "好滴", "了解"}
 )
 
+_CHIT_CHAT_NORMALISED = frozenset(_PUNCT.sub("", c.lower()) for c in CHIT_CHAT)
+
 _ONE_OFF = [
     re.compile(p, re.IGNORECASE)
     for p in (
@@ -36,7 +39,8 @@ _ONE_OFF = [
         r"^(帮我|请|麻烦)?(查|看|搜)(一下|下)?(今天|明天|现在)?的?(天气|时间|日期|几点)",
         r"^(帮我|请)?(定|设|设置)(一个|个)?(闹钟|计时器|定时器|提醒)",
         r"^(现在|今天)(几点|星期几|周几|几号)",
-        r"^(帮我|请)?(翻译|计算|算一下|换算)",
+        r"^(帮我|请|麻烦你?)?(把|将)?.{0,20}?(翻译|计算|算一下|换算)(成|为|一下)",  # 帮我把这句话翻译成英文
+        r"^(帮我|请|麻烦你?)(翻译|计算|算一下|换算)|^(翻译|计算|换算)(一下|下)",  # not 翻译行业峰会在上海
         r"^(帮我|请)?(打开|关闭|关掉)(一下)?(灯|空调|音乐)",
     )
 ]
@@ -65,6 +69,21 @@ UNCERTAIN = re.compile(
     r"\b(maybe|perhaps|might|possibly|probably|i guess|i think|not sure|wonder|should i|what if)\b",
     re.IGNORECASE,
 )
+#: hedge words proper (not a bare question): "maybe I'd like X" is no preference yet (seed 002)
+HEDGE = re.compile(
+    r"也许|可能|大概|或许|好像|估计|不确定|说不定|要不|试试|"
+    r"\b(maybe|perhaps|might|possibly|probably|i guess|not sure|what if)\b",
+    re.IGNORECASE,
+)
+
+
+def hedged(text: str, sig: Signals) -> bool:
+    """An uncertain text with a hedge word proper ('Maybe I should try yoga', '也许我下个月去杭州',
+    '要不试试游泳课'): it waits in the candidate pool (seed 002). A bare question or an
+    'I think' opinion is not a hedge and is kept as an episodic memory (issue 16)."""
+    return sig.uncertain and bool(HEDGE.search(text))
+
+
 PROCEDURAL = re.compile(
     r"步骤|流程|第一步|先.+再|每次.+都|规则|操作方法|\b(step \d|steps|workflow|procedure|always (run|do|use)|"
     r"first .+ then|how to)\b",
@@ -72,9 +91,7 @@ PROCEDURAL = re.compile(
 )
 FACTUAL = re.compile(
     r"我是|我叫|我住|我在.+(工作|上班|读书)|我的.+是|我有|我家|生日|地址|电话|年级|岁|"
-    r"\S的\S{1,8}(是|为|在)\S|"  # attribute statements: 论坛的地点是北京
-    r"\b(i am|i'm|my name|i live|i work|my .+ is|my .+ are|i have|birthday|address|years old|grade)\b|"
-    r"\b\w+'s \w+ (is|are|was)\b|\bthe \w+ of [\w ]{1,30} (is|are|was)\b",
+    r"\b(i am|i'm|my name|i live|i work|my .+ is|my .+ are|i have|birthday|address|years old|grade)\b",
     re.IGNORECASE,
 )
 IDENTIFIER = re.compile(r"(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9_-]{3,}|\d{5,}|尾号\d{3,}|v\d+\.\d+")
@@ -109,12 +126,14 @@ def normalise(text: str) -> str:
 
 
 def reject_reason(text: str) -> str | None:
-    """``chit_chat``, ``one_off_command``, ``empty`` or None (keep)."""
+    """``empty``, ``chit_chat``, ``no_content`` (true noise, :func:`memory_engine.write.noise.noise_reason`),
+    ``one_off_command`` or None (keep)."""
     stripped = text.strip()
-    if not normalise(stripped):
-        return "empty"
+    noise = noise_reason(stripped)
+    if noise:
+        return noise
     low = re.sub(r"[\s!！。.,，~～?？]+$", "", stripped.lower()).strip()
-    if low in CHIT_CHAT or normalise(low) in {normalise(c) for c in CHIT_CHAT}:
+    if low in CHIT_CHAT or normalise(low) in _CHIT_CHAT_NORMALISED:
         return "chit_chat"
     for rx in _ONE_OFF:
         if rx.search(stripped):
@@ -135,9 +154,17 @@ class Signals:
     identifier: bool
 
 
+#: "like" as a preposition or comparison says nothing about a preference ("feels like", "looks like a")
+_LIKE_NOT_PREFERENCE = re.compile(
+    r"\b(?:feel|feels|felt|feeling|look|looks|looked|looking|sound|sounds|sounded|seem|seems|seemed|just|more|much|"
+    r"something|anything|nothing|things?)\s+like\b",
+    re.IGNORECASE,
+)
+
+
 def signals(text: str) -> Signals:
     return Signals(
-        preference=bool(PREFERENCE.search(text)),
+        preference=bool(PREFERENCE.search(_LIKE_NOT_PREFERENCE.sub(" ", text))),
         decision=bool(DECISION.search(text)),
         correction=bool(CORRECTION.search(text)),
         uncertain=bool(UNCERTAIN.search(text.strip())),

@@ -1,0 +1,130 @@
+"""Explicit forget instructions act on the store (issue 16).
+
+"Forget that I live in Berlin", "别记我的手机号了", "please delete what I said
+about my ex": :func:`memory_engine.write.intents.forget_target` finds the words
+naming what to forget; :class:`Forgetter` finds the owner's memories they name
+and archives them with an undo window; the instruction itself is not stored.
+
+A memory is named when BOTH hold (numbers are ``write.*`` configuration):
+
+* rescaled dense similarity between the target and the memory >= ``forget_similarity``;
+* the memory carries at least ``forget_term_overlap`` of the target's content
+  terms (its own terms, plus the parts of its fact key: ``user.address``
+  answers "my address").
+
+An empty target ("forget what I just said", "删除我刚才说的") names the
+owner's newest memory of the session (else overall) written before the instruction.
+
+Archived memories get ``status = deprecated``, ``archived = 1`` and
+``forgotten_at`` / ``undo_until`` / ``status_before``; :meth:`Forgetter.undo`
+restores them while ``undo_until`` has not passed (``write.undo_days``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ..config import WriteSection
+from ..embedding import CachedEmbedder
+from ..models import MemoryStatus
+from ..store.base import StoreFilter, VectorStore
+from ..text import content_terms
+
+__all__ = ["ForgetMatch", "Forgetter"]
+
+_DAY = 86_400.0
+
+
+@dataclass(frozen=True)
+class ForgetMatch:
+    """One memory a forget instruction names: id, rescaled similarity, the target
+    terms it carries and their share of the target's terms."""
+
+    memory_id: str
+    similarity: float
+    shared_terms: tuple[str, ...]
+    term_share: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"id": self.memory_id, "similarity": round(self.similarity, 4), "shared_terms": list(self.shared_terms),
+                "term_share": round(self.term_share, 4), "rule": "forget_intent"}
+
+
+def _memory_terms(payload: dict[str, Any]) -> set[str]:
+    terms = set(payload.get("terms") or ())
+    key = str(payload.get("fact_key") or "")
+    if key:
+        terms |= set(re.split(r"[._\-\s/]+", key.lower())) | content_terms(key.replace(".", " "))
+    return terms
+
+
+class Forgetter:
+    """``find(target, tenant_id, user_id, ...)`` -> matches; ``archive(matches, ts)``;
+    ``undo(tenant_id, user_id, ts, ids)`` -> restored ids."""
+
+    def __init__(self, store: VectorStore, embedder: CachedEmbedder, cfg: WriteSection) -> None:
+        self.store, self.embedder, self.cfg = store, embedder, cfg
+
+    def _filter(self, tenant_id: str, user_id: str, **kw: Any) -> StoreFilter:
+        return StoreFilter(tenant_id=tenant_id, user_id=user_id,
+                           statuses=(MemoryStatus.CURRENT.value, MemoryStatus.CANDIDATE.value,
+                                     MemoryStatus.PENDING_CONFIRMATION.value), **kw)
+
+    def find(self, target: str, tenant_id: str, user_id: str, session_id: str | None, ts: float) -> list[ForgetMatch]:
+        """Memories of the owner the target names, best first (at most ``write.forget_limit``)."""
+        owned = [tenant_id, user_id]
+        if not target.strip():
+            for sess in ((session_id,) if session_id else ()) + (None,):
+                flt = self._filter(tenant_id, user_id, session_id=sess, created_before=ts)
+                rows = self.store.scroll(flt, limit=1, order_by="created_at", descending=True)
+                if rows and [rows[0].payload.get("tenant_id"), rows[0].payload.get("user_id")] == owned:
+                    return [ForgetMatch(rows[0].id, 1.0, (), 1.0)]
+            return []
+        t_terms = set(content_terms(target))
+        if not t_terms:
+            return []
+        vec = self.embedder.embed_documents([target])[0]
+        out = []
+        flt = self._filter(tenant_id, user_id, embedding_version=self.embedder.version)
+        for p in self.store.search_dense(vec.tolist(), flt, max(self.cfg.forget_limit * 3, 20)):
+            if [p.payload.get("tenant_id"), p.payload.get("user_id")] != owned:
+                continue
+            sim = self.embedder.rescale(p.score)
+            shared = t_terms & _memory_terms(p.payload)
+            share = len(shared) / len(t_terms)
+            if sim >= self.cfg.forget_similarity and share >= self.cfg.forget_term_overlap:
+                out.append(ForgetMatch(p.id, float(sim), tuple(sorted(shared)), share))
+        return out[: self.cfg.forget_limit]
+
+    def archive(self, ids: list[str], ts: float, statuses: dict[str, str], reason: str = "forget_intent") -> None:
+        """Archive ``ids`` (their previous status in ``statuses``) with the undo window."""
+        for mid in ids:
+            self.store.set_payload([mid], {
+                "status": MemoryStatus.DEPRECATED.value, "archived": 1, "archived_at": ts, "updated_at": ts,
+                "forgotten_at": ts, "undo_until": ts + self.cfg.undo_days * _DAY, "forget_reason": reason,
+                "status_before": statuses.get(mid, MemoryStatus.CURRENT.value),
+            })
+
+    def undo(self, tenant_id: str, user_id: str, ts: float, ids: list[str] | None = None) -> list[str]:
+        """Restore memories archived by a forget instruction or a correction whose undo
+        window is still open: ``ids`` when given, else the latest batch (same ``forgotten_at``).
+        Returns the restored ids (oldest batch untouched)."""
+        flt = StoreFilter(tenant_id=tenant_id, user_id=user_id, statuses=None, include_archived=True,
+                          memory_ids=tuple(ids) if ids else None)
+        rows = [p for p in self.store.scroll(flt) if p.payload.get("forgotten_at") is not None
+                and float(p.payload.get("undo_until") or 0) >= ts
+                and p.payload.get("tenant_id") == tenant_id and p.payload.get("user_id") == user_id]
+        if not rows:
+            return []
+        if not ids:
+            latest = max(float(p.payload["forgotten_at"]) for p in rows)
+            rows = [p for p in rows if float(p.payload["forgotten_at"]) == latest]
+        for p in rows:
+            self.store.set_payload([p.id], {
+                "status": p.payload.get("status_before") or MemoryStatus.CURRENT.value, "archived": 0,
+                "archived_at": None, "superseded_by": None, "forgotten_at": None, "undo_until": None,
+                "forget_reason": None, "updated_at": ts,
+            })
+        return [p.id for p in rows]

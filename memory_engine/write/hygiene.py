@@ -1,0 +1,32 @@
+"""Reworded duplicates merge, near-identical opposites never do (issue 16).
+
+Two statements are the same memory when they agree on identifiers, numbers and
+polarity (checked by the caller) and either
+
+* their rescaled similarity is >= ``write.dedup_similarity`` (a repeat), or
+* their rescaled similarity is >= ``write.dedup_reworded_similarity`` AND they
+  share at least ``write.dedup_term_overlap`` of their content terms (Jaccard):
+  the same words in another order or form ("I prefer aisle seats on long
+  flights" / "On long flights I prefer an aisle seat").
+
+"I like X" vs "I don't like X" (polarity), "82 kg" vs "78 kg" (numbers) and
+"order A123" vs "order A124" (identifiers) never merge, however similar.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Set
+
+
+def jaccard(a: Set[str], b: Set[str]) -> float:
+    """|a n b| / |a u b| in [0, 1]; 0 when both are empty."""
+    union = a | b
+    return len(a & b) / len(union) if union else 0.0
+
+
+def same_meaning(similarity: float, new_terms: Set[str], old_terms: Set[str], *, repeat_similarity: float,
+                 reworded_similarity: float, term_overlap: float) -> bool:
+    """The similarity half of the duplicate test (module docstring); ``similarity`` is rescaled, in [0, 1]."""
+    if similarity >= repeat_similarity:
+        return True
+    return similarity >= reworded_similarity and jaccard(new_terms, old_terms) >= term_overlap

@@ -1,0 +1,106 @@
+"""What the write path may drop: true noise only (issue 16).
+
+Every substantive statement is kept (at least as an episodic memory); a text is
+noise when it says nothing a later question could ask about:
+
+* ``empty``: nothing but whitespace and punctuation;
+* ``chit_chat``: the whole text segments into acknowledgement / greeting forms
+  of a short closed lexicon (``ok thanks``, ``好的好的``, ``嗯嗯，收到``,
+  ``lol``, ``哈哈哈``), with repeated characters and sentence particles
+  allowed: a general segmentation, not a list of whole sentences;
+* ``no_content``: no content term survives stop-word removal
+  (:func:`memory_engine.text.content_terms`) and no digit is present
+  (``what about you?``, ``那就这样吧``).
+
+One-off commands (``set a timer``, ``帮我查一下天气``) are decided by
+:mod:`memory_engine.write.rules`. Pure functions.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..text import content_terms
+
+#: English acknowledgement / greeting words; a text made only of these (and
+#: fillers) is chit-chat. Multi-word forms are matched word by word.
+ACK_EN = frozenset(
+    """ok okay k kk okey yes yeah yep yup ya no nope nah sure thanks thank thx ty tysm you cool nice great good fine
+    alright right lol lmao haha hahaha hehe hmm hm mm uh um ah oh wow hi hello hey bye goodbye cya got it noted
+    sounds np welcome morning night see ya awesome perfect true agreed indeed exactly gotcha understood roger
+    much so very too totally definitely absolutely course of a lot agree thing""".split()
+)
+#: words that only glue acknowledgement words together ("thank you so much", "ok and thanks")
+_EN_GLUE = frozenset("and then well oh so very too much a lot of that is it its thing things".split())
+
+#: Chinese acknowledgement / greeting forms (segmented greedily, longest first)
+ACK_ZH = tuple(sorted(
+    """好 好的 好吧 好滴 好嘞 好哒 好呀 嗯 嗯嗯 哦 噢 喔 谢谢 谢谢你 谢谢您 多谢 感谢 辛苦了 辛苦 哈 呵 嘻 嘿 可以 行 行吧
+    收到 明白 明白了 知道了 了解 懂了 没问题 没事 你好 您好 早上好 早安 午安 晚上好 晚安 再见 拜拜 回头见 对 对的 是的 是
+    不错 厉害 牛 赞 棒 太棒了 真棒 好厉害 确实 也是 有道理 原来如此 这样啊 这样 那好 那行 ok okay 嗯呢 对呀 对啊 是啊
+    好耶 耶 哇 哇塞 哎 唉 啦 吧 呀 啊 呢 哒 滴 嘛 了 的 哟""".split(),
+    key=len, reverse=True,
+))
+
+_PUNCT = re.compile(r"[\s\W_]+", re.UNICODE)
+_REPEAT = re.compile(r"(.)\1{2,}")
+_DIGIT = re.compile(r"\d")
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+
+
+def _squeeze(s: str) -> str:
+    """'okkkk' -> 'okk', 'hahahaha' stays (segmented), '嗯嗯嗯嗯' -> '嗯嗯'."""
+    return _REPEAT.sub(r"\1\1", s)
+
+
+def _zh_is_ack(run: str) -> bool:
+    i = 0
+    while i < len(run):
+        for form in ACK_ZH:
+            if run.startswith(form, i):
+                i += len(form)
+                break
+        else:
+            return False
+    return True
+
+
+def _en_is_ack(words: list[str]) -> bool:
+    if not words:
+        return True
+    for w in words:
+        w = _squeeze(w)
+        if w in ACK_EN or w in _EN_GLUE or re.fullmatch(r"(ha|he|ja)+h?|l+o+l+|o+k+|m+|h+m+|y+a+y*|a+h+|o+h+|u+m+", w):
+            continue
+        return False
+    return any(w not in _EN_GLUE for w in words)
+
+
+def is_acknowledgement(text: str) -> bool:
+    """True when the whole text is acknowledgement / greeting forms (zh or en),
+    with particles, repeats and punctuation; e.g. ``ok thanks!``, ``好的好的～``,
+    ``嗯嗯 收到``, ``lol``. A text with any other word is not."""
+    low = text.lower().strip()
+    if not _PUNCT.sub("", low):
+        return False
+    cjk = "".join(ch for ch in low if _CJK.match(ch))
+    latin = re.findall(r"[a-z']+", low)
+    if re.search(r"\d", low):
+        return False
+    if cjk and not _zh_is_ack(_squeeze(cjk)):
+        return False
+    latin_words = [w.replace("'", "") for w in latin]
+    if latin_words and not _en_is_ack(latin_words):
+        return False
+    return bool(cjk or latin_words)
+
+
+def noise_reason(text: str) -> str | None:
+    """``empty`` / ``chit_chat`` / ``no_content`` for true noise, else None (keep)."""
+    if not _PUNCT.sub("", text):
+        return "empty"
+    if is_acknowledgement(text):
+        return "chit_chat"
+    if not _DIGIT.search(text) and not content_terms(text):
+        return "no_content"
+    return None
