@@ -15,6 +15,7 @@ Spans follow TRACES.md. ``now`` overrides the clock everywhere.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import threading
@@ -22,7 +23,7 @@ import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from opentelemetry.trace import Status, StatusCode
@@ -50,6 +51,7 @@ from .observability.tracing import (
     parent_context,
     set_attrs,
 )
+from .retrieve import temporal
 from .retrieve.pipeline import RetrievalPipeline, RetrievalRequest
 from .scope import Scope
 from .store.base import StoreFilter, VectorStore
@@ -63,6 +65,7 @@ from .validation import (
     require_owner,
     require_role,
     require_text,
+    require_timezone,
 )
 from .write.facts import FactBook
 from .write.pii import PiiSettings, redact
@@ -117,6 +120,7 @@ class MemoryEngine:
         # show up as a 1-2 s retrieval in the latency dashboards)
         content_terms("预热 warm-up")
         count_tokens("warm-up")
+        temporal.warm_up()
         self._user_locks: dict[tuple[str, str], threading.Lock] = {}
         self._locks_guard = threading.Lock()
         self._closed = False
@@ -212,21 +216,33 @@ class MemoryEngine:
         fact: dict[str, Any] | None = None,
         now: datetime | None = None,
         permanent: bool = False,
+        timezone: str | None = None,
     ) -> WriteResult:
         """Run ``text`` through the write pipeline.
 
         Returns :class:`WriteResult` with outcome ``stored`` / ``merged`` /
-        ``rejected`` / ``candidate``. Raises :class:`ValidationError` (and
-        stores nothing) for a missing ``user_id``/``tenant_id``, a non-string
-        text, an unknown ``memory_type``/``role`` or a malformed ``fact``
-        (needs ``key`` and ``value``).
+        ``rejected`` / ``candidate`` / ``forgotten`` (a forget instruction:
+        ``superseded_ids`` and ``evidence`` name what it archived). Every
+        substantive statement is kept (below ``write.threshold`` as an episodic
+        memory); only noise is rejected. ``role`` ``assistant`` / ``tool`` texts are
+        kept as episodic records of what was said, never the user's fact; tool
+        texts with planted instructions are flagged. ``metadata={"speaker": ...}``
+        names who said it (a correction only retires the same speaker's memories).
+        Dates in the text ('yesterday', '6月3号') are resolved in ``timezone`` (IANA
+        name or '+08:00'; default ``memory.timezone``, else ``now``'s tzinfo).
+        Raises :class:`ValidationError` (and stores nothing) for a missing
+        ``user_id``/``tenant_id``, a non-string text, an unknown
+        ``memory_type``/``role``/``timezone`` or a malformed ``fact`` (needs
+        ``key`` and ``value``).
         """
         user_id, tenant_id = require_owner(user_id, tenant_id)
         text, role, hint, fact = require_text(text), require_role(role), parse_memory_type(memory_type), require_fact(fact)
         check_write_bounds(self.config.limits, text=text, user_id=user_id, tenant_id=tenant_id, session_id=session_id,
                            metadata=metadata, fact=fact)
-        req = AddRequest(text, user_id, tenant_id, epoch_now(now), session_id, role, hint, dict(metadata or {}), fact,
-                         permanent, now)
+        ts = epoch_now(now)
+        ref = temporal.user_time(ts, now, require_timezone(timezone), self.config.memory.timezone)
+        req = AddRequest(text, user_id, tenant_id, ts, session_id, role, hint, dict(metadata or {}), fact,
+                         permanent, ref)
         with self.tracing.tracer.start_as_current_span(SPAN_WRITE) as span:
             set_attrs(span, {
                 "memory.tenant_id": tenant_id, "memory.user_id": user_id, "memory.session_id": session_id,
@@ -246,6 +262,8 @@ class MemoryEngine:
                 "memory.id": result.memory_id, "memory.type": result.memory_type,
                 "memory.write_outcome": result.outcome, "memory.reject_reason": result.reason or None,
                 "memory.importance": result.importance, "memory.superseded_ids": list(result.superseded_ids) or None,
+                "memory.supersede_evidence": (json.dumps(list(result.evidence), ensure_ascii=False)
+                                              if result.evidence else None),
                 "memory.content": run.content,
             })
             return result
@@ -301,6 +319,7 @@ class MemoryEngine:
         now: datetime | None = None,
         explain: bool = False,
         memory_types: Sequence[str] | None = None,
+        timezone: str | None = None,
     ) -> RetrievalResult:
         """Hybrid retrieval for the owner.
 
@@ -312,9 +331,12 @@ class MemoryEngine:
         does input beyond ``config.limits`` (a query longer than
         ``max_query_chars``, ``top_k`` outside ``1..max_top_k``, an id longer
         than ``max_id_chars``); every other failure (store, embedder, a
-        non-finite query vector) returns ``degraded=True`` with no hits.
+        non-finite query vector) returns ``degraded=True`` with no hits. Dates the
+        query names are resolved in ``timezone`` (as in :meth:`add`; an unknown
+        name raises ValidationError).
         """
         user_id, tenant_id = require_owner(user_id, tenant_id)
+        timezone = require_timezone(timezone)
         check_read_bounds(self.config.limits, query=query, top_k=top_k, user_id=user_id, tenant_id=tenant_id,
                           session_id=session_id)
         started = time.perf_counter()
@@ -338,8 +360,8 @@ class MemoryEngine:
                 else:
                     ts = epoch_now(now)
                     run = self.retrieval_pipeline.run(RetrievalRequest(
-                        query, user_id, tenant_id, k, ts, now or datetime.fromtimestamp(ts, UTC), session_id,
-                        memory_types))
+                        query, user_id, tenant_id, k, ts,
+                        temporal.user_time(ts, now, timezone, self.config.memory.timezone), session_id, memory_types))
                     hits, expl, rewritten = run.hits, run.explanations, run.rewritten
                 degraded, error = False, None
             except Exception as e:  # degrade, never raise (seed 000)
@@ -415,6 +437,21 @@ class MemoryEngine:
         return CitedIds(cited, unknown=unknown)
 
     # ------------------------------------------------------------------ forget
+    def undo_forget(self, memory_ids: Sequence[str] | None = None, *, user_id: str, tenant_id: str = "default",
+                    now: datetime | None = None) -> list[str]:
+        """Restore memories a forget instruction ('forget that I ...', '别记...了') or a correction
+        archived, while their undo window (``write.undo_days``) is open: ``memory_ids``, else the
+        latest such batch. Returns the restored ids (empty when nothing is restorable)."""
+        user_id, tenant_id = require_owner(user_id, tenant_id)
+        ts = epoch_now(now)
+        with self.tracing.tracer.start_as_current_span(SPAN_FORGET) as span:
+            with self._user_lock(tenant_id, user_id):
+                ids = self.write_pipeline.forgetter.undo(tenant_id, user_id, ts,
+                                                         list(memory_ids) if memory_ids else None)
+            set_attrs(span, {"memory.tenant_id": tenant_id, "memory.user_id": user_id, "memory.undo": True,
+                             "memory.restored_ids": ids or None, "memory.forgotten_count": 0})
+        return ids
+
     def forget(self, memory_id: str, *, user_id: str, tenant_id: str = "default") -> bool:
         """Delete one of the owner's memories; False when it does not exist or belongs to someone else."""
         user_id, tenant_id = require_owner(user_id, tenant_id)

@@ -125,3 +125,17 @@ def check_read_bounds(limits: Any, *, query: Any, top_k: Any, user_id: str, tena
         raise ValidationError(f"top_k must be an integer in 1..{limits.max_top_k} (limits.max_top_k), got {top_k!r}",
                               field="top_k")
     _check_ids(limits, user_id=user_id, tenant_id=tenant_id, session_id=session_id)
+
+
+def require_timezone(name: str | None) -> str | None:
+    """An IANA time zone name ('Asia/Shanghai'), 'UTC' or an offset ('+08:00'), or None.
+    Raises ValidationError (field ``timezone``) for an unknown name."""
+    if name is None:
+        return None
+    from .retrieve.temporal import timezone_of
+
+    try:
+        timezone_of(str(name))
+    except ValueError as e:
+        raise ValidationError(str(e), field="timezone") from e
+    return str(name)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
@@ -20,6 +20,7 @@ from ..models import MemoryStatus, Source
 from ..scope import Scope
 from ..store.base import ScoredPayload, VectorStore
 from ..text import _CJK, content_terms
+from . import temporal
 from .fusion import Candidate
 from .query import QueryPlan
 
@@ -56,15 +57,16 @@ class RoutePool:
         self.fact_ids: set[str] = set()
 
 
-def pool_routes(channels: Mapping[str, list[ScoredPayload]], scope: Scope) -> RoutePool:
+def pool_routes(channels: Mapping[str, list[ScoredPayload]], scope: Scope, exclude_flagged: bool = False) -> RoutePool:
     """Merge channel lists (each best first) into a :class:`RoutePool`, skipping rows of another owner
-    (defence in depth: the filter already isolates)."""
+    (defence in depth: the filter already isolates) and, with ``exclude_flagged``, memories flagged
+    at write for planted instructions (``retrieval.exclude_flagged``: they stay out of the context)."""
     pool = RoutePool()
     for channel, rows in channels.items():
         for i, p in enumerate(rows, start=1):
             if channel == "fact":
                 pool.fact_ids.add(p.id)
-            if not scope.owns(p):
+            if not scope.owns(p) or (exclude_flagged and p.payload.get("flagged")):
                 continue
             pool.payloads[p.id] = p.payload
             pool.ranks.setdefault(p.id, {})[channel] = i
@@ -79,8 +81,9 @@ class CandidateBuilder:
 
     * identifier mismatch: the query names an identifier the memory lacks ->
       similarity and coverage x ``retrieval.identifier_mismatch``;
-    * date match: the memory's event time (else the day it was written) overlaps the
-      query's date range -> ``temporal_match`` = 1;
+    * date match: the memory's event time or the (local) day it was written overlaps the
+      query's date range -> ``temporal_match`` = 1, and the query's date words count as
+      covered (:func:`memory_engine.retrieve.temporal.coverage_with_date`);
     * pending values (seed 004): an unconfirmed old value shows only when its relevance is
       >= ``write.supersede_strong_similarity``, weighted by ``retrieval.inferred_weight``.
 
@@ -174,12 +177,15 @@ class CandidateBuilder:
                 # payload values are untyped (epoch seconds or None)
                 start: Any = pl.get("event_start")
                 end: Any = pl.get("event_end")
-                if start is None:  # no date in the memory: it is about the day it was written
-                    day = datetime.fromtimestamp(float(pl.get("created_at") or ts), plan.now.tzinfo)
-                    d0 = day.replace(hour=0, minute=0, second=0, microsecond=0)
-                    start, end = d0.timestamp(), d0.timestamp() + 86_400
-                if q_range.overlaps(float(start), float(end)):
-                    c = replace(c, temporal_match=1.0)
+                # a memory is about the (user's local) day it was written, and about the date it names
+                day = datetime.fromtimestamp(float(pl.get("created_at") or ts), plan.now.tzinfo)
+                d0 = day.replace(hour=0, minute=0, second=0, microsecond=0)
+                written = q_range.overlaps(d0.timestamp(), (d0 + timedelta(days=1)).timestamp())
+                if written or (start is not None and q_range.overlaps(float(start), float(end))):
+                    # the date the query names is matched by the memory's time, not by its words
+                    cov = temporal.coverage_with_date(plan.cover_terms, temporal.date_terms(q_range.phrase),
+                                                      pl.get("terms") or ())
+                    c = replace(c, temporal_match=1.0, coverage=max(c.coverage, cov))
             if pl.get("status") == MemoryStatus.PENDING_CONFIRMATION.value:
                 # seed 004: an unconfirmed old value shows only when strongly relevant, below the new one
                 if c.relevance < self.pending_floor:

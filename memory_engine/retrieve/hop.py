@@ -60,6 +60,7 @@ class EntityHop:
             raise ConfigError("retrieval.hop_limit must be >= 0 and hop_parents >= 1", key="retrieval.hop_limit")
         self.store, self.builder = store, builder
         self.enabled = bool(rcfg.entity_hops and rcfg.hop_limit)
+        self.exclude_flagged = rcfg.exclude_flagged
         self.limit, self.parents, self.discount_factor = rcfg.hop_limit, rcfg.hop_parents, rcfg.hop_discount
         self.floor = rcfg.floor
 
@@ -75,7 +76,7 @@ class EntityHop:
             missing = [p.id for p in rows if p.id not in payloads]
             vecs = {p.id: p.dense for p in self.store.retrieve(missing, with_vectors=True)} if missing else {}
             for rank, p in enumerate(rows, start=1):
-                if p.id == parent.memory_id or not scope.owns(p):
+                if p.id == parent.memory_id or not scope.owns(p) or (self.exclude_flagged and p.payload.get("flagged")):
                     continue
                 if len(out) >= self.limit:
                     break

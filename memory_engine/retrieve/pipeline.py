@@ -97,7 +97,7 @@ class RetrievalPipeline:
         for route in self.routes:
             rows = route.search(rq)
             channels.setdefault(route.channel, []).extend(rows)
-        pool = pool_routes(channels, scope)
+        pool = pool_routes(channels, scope, self.config.retrieval.exclude_flagged)
         fused = self.fuse(self.builder.assemble(pool, plan))
         links: list[Link] = []
         if self.context.enabled and fused:

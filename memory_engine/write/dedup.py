@@ -2,7 +2,10 @@
 touches it instead of adding a record.
 
 Two texts are *the same memory* when their normalised forms are equal, or their
-model-rescaled cosine is >= ``write.dedup_similarity``, and in both cases they
+model-rescaled cosine is >= ``write.dedup_similarity``, or they are a rewording
+(:func:`memory_engine.write.hygiene.same_meaning`: similarity >=
+``write.dedup_reworded_similarity`` and Jaccard term overlap >=
+``write.dedup_term_overlap``), said in the same role, and in every case they
 name the same identifiers and numbers and have the same polarity
 (normalise-then-match, seed 002): 'order A123' never merges into 'order A124',
 '82 kg' never into '78 kg', 'I like X' never into 'I don't like X'. The same rule
@@ -21,8 +24,9 @@ from ..errors import ConfigError
 from ..models import MemoryRecord, MemoryType
 from ..scope import Scope
 from ..store.base import VectorStore
-from ..text import identifiers
+from ..text import content_terms, identifiers
 from . import rules
+from .hygiene import same_meaning
 
 __all__ = ["DuplicateFinder", "Identity", "identity"]
 
@@ -60,15 +64,20 @@ class DuplicateFinder:
             raise ConfigError("write.dedup_candidates must be >= 1", key="write.dedup_candidates")
         self.store, self.embedder = store, embedder
         self.similarity, self.candidates = cfg.dedup_similarity, cfg.dedup_candidates
+        self.reworded, self.overlap = cfg.dedup_reworded_similarity, cfg.dedup_term_overlap
 
-    def find(self, clean: str, vec: np.ndarray, memory_type: MemoryType, scope: Scope) -> MemoryRecord | None:
+    def find(self, clean: str, vec: np.ndarray, memory_type: MemoryType, scope: Scope,
+             role: str = "user") -> MemoryRecord | None:
         new = identity(clean)
+        new_terms = content_terms(clean)
         flt = scope.filter(memory_types=(memory_type.value,))
         for p in self.store.search_dense(vec.tolist(), flt, self.candidates):
-            if not scope.owns(p):
-                continue
+            if not scope.owns(p) or (p.payload.get("role") or "user") != role:
+                continue  # the assistant repeating the user's words does not confirm them
             old = identity(p.payload.get("content", ""))
-            if old.normalised != new.normalised and self.embedder.rescale(p.score) < self.similarity:
+            if old.normalised != new.normalised and not same_meaning(
+                    self.embedder.rescale(p.score), new_terms, set(p.payload.get("terms") or ()),
+                    repeat_similarity=self.similarity, reworded_similarity=self.reworded, term_overlap=self.overlap):
                 continue
             if not old.agrees(new):
                 continue

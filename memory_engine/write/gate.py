@@ -1,7 +1,12 @@
-"""The write gate (seed 000 write threshold, seed 002 uncertainty): chit-chat and
-one-off commands are rejected, importance is scored by rules, the memory type is
-classified, and what scores below ``write.threshold`` is not stored. Uncertain
-statements go to the candidate pool instead (:mod:`memory_engine.write.candidates`)."""
+"""The write gate (seed 000 write threshold, seed 002 uncertainty, issue 16): noise
+(chit-chat, acknowledgements, content-free lines, one-off commands) is rejected;
+importance is scored by rules and the memory type classified. What scores below
+``write.threshold`` is kept as an episodic memory (``write.keep_below_threshold``;
+rejected when off): the threshold decides what is curated, not whether the user's
+words exist. Hedged statements ('maybe I should try yoga') go to the candidate pool
+(:mod:`memory_engine.write.candidates`); other uncertain texts (questions, 'I think')
+are kept as episodic memories (``write.uncertain_mode``). What the assistant or a
+tool said is kept as an episodic record of what was said, never curated."""
 
 from __future__ import annotations
 
@@ -28,6 +33,7 @@ class Verdict:
     memory_type: MemoryType
     uncertain: bool
     scored: bool = True
+    below_threshold: bool = False
 
 
 class WriteGate:
@@ -40,7 +46,8 @@ class WriteGate:
             raise ConfigError("write.threshold must be in [0, 1]", key="write.threshold")
         self.cfg = cfg
 
-    def judge(self, clean: str, *, has_fact: bool = False, hint: MemoryType | None = None) -> Verdict:
+    def judge(self, clean: str, *, has_fact: bool = False, hint: MemoryType | None = None,
+              role: str = "user") -> Verdict:
         reason = rules.reject_reason(clean)
         sig = rules.signals(clean)
         if reason and not has_fact:
@@ -48,6 +55,18 @@ class WriteGate:
         imp = rules.importance(clean, sig, self.cfg, has_fact=has_fact)
         mtype = rules.classify(sig, has_fact, hint)
         uncertain = sig.uncertain and not has_fact and hint in (None, MemoryType.EPISODIC) and mtype != MemoryType.FACT
-        if hint is None and not has_fact and not uncertain and imp < self.cfg.threshold:
-            return Verdict(f"below_threshold:{imp:.2f}", sig, imp, mtype, False)
+        if (uncertain and self.cfg.uncertain_mode == "episodic" and self.cfg.keep_below_threshold
+                and not rules.hedged(clean, sig)):
+            uncertain, mtype = False, MemoryType.EPISODIC  # a question or an opinion: kept, not curated
+            below = hint is None
+        else:
+            below = hint is None and not has_fact and not uncertain and imp < self.cfg.threshold
+        if role != "user" and hint is None:
+            # the assistant's suggestion or a tool's output: a record of what was said, never the user's
+            # preference, fact or constraint, and no candidate waiting to become one
+            return Verdict(None, sig, imp, MemoryType.EPISODIC, False, below_threshold=True)
+        if below:
+            if not self.cfg.keep_below_threshold:
+                return Verdict(f"below_threshold:{imp:.2f}", sig, imp, mtype, False)
+            return Verdict(None, sig, imp, MemoryType.EPISODIC, False, below_threshold=True)
         return Verdict(None, sig, imp, mtype, uncertain)

@@ -1,8 +1,10 @@
-"""The write pipeline (SEED_DIGEST section 3), run per call::
+"""The write pipeline (SEED_DIGEST section 3, issue 16), run per call::
 
-    clean + redact -> gate (chit-chat / one-off rejection, importance, type, threshold)
-    -> embed -> candidate pool (uncertain) | fact overwrite | dedup (touch, confirm)
-    -> correction supersedes -> store
+    clean + redact -> forget intent (archive what it names, stop) -> gate (noise
+    rejection, importance, type; below the threshold kept as episodic) -> roles
+    (assistant/tool: never a fact; tool: planted-instruction flags) -> embed ->
+    candidate pool (hedges) | fact overwrite | dedup (touch, confirm) ->
+    correction supersedes (with evidence) -> store
 
 :class:`WritePipeline` holds only its stages (built from store, embedder and
 config); everything about one request lives in the :class:`AddRequest` and the
@@ -29,7 +31,10 @@ from .candidates import CandidatePool
 from .clean import Cleaner
 from .dedup import DuplicateFinder
 from .facts import FactBook, fact_key
+from .forgetting import Forgetter
 from .gate import WriteGate
+from .injection import injection_signals
+from .intents import forget_target
 from .pii import PiiSettings
 from .records import build_record, touch_patch, upsert_records
 from .supersede import CorrectionFinder, Superseder
@@ -79,8 +84,9 @@ class WritePipeline:
         self.facts = FactBook(store)
         self.dedup = DuplicateFinder(store, embedder, w)
         self.corrections = CorrectionFinder(store, embedder, w, config.retrieval.route_limit)
-        self.superseder = Superseder(store, w.supersede_mode, config.lifecycle)
+        self.superseder = Superseder(store, w.supersede_mode, config.lifecycle, w.undo_days)
         self.candidates = CandidatePool(store, embedder, w)
+        self.forgetter = Forgetter(store, embedder, w)
 
     def run(self, req: AddRequest) -> WriteRun:
         """Apply one request; returns the outcome (stored / merged / rejected / candidate).
@@ -92,25 +98,48 @@ class WritePipeline:
         if self.clean.redact_pii and (req.metadata or req.fact is not None):  # every stored string, not only the text
             fact = None if req.fact is None else {**req.fact, "value": self.clean.value(req.fact["value"])}
             req = replace(req, metadata=self.clean.value(req.metadata), fact=fact)
+        if req.role == "user" and req.fact is None and req.hint is None:
+            target = forget_target(clean)
+            if target is not None:  # "forget that I ...": acts on the store, is not stored itself
+                return WriteRun(self._forget(req, target, kinds), clean)
+        if req.role != "user" and req.fact is not None:
+            # what the assistant or a tool said is never the user's fact (kept as a record of what was said)
+            req = replace(req, fact=None, metadata={**req.metadata, "_not_a_fact": True})
+        if req.role == "tool" and self.config.write.flag_tool_injection:
+            flags = injection_signals(clean)
+            if flags:
+                req = replace(req, metadata={**req.metadata, "_flags": list(flags)})
         has_fact = req.fact is not None
-        v = self.gate.judge(clean, has_fact=has_fact, hint=req.hint)
+        v = self.gate.judge(clean, has_fact=has_fact, hint=req.hint, role=req.role)
         if v.reject:
             extra: dict[str, Any] = dict(importance=v.importance, memory_type=v.memory_type.value) if v.scored else {}
             return WriteRun(WriteResult(WriteOutcome.REJECTED.value, None, v.reject, redactions=kinds, **extra), clean)
-        return WriteRun(self._store(req, clean, kinds, v.signals, v.importance, v.memory_type, v.uncertain), clean)
+        return WriteRun(self._store(req, clean, kinds, v.signals, v.importance, v.memory_type, v.uncertain,
+                                    v.below_threshold), clean)
+
+    def _forget(self, req: AddRequest, target: str, kinds: tuple[str, ...]) -> WriteResult:
+        """Archive what a forget instruction names (write/forgetting.py), with the evidence and an undo window."""
+        matches = self.forgetter.find(target, req.tenant_id, req.user_id, req.session_id, req.ts)
+        ids = [m.memory_id for m in matches]
+        if ids:
+            statuses = {p.id: str(p.payload.get("status") or "current") for p in self.store.retrieve(ids)}
+            self.forgetter.archive(ids, req.ts, statuses)
+        return WriteResult(WriteOutcome.FORGOTTEN.value, None, "forget_intent" if ids else "forget_intent:no_match",
+                           tuple(ids), redactions=kinds, evidence=tuple(m.as_dict() for m in matches))
 
     def _store(self, req: AddRequest, clean: str, kinds: tuple[str, ...], sig: rules.Signals, imp: float,
-               mtype: MemoryType, uncertain: bool) -> WriteResult:
+               mtype: MemoryType, uncertain: bool, below: bool = False) -> WriteResult:
         scope = Scope(req.tenant_id, req.user_id, self.embedder.version)
         vec = self.embedder.embed_documents([clean])[0]
         terms = tuple(content_terms(clean))
         rec = build_record(clean, tenant_id=req.tenant_id, user_id=req.user_id, memory_type=mtype,
                            embedding_version=self.embedder.version, ts=req.ts, session_id=req.session_id,
                            role=req.role, metadata=req.metadata, importance=imp, permanent=req.permanent,
-                           now=req.now, terms=terms)
+                           now=req.now, terms=terms, flags=tuple(req.metadata.get("_flags") or ()))
         if uncertain:
             return self.candidates.add(rec, vec, scope, kinds)
         superseded: list[str] = []
+        evidence: list[dict[str, Any]] = []
         if req.fact is not None:
             key, value = fact_key(req.fact["key"]), req.fact["value"]
             old = self.facts.current(scope, key)
@@ -120,24 +149,28 @@ class WritePipeline:
                                    memory_type=MemoryType.FACT.value, redactions=kinds)
             if old is not None:
                 superseded.append(old.id)
+                evidence.append({"id": old.id, "rule": "fact_overwrite", "fact_key": key})
             if sig.correction:  # 'change my default courier to SF' also retires 'I use ZTO'
-                superseded.extend(pid for pid, _ in self.corrections.find(clean, vec, scope))
+                for pid, _, ev in self.corrections.find(clean, vec, scope, req.metadata, req.role):
+                    superseded.append(pid)
+                    evidence.append(ev)
             rec = replace(rec, fact_key=key, fact_value=value)
             mtype = MemoryType.FACT
         else:
-            dup = self.dedup.find(clean, vec, mtype, scope)
+            dup = self.dedup.find(clean, vec, mtype, scope, req.role)
             if dup is not None:
                 self.store.set_payload([dup.id], touch_patch(dup, req.ts, updated=True))
                 self.superseder.confirm_if_repeated(dup, req.ts)
                 return WriteResult(WriteOutcome.MERGED.value, dup.id, f"duplicate_of:{dup.id}", importance=imp,
                                    memory_type=mtype.value, redactions=kinds)
-            if sig.correction:
-                related = self.corrections.find(clean, vec, scope)
-                superseded.extend(pid for pid, _ in related)
+            if sig.correction and not below:  # an uncurated remark retires nothing
+                related = self.corrections.find(clean, vec, scope, req.metadata, req.role)
+                superseded.extend(pid for pid, _, _ in related)
+                evidence.extend(ev for _, _, ev in related)
                 if related and req.hint is None:
                     mtype = MemoryType(related[0][1])  # a correction replaces a memory of the same kind
         meta = rec.metadata
-        if mtype != MemoryType.FACT and rules.is_constraint(clean, sig):
+        if mtype != MemoryType.FACT and req.role == "user" and rules.is_constraint(clean, sig):
             meta = {**meta, "_kind": "constraint"}
         rec = replace(rec, memory_type=mtype, metadata=meta, supersedes=tuple(superseded))
         upsert_records(self.store, [rec], vec[None, :])
@@ -151,4 +184,4 @@ class WritePipeline:
                     log.exception("could not drop correction %s after a failed supersede", rec.id)
                 raise StoreError(f"correction not applied: superseding {len(superseded)} memory(ies) failed: {e}") from e
         return WriteResult(WriteOutcome.STORED.value, rec.id, "supersedes" if superseded else "", tuple(superseded),
-                           importance=imp, memory_type=mtype.value, redactions=kinds)
+                           importance=imp, memory_type=mtype.value, redactions=kinds, evidence=tuple(evidence))

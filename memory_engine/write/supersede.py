@@ -2,18 +2,21 @@
 older memories it names; in ``pending_confirmation`` mode they wait until the
 new value is repeated.
 
-The *same subject* rule lives here and nowhere else: two memories are about the
-same thing when their model-rescaled similarity is >= ``write.supersede_similarity``
-and they share content terms (share = |A n B| / min(|A|, |B|) >=
-``write.supersede_keyword_overlap``, correction marker words excluded); a
-similarity >= ``write.supersede_strong_similarity`` may stand in for the shared
-terms where no correction text names the subject (consolidation's conflicts).
+Which memory a correction names is decided with evidence by
+:mod:`memory_engine.write.correction` (:class:`CorrectionFinder`); the
+*same subject* rule of consolidation's conflicts lives here (:class:`SubjectRule`):
+two memories are about the same thing when their model-rescaled similarity is >=
+``write.supersede_similarity`` and they share content terms (share = |A n B| /
+min(|A|, |B|) >= ``write.supersede_keyword_overlap``, correction marker words
+excluded); a similarity >= ``write.supersede_strong_similarity`` may stand in for
+the shared terms where no correction text names the subject.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Set
+from typing import Any
 
 import numpy as np
 
@@ -25,6 +28,8 @@ from ..scope import Scope
 from ..store.base import VectorStore
 from ..text import content_terms, identifiers
 from . import rules
+from .correction import SupersedeParams, judge, same_speaker
+from .intents import EXPLICIT_CORRECTION, about_speaker, correction_strength, marker_clause
 from .records import deprecate_patch
 
 __all__ = ["CorrectionFinder", "SubjectRule", "Superseder", "term_share"]
@@ -65,12 +70,15 @@ def _long_identifiers(text: str) -> set[str]:
 
 
 class CorrectionFinder:
-    """``find(clean, vec, scope)``: older current memories (semantic, episodic, procedural) a
-    correction replaces, as (memory id, memory type) pairs in similarity order, among the
-    ``retrieval.route_limit`` nearest. Related when the correction names them
-    (:meth:`SubjectRule.names` on the text from the first correction marker on), their
-    long identifiers (>= 3 digits) do not differ, and, for two negations (two constraints
-    like 'no games' / 'no horror', which normally coexist), only when strongly similar."""
+    """``find(clean, vec, scope, metadata, role)``: older current memories (semantic, episodic,
+    procedural) a correction replaces, as (memory id, memory type, evidence dict) triples in
+    similarity order, among the ``retrieval.route_limit`` nearest (issue 16: a correction
+    retires only what it names, with evidence). The decision is
+    :func:`memory_engine.write.correction.judge` on the corrected clause
+    (:func:`memory_engine.write.intents.marker_clause`): only the same speaker's memories
+    (:func:`~memory_engine.write.correction.same_speaker`), never from an assistant or tool
+    text; a weak marker ('cancel', 'actually', "don't", '不要') only in a first-person clause
+    that contradicts a stated preference; long identifiers (>= 3 digits) must not differ."""
 
     TYPES = (MemoryType.SEMANTIC.value, MemoryType.EPISODIC.value, MemoryType.PROCEDURAL.value)
 
@@ -79,28 +87,45 @@ class CorrectionFinder:
             raise ConfigError("retrieval.route_limit must be >= 1", key="retrieval.route_limit")
         self.store, self.embedder, self.limit = store, embedder, limit
         self.rule = SubjectRule(cfg)
+        self.params = SupersedeParams(cfg.supersede_similarity, cfg.supersede_scope_overlap,
+                                      cfg.supersede_strong_similarity, cfg.supersede_min_shared)
 
-    def find(self, clean: str, vec: np.ndarray, scope: Scope) -> list[tuple[str, str]]:
-        new_terms = set(content_terms(rules.correction_scope(clean))) - rules.MARKER_TERMS
+    def find(self, clean: str, vec: np.ndarray, scope: Scope, metadata: dict[str, Any] | None = None,
+             role: str = "user") -> list[tuple[str, str, dict[str, Any]]]:
+        if role != "user":
+            return []  # what the assistant or a tool said never retires the user's statement
+        strength = correction_strength(clean, rules.CORRECTION.search(clean) is not None)
+        if strength is None:
+            return []
+        if strength == "explicit":
+            clause = marker_clause(clean, EXPLICIT_CORRECTION, rules.CORRECTION)
+        else:
+            clause = marker_clause(clean, rules.CORRECTION)
+            if not about_speaker(clause):
+                return []  # "don't forget your passion": about someone else, not a change of the speaker's own
+        meta = metadata or {}
+        new_terms = set(content_terms(clause)) - rules.MARKER_TERMS
         new_idents = _long_identifiers(clean)
-        neg_new = rules.polarity(clean)
+        neg_new = rules.polarity(clause)
         out = []
         for p in self.store.search_dense(vec.tolist(), scope.filter(memory_types=self.TYPES), self.limit):
-            if not scope.owns(p):
+            if not scope.owns(p) or not same_speaker(role, meta, p.payload):
                 continue
             sim = self.embedder.rescale(p.score)
-            if sim < self.rule.similarity:
-                continue
             old_text = p.payload.get("content", "")
             old_idents = _long_identifiers(old_text)
             if new_idents and old_idents and not (new_idents & old_idents):
                 continue  # different entities (card 尾号0988 vs 尾号8890)
-            old_terms = set(p.payload.get("terms") or ()) - rules.MARKER_TERMS
-            if not self.rule.names(sim, new_terms, old_terms):
-                continue  # the correction must name what the old memory is about
-            if neg_new and rules.polarity(old_text) and sim < self.rule.strong:
-                continue  # two constraints ('no games', 'no horror') normally coexist
-            out.append((p.id, p.payload.get("memory_type", MemoryType.SEMANTIC.value)))
+            # the speakers' own names ("Gina: ..." prefixes every line of Gina) are no evidence
+            names = content_terms(str(meta.get("speaker") or "")) | content_terms(
+                str((p.payload.get("metadata") or {}).get("speaker") or ""))
+            old_terms = set(p.payload.get("terms") or ()) - rules.MARKER_TERMS - names
+            osig = rules.signals(old_text)
+            ev = judge(p.id, strength=strength, scope_terms=new_terms - names, old_terms=old_terms, similarity=sim,
+                       new_negated=neg_new, old_negated=rules.polarity(old_text), params=self.params,
+                       old_stance=(osig.preference or osig.decision) and not osig.uncertain)
+            if ev is not None:
+                out.append((p.id, p.payload.get("memory_type", MemoryType.SEMANTIC.value), ev.as_dict()))
         return out
 
 
@@ -111,10 +136,12 @@ class Superseder:
     the ``lifecycle.confirm_repeats``-th time, the values it replaced that are still pending
     are archived. Raises ConfigError at construction for ``confirm_repeats`` < 1."""
 
-    def __init__(self, store: VectorStore, mode: SupersedeMode, lifecycle: LifecycleSection) -> None:
+    def __init__(self, store: VectorStore, mode: SupersedeMode, lifecycle: LifecycleSection,
+                 undo_days: float = 0.0) -> None:
         if lifecycle.confirm_repeats < 1:
             raise ConfigError("lifecycle.confirm_repeats must be >= 1", key="lifecycle.confirm_repeats")
         self.store, self.mode, self.confirm_repeats = store, SupersedeMode(mode), lifecycle.confirm_repeats
+        self.undo_days = undo_days
 
     def supersede(self, old_ids: Iterable[str], new_id: str, ts: float) -> None:
         """Retire ``old_ids`` in favour of ``new_id``. When the store refuses, the fields the patch
@@ -123,9 +150,12 @@ class Superseder:
         if self.mode == SupersedeMode.PENDING_CONFIRMATION:
             patch = {"status": MemoryStatus.PENDING_CONFIRMATION.value, "superseded_by": new_id, "updated_at": ts}
         else:
-            patch = deprecate_patch(ts, superseded_by=new_id)
+            # undoable like a forget instruction (MemoryEngine.undo_forget) for write.undo_days
+            patch = {**deprecate_patch(ts, superseded_by=new_id), "forgotten_at": ts,
+                     "undo_until": ts + self.undo_days * 86_400.0, "forget_reason": "correction",
+                     "status_before": MemoryStatus.CURRENT.value}
         ids = list(old_ids)
-        before = {p.id: {k: p.payload[k] for k in patch if k in p.payload} for p in self.store.retrieve(ids)}
+        before = {p.id: {k: p.payload.get(k) for k in patch} for p in self.store.retrieve(ids)}
         try:
             self.store.set_payload(ids, patch)
         except Exception:

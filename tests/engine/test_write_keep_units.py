@@ -7,10 +7,10 @@ import pytest
 
 from memory_engine.retrieve.temporal import resolve, timezone_of, user_time
 from memory_engine.write import rules
+from memory_engine.write.correction import SupersedeParams, judge, same_speaker
 from memory_engine.write.injection import injection_signals
 from memory_engine.write.intents import correction_strength, forget_target
 from memory_engine.write.noise import noise_reason
-from memory_engine.write.correction import SupersedeParams, judge, same_speaker
 
 pytestmark = pytest.mark.unit
 
