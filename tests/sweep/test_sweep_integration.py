@@ -131,8 +131,9 @@ def test_reused_memory_spaces_equal_a_fresh_replay(suites, base):
 
 
 def test_write_parameter_triggers_a_replay_with_cached_embeddings(suites, base):
+    # the seed's rejecting threshold (issue 16 keeps statements below it as episodic by default)
     spec = _spec(["write.threshold=0.6,0.95", "retrieval.top_k=3"], constraints=())
-    run = run_sweep(spec, base, suites=suites)
+    run = run_sweep(spec, base.with_overrides({"write.keep_below_threshold": False}), suites=suites)
     assert run.ran == 2 and run.replays == 2  # the base config's writes (threshold 0.6) are reused once
     vals = {t.params["write.threshold"]: t.user_attrs["metrics"]["overall"] for t in run.study.trials}
     # threshold 0.95 rejects the hint-less passport statement (importance 0.6): stored count drops
