@@ -350,6 +350,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     outcomes: Counter[str] = Counter()
     reasons: Counter[str] = Counter()
     add_ms: list[float] = []
+    # every memory a write archived as superseded (old turn, new turn, the evidence the write gave): LoCoMo
+    # dialogs correct no earlier statement of the same speaker, so each one is listed for inspection and
+    # counted as a wrong supersession (issue 16: 48 on five conversations at 303e610)
+    supersessions: list[dict[str, Any]] = []
     for c in convs if not args.skip_pipeline else []:
         for ev in c.case.events:
             wr, ms = _timed(
@@ -370,6 +374,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 reasons[(wr.reason or "").split(":")[0]] += 1
             if wr.memory_id and wr.outcome != "rejected":
                 c.pipe_labels.setdefault(wr.memory_id, set()).add(ev.label)
+            for sid in wr.superseded_ids:
+                old = pipe.memory(sid, user_id=c.user, tenant_id=c.tenant)
+                supersessions.append({"conversation": c.case.id, "old": old.content if old else sid,
+                                      "old_labels": sorted(c.pipe_labels.get(sid, ())), "new": ev.text,
+                                      "new_label": ev.label, "evidence": [e for e in wr.evidence if e.get("id") == sid]})
     pipe_current = sum(pipe.store.count(StoreFilter(c.tenant, c.user)) for c in convs)
     # which turns survive the write pipeline as retrievable (current, not archived) memories:
     # the ceiling of the engine-defaults recall
@@ -378,6 +387,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         live = {p.id for p in pipe.store.scroll(StoreFilter(c.tenant, c.user))}
         kept[c.user] = set().union(*(c.pipe_labels.get(i, set()) for i in live)) if live else set()
     ceiling = [len(set(q.relevant) & kept[c.user]) / len(q.relevant) for c in convs for q in c.queries]
+    evidence_turns = {(c.user, lab) for c in convs for q in c.queries for lab in q.relevant}
+    evidence_kept = {(u, lab) for u, lab in evidence_turns if lab in kept[u]}
     pipe_total = sum(
         pipe.store.count(StoreFilter(c.tenant, c.user, statuses=None, include_archived=True)) for c in convs
     )
@@ -387,6 +398,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         f"{statistics.fmean(ceiling) if ceiling else float('nan'):.3f} (recall ceiling of engine-defaults)",
         flush=True,
     )
+    if not args.skip_pipeline:
+        print(
+            f"write pipeline keeps {len(evidence_kept)}/{len(evidence_turns)} distinct evidence turns "
+            f"({len(evidence_kept) / max(1, len(evidence_turns)):.3f}); wrong supersessions: {len(supersessions)}",
+            flush=True,
+        )
+        for sup in supersessions[:20]:
+            print(f"  superseded {sup['old_labels']} {sup['old'][:80]!r} <- {sup['new_label']} {sup['new'][:80]!r}")
 
     # ---- queries
     scores: dict[str, list[QueryScore]] = defaultdict(list)
@@ -509,6 +528,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "add_p50_ms": pct(add_ms, 50),
             "add_p95_ms": pct(add_ms, 95),
             "evidence_kept_by_pipeline": float(statistics.fmean(ceiling)) if ceiling else None,
+            "evidence_turns": len(evidence_turns),
+            "evidence_turns_kept": len(evidence_kept),
+            "wrong_supersessions": len(supersessions),
+            "supersessions": supersessions,
         }
     }
     order = [full_name, win_name, "dense", "keyword", *(f"hybrid-{f}" for f in FUSIONS), "defaults-every-turn",

@@ -171,3 +171,39 @@ def test_reworded_duplicates_merge_opposites_never(engine, t0):
     w1 = engine.add("My weight is 82 kg", user_id="u", now=t0)
     w2 = engine.add("My weight is 78 kg", user_id="u", now=t0 + timedelta(days=3))
     assert w2.outcome == "stored" and w2.memory_id != w1.memory_id
+
+
+#: same-speaker turn pairs of the LoCoMo dev conversations (conv-30, conv-41) that earlier write rules
+#: made supersede each other ("don't", "actually"... in their ordinary sense); the importer's
+#: "<speaker>: " prefix and speaker metadata as benchmarks/locomo.py writes them
+LOCOMO_DEV_PAIRS = [
+    ("Jon", "Thanks! Your words mean a lot. I'm staying positive and pushing forward. We've put our hearts into our "
+            "dreams and I'm sure we'll make it.",
+     "Thanks Gina! Your help really means a lot. Sometimes it's hard when things don't go my way, but I'm sure if I "
+     "keep pushing, I'll reach my dreams!"),
+    ("Gina", "Absolutely Jon. I'm always here to cheer you on. Make your dreams happen - keep going and believe in "
+             "yourself. You got this!",
+     "Wow, Jon! You're amazing at juggling both your passions. Finding that happy medium is key - keep going and "
+     "don't stop dreaming, buddy!"),
+    ("Gina", "Yeah, I do remember those dance classes! I used to love spending time in the studio. That photo looks "
+             "awesome, brings back lots of memories. It's nice to know, dance is still your happy place.",
+     "Hah, yeah!) But really having a creative space for dancers is so important. Last Friday at dance class with a "
+     "group of friends I felt it. Your studio will be a go-to spot for self-expression. Keep up the good work and "
+     "don't forget your passion for dance."),
+    ("John", "Thanks, Maria! I'm really excited about them too. I believe that providing the right assistance and "
+             "resources can make a lasting impact.",
+     "It's definitely isn't, Maria. My kids have so much and others don't. We really need to do something about it."),
+    ("John", "Thanks, Maria! Your words really mean something. Sometimes it feels like it's too much, but your "
+             "encouragement gives me the strength to keep going.",
+     "Lately, I've been stumped about something. Don't feel like I'm making much of an impact here, which has me "
+     "questioning my decisions and goals."),
+]
+
+
+@pytest.mark.parametrize("speaker,old,new", LOCOMO_DEV_PAIRS)
+def test_locomo_dialog_turns_never_supersede(engine, t0, speaker, old, new):
+    meta = {"speaker": speaker}
+    o = engine.add(f"{speaker}: {old}", user_id="conv", metadata=meta, now=t0)
+    n = engine.add(f"{speaker}: {new}", user_id="conv", metadata=meta, now=t0 + timedelta(days=7))
+    assert (o.outcome, n.outcome) == ("stored", "stored") and n.superseded_ids == ()
+    assert engine.memory(o.memory_id, user_id="conv").status.value == "current"
