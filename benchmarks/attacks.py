@@ -281,37 +281,16 @@ def erase(work: Path) -> dict[str, Any]:
 
 # --- workspace plumbing -----------------------------------------------------------------------------------
 def _open(root: Path, cfg: Any) -> tuple[Any, Any, Any, Any]:
-    """(workspace or None, engine, warehouse, close) through the composition root when there is one."""
-    try:
-        from memory_engine.workspace import open_workspace
-    except ImportError:
-        from memory_engine import MemoryEngine
+    """(workspace, engine, warehouse, close) through the composition root."""
+    from memory_engine.workspace import open_workspace
 
-        eng = MemoryEngine(cfg)
-        wh = getattr(eng, "warehouse", None)
-
-        def close() -> None:
-            eng.close()
-            if wh is not None:
-                wh.close()
-
-        return None, eng, wh, close
     ws = open_workspace(cfg)
     return ws, ws.engine, ws.warehouse, ws.close
 
 
 def _erase(ws: Any, eng: Any, user: str) -> Any:
-    from memory_engine.cli.lifecycle_cmds import _compact
-
-    if ws is not None:
-        rep = ws.erase_user(user, mode="delete")
-        wh = ws.warehouse
-    else:
-        from memory_engine.lifecycle.forget import erase_user
-
-        wh = getattr(eng, "warehouse", None)
-        rep = erase_user(eng, user, warehouse=wh)
-    return {"erase": repr(rep), "compact": _compact(eng, wh)}
+    rep = ws.erase_user(user, mode="delete")
+    return {"erase": repr(rep), "compact": ws.compact()}
 
 
 def main() -> None:

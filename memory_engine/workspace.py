@@ -230,6 +230,21 @@ class Workspace:
         return self.engine.health_report(tenant_id=tenant_id, now=now)
 
     # ------------------------------------------------------------------ lifetime
+    def compact(self) -> dict[str, Any]:
+        """Rewrite the vector shard and the warehouse file so deleted data leaves the disk (Qdrant and
+        DuckDB only mark it; see docs/safety.md). Run after an erase. Returns what was done:
+        ``store_points_kept`` (None when the store compacts itself, e.g. a Qdrant server),
+        ``warehouse_bytes`` (before, after; None when another process owns the warehouse: it must compact).
+        Raises StoreError / WarehouseError."""
+        eng = self.engine
+        eng.flush()
+        fn = getattr(eng.store, "compact", None)
+        out: dict[str, Any] = {"store_points_kept": fn() if fn is not None else None, "warehouse_bytes": None}
+        wh = self.writer()
+        if wh is not None and hasattr(wh, "compact"):
+            out["warehouse_bytes"] = wh.compact()
+        return out
+
     def flush(self) -> None:
         """Flush the store and every span exporter (spans are in the warehouse afterwards)."""
         if self._engine is not None:

@@ -177,7 +177,7 @@ def lifecycle_erase_user(
     try:
         with _workspace(cfg) as ws:
             rep = ws.erase_user(user, tenant_id=tenant, mode=warehouse, salt=salt)
-            compacted = _compact(ws.engine, ws.writer()) if compact else None
+            compacted = _compact_text(ws.compact()) if compact else None
     except MemoryEngineError as e:
         raise _fail(f"erase failed: {e}", 1) from None
     lines = [f"erased {user!r}: {rep.store} store records; warehouse ({rep.warehouse_mode}): "
@@ -188,19 +188,12 @@ def lifecycle_erase_user(
     _emit(rep, as_json, lines)
 
 
-def _compact(eng: Any, wh: Any) -> str:
-    """Rewrite the store shard and the warehouse file (the erased bytes leave the disk); returns what was done."""
-    done = []
-    eng.flush()
-    fn = getattr(eng.store, "compact", None)
-    if fn is not None:
-        done.append(f"vector shard ({fn()} points kept)")
-    else:
-        done.append("vector store: compacted by its server on its own schedule")
-    if wh is not None and hasattr(wh, "compact"):
-        before, after = wh.compact()
-        done.append(f"warehouse {before} -> {after} bytes")
-    return "; ".join(done)
+def _compact_text(done: dict[str, Any]) -> str:
+    kept, wb = done.get("store_points_kept"), done.get("warehouse_bytes")
+    parts = [f"vector shard ({kept} points kept)" if kept is not None
+             else "vector store: compacted by its server on its own schedule"]
+    parts.append(f"warehouse {wb[0]} -> {wb[1]} bytes" if wb else "warehouse: owned by another process (compact there)")
+    return "; ".join(parts)
 
 
 @app.command("consolidate")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from memory_engine import EngineConfig
-from memory_engine.lifecycle.forget import erase_user, pseudonym
+from memory_engine.lifecycle.forget import pseudonym
 from memory_engine.observability.records import SpanRecord
 from memory_engine.working import sessions_for
 
@@ -22,22 +22,16 @@ T0 = 1_750_000_000 * 10**9
 
 
 def _open(root: Path, embedder):
-    cfg = EngineConfig(workspace=str(root)).with_overrides({"lifecycle.erase_warehouse": "keep"})
-    try:
-        from memory_engine.workspace import open_workspace
-    except ImportError:
-        from memory_engine import MemoryEngine
+    from memory_engine.workspace import open_workspace
 
-        eng = MemoryEngine(cfg, embedder=embedder)
-        return eng, eng.warehouse, lambda: (eng.close(), eng.warehouse.close())
-    ws = open_workspace(cfg, embedder=embedder)
-    return ws.engine, ws.warehouse, ws.close
+    ws = open_workspace(EngineConfig(workspace=str(root)), embedder=embedder)
+    return ws, ws.engine, ws.warehouse
 
 
 def test_erase_leaves_no_trace_after_compaction(embedder, tmp_path, monkeypatch):
     monkeypatch.delenv("MEMWB_PSEUDONYM_SALT", raising=False)
     root = tmp_path / "ws"
-    eng, wh, close = _open(root, embedder)
+    ws, eng, wh = _open(root, embedder)
     texts = [f"ZQX{i} my secret garden note number {i} about orchids" for i in range(5)]
     others = ["I prefer aisle seats on long flights", "My dentist appointment is on Friday at 3pm",
               "I drive a blue Toyota Corolla", "My sister lives in Chengdu", "I am allergic to peanuts"]
@@ -63,15 +57,14 @@ def test_erase_leaves_no_trace_after_compaction(embedder, tmp_path, monkeypatch)
     n_bystander = len(eng.list_memories(user_id="bystander"))
     assert n_bystander >= 3
 
-    rep = erase_user(eng, VICTIM, warehouse=wh, mode="delete")
+    rep = ws.erase_user(VICTIM, mode="delete")  # the workspace's one erase place
     assert rep.store == 5
     assert rep.warehouse["spans"] == 8 and rep.warehouse["writes"] == 5 and rep.warehouse["eval_queries"] == 1
     assert rep.elsewhere["dead_letters"] == 1 and rep.elsewhere["working_sessions"] == 1
     assert rep.elsewhere["embedding_cache"] >= 5
     assert not any(("d", t) in eng.embedder._cache for t in texts)
-    eng.flush()
-    assert eng.store.compact() == n_bystander
-    wh.compact()
+    done = ws.compact()
+    assert done["store_points_kept"] == n_bystander and done["warehouse_bytes"] is not None
     assert len(eng.list_memories(user_id="bystander")) == n_bystander  # nobody else's data went
 
     unsalted = [pseudonym(VICTIM, "default", ""), "anon-" + hashlib.sha256(f"|default|{VICTIM}".encode()).hexdigest()[:12]]
@@ -79,7 +72,7 @@ def test_erase_leaves_no_trace_after_compaction(embedder, tmp_path, monkeypatch)
     for (t,) in wh.fetchall("SELECT table_name FROM information_schema.tables WHERE table_schema='main'"):
         blob = "\n".join(repr(r) for r in wh.fetchall(f'SELECT * FROM "{t}"'))
         residue += [f"table {t}: {x}" for x in (VICTIM, "ZQX", *unsalted) if x in blob]
-    close()
+    ws.close()
     for p in root.rglob("*"):
         if p.is_file():
             data = p.read_bytes()
