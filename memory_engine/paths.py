@@ -10,6 +10,9 @@ composition root that opens a workspace is :mod:`memory_engine.workspace`.
 :attr:`WorkspacePaths.active_embedding`  ``active_embedding.json`` written by ``memwb reembed``
 :attr:`WorkspacePaths.sweeps`      optuna storage of parameter sweeps ``sweeps.sqlite3``
 :attr:`WorkspacePaths.consolidation_state`  counters of the background consolidation trigger
+:attr:`WorkspacePaths.owner`       ``owner.json`` of the process that owns the workspace (app, collect)
+:attr:`WorkspacePaths.spool`       ``spool/``: writes queued for the owner
+:attr:`WorkspacePaths.pseudonym_salt`  the private salt of erase pseudonyms
 ================================  =========================================================
 """
 
@@ -22,7 +25,7 @@ from typing import Any
 
 __all__ = [
     "ACTIVE_EMBEDDING_FILE", "CONSOLIDATION_STATE_FILE", "DEAD_LETTERS_FILE", "DEFAULT_HOME", "HOME_ENV",
-    "QDRANT_DIR", "SWEEPS_FILE", "WAREHOUSE_FILE", "WorkspacePaths", "workspace_paths", "workspace_root",
+    "OWNER_FILE", "PSEUDONYM_SALT_FILE", "QDRANT_DIR", "SPOOL_DIR", "SWEEPS_FILE", "WAREHOUSE_FILE", "WorkspacePaths", "workspace_paths", "workspace_root",
 ]
 
 #: environment variable naming the workspace folder
@@ -35,6 +38,11 @@ ACTIVE_EMBEDDING_FILE = "active_embedding.json"
 SWEEPS_FILE = "sweeps.sqlite3"
 CONSOLIDATION_STATE_FILE = "consolidation_state.json"
 QDRANT_DIR = "qdrant"
+#: the running owner process of the workspace (the app or ``memwb collect``) and the queue it drains
+OWNER_FILE = "owner.json"
+SPOOL_DIR = "spool"
+#: the private per-workspace salt of erase pseudonyms
+PSEUDONYM_SALT_FILE = "pseudonym.salt"
 
 
 def workspace_root(workspace: str | os.PathLike[str] | None = None) -> Path:
@@ -73,6 +81,18 @@ class WorkspacePaths:
     @property
     def consolidation_state(self) -> Path:
         return self.root / CONSOLIDATION_STATE_FILE
+
+    @property
+    def owner(self) -> Path:
+        return self.root / OWNER_FILE
+
+    @property
+    def spool(self) -> Path:
+        return self.root / SPOOL_DIR
+
+    @property
+    def pseudonym_salt(self) -> Path:
+        return self.root / PSEUDONYM_SALT_FILE
 
     def reembed_shard(self, slug: str) -> Path:
         """The edge shard a re-embed to the version with file-safe ``slug`` fills: ``<qdrant>-<slug>``."""

@@ -26,7 +26,7 @@ from ..config import EraseMode
 from ..errors import ValidationError
 from ..models import MemoryType
 from ..observability.tracing import SPAN_FORGET, set_attrs
-from ..paths import workspace_paths
+from ..paths import PSEUDONYM_SALT_FILE, workspace_paths
 from ..store.base import StoreFilter
 from ..validation import epoch_now, require_owner
 
@@ -148,7 +148,7 @@ def _count(con: Any, sql: str, args: Sequence[Any]) -> int:
 
 
 SALT_ENV = "MEMWB_PSEUDONYM_SALT"
-SALT_FILE = "pseudonym.salt"
+SALT_FILE = PSEUDONYM_SALT_FILE
 
 
 def workspace_salt(workspace: str | os.PathLike[str] | None) -> str:
@@ -160,7 +160,7 @@ def workspace_salt(workspace: str | os.PathLike[str] | None) -> str:
         return env
     if workspace is None:
         return secrets.token_hex(16)  # nothing to keep it in: a one-off salt (pseudonyms stay unlinkable)
-    f = Path(workspace) / SALT_FILE
+    f = workspace_paths(workspace).pseudonym_salt
     try:
         return f.read_text(encoding="utf-8").strip() or _new_salt(f)
     except FileNotFoundError:

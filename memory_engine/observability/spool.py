@@ -46,14 +46,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from .. import paths
 from ..errors import MemoryEngineError, ValidationError
 from .records import SpanRecord
 from .warehouse import InsertResult, Warehouse
 
 log = logging.getLogger(__name__)
 
-OWNER_FILE = "owner.json"
-SPOOL_DIR = "spool"
+OWNER_FILE = paths.OWNER_FILE
+SPOOL_DIR = paths.SPOOL_DIR
 SPOOL_METHODS = frozenset({"save_eval_run", "save_sweep_trial", "record_ingest"})
 """Warehouse methods a :class:`SpoolWriter` forwards (each idempotent or append-only)."""
 
@@ -92,7 +93,7 @@ def _alive(pid: int) -> bool:
 
 def find_owner(workspace: str | os.PathLike[str]) -> OwnerInfo | None:
     """The live owner of ``workspace``, or None (no owner file, or its process is gone, or another host)."""
-    p = Path(workspace) / OWNER_FILE
+    p = paths.workspace_paths(workspace).owner
     try:
         d = json.loads(p.read_text(encoding="utf-8"))
         info = OwnerInfo(int(d["pid"]), str(d["host"]), str(d["kind"]), d.get("otlp_url"), float(d["since"]),
@@ -111,13 +112,13 @@ def write_owner(
     """Claim the workspace: write ``owner.json`` for this process (atomically, readable by its user only:
     it carries the store token)."""
     info = OwnerInfo(os.getpid(), socket.gethostname(), kind, otlp_url, time.time(), store_url, store_token)
-    _atomic_write(Path(workspace) / OWNER_FILE, json.dumps(asdict(info)).encode(), mode=0o600)
+    _atomic_write(paths.workspace_paths(workspace).owner, json.dumps(asdict(info)).encode(), mode=0o600)
     return info
 
 
 def clear_owner(workspace: str | os.PathLike[str]) -> None:
     """Remove ``owner.json`` when this process wrote it."""
-    p = Path(workspace) / OWNER_FILE
+    p = paths.workspace_paths(workspace).owner
     with contextlib.suppress(OSError, ValueError, KeyError):
         if json.loads(p.read_text(encoding="utf-8"))["pid"] == os.getpid():
             p.unlink()
@@ -125,7 +126,7 @@ def clear_owner(workspace: str | os.PathLike[str]) -> None:
 
 # --- writing to the spool ----------------------------------------------------------------------------
 def spool_dir(workspace: str | os.PathLike[str]) -> Path:
-    return Path(workspace) / SPOOL_DIR
+    return paths.workspace_paths(workspace).spool
 
 
 def _name(kind: str) -> str:

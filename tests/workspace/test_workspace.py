@@ -119,3 +119,16 @@ def test_the_engine_alone_opens_no_warehouse(tmp_path, embedder):
         eng.add("I always travel to Zanzibar in July", user_id="u1")
         assert eng.retrieve("Zanzibar", user_id="u1").hits
     assert (tmp_path / "ws" / "qdrant").is_dir() and not (tmp_path / "ws" / "warehouse.duckdb").exists()
+
+
+def test_the_owner_files_and_the_salt_are_workspace_paths(tmp_path, monkeypatch):
+    monkeypatch.delenv("MEMWB_PSEUDONYM_SALT", raising=False)
+    from memory_engine.lifecycle.forget import workspace_salt
+    from memory_engine.observability.spool import spool_dir
+
+    p = workspace_paths(tmp_path / "ws")
+    assert (p.owner.name, p.spool.name, p.pseudonym_salt.name) == ("owner.json", "spool", "pseudonym.salt")
+    assert spool_dir(tmp_path / "ws") == p.spool
+    (tmp_path / "ws").mkdir()
+    salt = workspace_salt(tmp_path / "ws")
+    assert p.pseudonym_salt.read_text().strip() == salt
