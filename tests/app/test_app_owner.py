@@ -44,6 +44,7 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+@pytest.mark.slow  # measured 7-30 s on 2 shared cores; still runs in make test
 def test_app_receives_otlp_and_takes_writes_from_other_processes(tmp_path):
     ws = tmp_path / "ws"
     ws.mkdir()

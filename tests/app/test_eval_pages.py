@@ -22,6 +22,7 @@ def _metric(at: AppTest, label: str) -> str:
     return next(m.value for m in at.metric if m.label == label)
 
 
+@pytest.mark.slow  # measured 7-30 s on 2 shared cores; still runs in make test
 def test_golden_eval_shows_the_new_run_split_scores_and_compares_two_runs(demo_ws, tmp_path):
     test_dir = tmp_path / "held_out"
     test_dir.mkdir()
@@ -72,6 +73,7 @@ def test_sweep_page_defaults_give_a_best_config(demo_ws):
     assert [b.key for b in at.get("download_button")] == ["sw_dl"]
 
 
+@pytest.mark.slow  # measured 7-30 s on 2 shared cores; still runs in make test
 def test_sweep_page_reports_the_chosen_config_on_held_out_suites(demo_ws):
     at = AppTest.from_file(str(SWEEPS), default_timeout=300).run()
     at.multiselect(key="sw_suites").set_value(["abstention.yaml", "seed_golden.yaml"])

@@ -48,6 +48,7 @@ def _variants(raw: str) -> set[bytes]:
     return {v.encode() for v in out if len(v) >= 6}
 
 
+@pytest.mark.slow  # measured 7-30 s on 2 shared cores; still runs in make test
 def test_no_raw_pii_in_any_persisted_byte(embedder, tmp_path, caplog):
     ws = tmp_path / "ws"
     opened = open_workspace(EngineConfig(workspace=str(ws)), embedder=embedder)  # as every entry point does

@@ -21,6 +21,7 @@ def _files_with(root: Path, needle: bytes) -> list[str]:
     return [str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and needle in p.read_bytes()]
 
 
+@pytest.mark.slow  # measured 7-30 s on 2 shared cores; still runs in make test
 def test_edge_compact_drops_deleted_payloads_and_keeps_the_rest(tmp_path, embedder):
     store = EdgeStore(tmp_path / "qdrant")
     store.ensure_collection(embedder.dim)

@@ -130,6 +130,7 @@ def test_build_context_blocks_ids_and_budgets(make_engine, day):
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(lengths=st.lists(st.integers(min_value=1, max_value=140), min_size=1, max_size=14),
        budget=st.integers(min_value=40, max_value=260), keep=st.integers(min_value=1, max_value=5))
+@pytest.mark.slow  # measured 7-30 s on 2 shared cores; still runs in make test
 def test_build_context_never_exceeds_a_budget_and_keeps_the_newest_turns(make_engine, day, lengths, budget, keep):
     eng = _shared_engine(make_engine)
     cfg = WorkingSection(conversation_tokens=budget, recent_turns=keep, memory_tokens=40, system_tokens=20)

@@ -42,6 +42,7 @@ def owned(tmp_path_factory):
     proc.wait(30)
 
 
+@pytest.mark.slow  # measured 7-30 s on 2 shared cores; still runs in make test
 def test_ingest_eval_and_ci_beside_the_owner(owned, tmp_path, monkeypatch):
     ws, proc = owned
     cli = load_commands()

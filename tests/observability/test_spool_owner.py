@@ -102,6 +102,7 @@ def _otlp_json(spans: list[SpanRecord]) -> dict:
                                       for s in spans]}]}]}  # fmt: skip
 
 
+@pytest.mark.slow  # measured 7-30 s on 2 shared cores; still runs in make test
 def test_killing_the_owner_mid_burst_loses_no_span(tmp_path):
     ws = tmp_path / "ws"
     owner = _start_owner(ws)

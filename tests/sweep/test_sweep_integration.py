@@ -142,6 +142,7 @@ def test_write_parameter_triggers_a_replay_with_cached_embeddings(suites, base):
     assert [t.user_attrs["replayed"] for t in run.study.trials] == [False, True]
 
 
+@pytest.mark.slow  # measured 7-30 s on 2 shared cores; still runs in make test
 def test_resume_adds_only_missing_trials_and_extension(suites, base, tmp_path):
     url = f"sqlite:///{tmp_path / 'sweeps.sqlite3'}"
     first = run_sweep(_spec(), base, suites=suites, storage=url, trials=2)
@@ -168,6 +169,7 @@ def test_resume_adds_only_missing_trials_and_extension(suites, base, tmp_path):
         run_sweep(_spec(objective="ndcg@k"), base, suites=suites, storage=url, study_name=first.study_name)
 
 
+@pytest.mark.slow  # measured 7-30 s on 2 shared cores; still runs in make test
 def test_two_processes_sharing_one_storage_do_not_duplicate_trials(suites, base, tmp_path):
     url = f"sqlite:///{tmp_path / 'shared.sqlite3'}"
     spec = _spec(["retrieval.floor=0.0,0.3,0.45", "retrieval.top_k=1:3:2"])
