@@ -444,6 +444,10 @@ class LimitsSection(_Section):
     max_id_chars: int = Field(256, ge=1, description="Longest user_id, tenant_id or session_id in characters.")
     max_metadata_bytes: int = Field(16_384, ge=0, description="Largest metadata of one add, as JSON bytes.")
     max_fact_bytes: int = Field(4096, ge=0, description="Largest fact (key + value) of one add, as JSON bytes.")
+    max_attribute_chars: int | None = Field(
+        8192, ge=64, description="Span attribute strings (answer texts, contents, each list item) are cut to this "
+        "many characters before export (OTel SpanLimits). None = unlimited."
+    )
 
 
 class PiiSection(_Section):

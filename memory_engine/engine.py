@@ -114,7 +114,8 @@ class MemoryEngine:
         self.store.ensure_collection(self.embedder.dim)
         # exporters (workspace warehouse, OTLP) are attached by the composition root,
         # memory_engine.workspace.open_workspace; the engine holds no warehouse
-        self.tracing = Tracing(cfg.tracing.service_name, span_processors, enabled=cfg.tracing.enabled)
+        self.tracing = Tracing(cfg.tracing.service_name, span_processors, enabled=cfg.tracing.enabled,
+                               max_attribute_chars=cfg.limits.max_attribute_chars)
         self._config_hash = cfg.config_hash()
         # load jieba's dictionary and the tokenizer now, not inside the first span (it would
         # show up as a 1-2 s retrieval in the latency dashboards)

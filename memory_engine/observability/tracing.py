@@ -10,7 +10,7 @@ from typing import Any
 
 from opentelemetry import trace
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
+from opentelemetry.sdk.trace import SpanLimits, SpanProcessor, TracerProvider
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 
 SPAN_RETRIEVE = "memory.retrieve"
@@ -23,10 +23,15 @@ SPAN_ANSWER = "memory.answer"
 class Tracing:
     """Owns a TracerProvider with resource ``service.name``; ``tracer`` makes spans."""
 
-    def __init__(self, service_name: str = "memwb", processors: Iterable[SpanProcessor] = (), enabled: bool = True) -> None:
+    def __init__(self, service_name: str = "memwb", processors: Iterable[SpanProcessor] = (), enabled: bool = True,
+                 max_attribute_chars: int | None = None) -> None:
+        """``max_attribute_chars`` cuts every string attribute value (and each string of a list) to that many
+        characters (OTel ``SpanLimits``; None = the SDK default, unlimited)."""
         self.enabled = enabled
         # disabled: no provider at all (Resource.create starts a thread pool: ~2 ms per engine in sweeps)
-        self.provider = TracerProvider(resource=Resource.create({"service.name": service_name})) if enabled else None
+        limits = SpanLimits(max_attribute_length=max_attribute_chars) if max_attribute_chars else None
+        self.provider = (TracerProvider(resource=Resource.create({"service.name": service_name}), span_limits=limits)
+                         if enabled else None)  # fmt: skip
         for p in processors:
             self.add_processor(p)
         self.tracer = self.provider.get_tracer("memory_engine") if self.provider else trace.NoOpTracer()

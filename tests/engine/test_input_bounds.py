@@ -57,3 +57,15 @@ def test_the_embedder_sees_a_bounded_prefix(make_engine):
     misses = emb.misses
     v_long = emb.embed_documents([long])[0]
     assert emb.misses == misses and (v_long == v_prefix).all()  # the same 1,000 characters: a cache hit
+
+
+def test_span_attributes_are_bounded(make_engine):
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    mem = InMemorySpanExporter()
+    eng = make_engine(span_processors=[SimpleSpanProcessor(mem)])
+    res = eng.retrieve("tea", user_id="u")
+    eng.record_answer(res, "very long answer " * 5000)  # 85,000 characters
+    ans = [s for s in mem.get_finished_spans() if s.name == "memory.answer"][0]
+    assert len(ans.attributes["memory.answer_text"]) == 8192  # limits.max_attribute_chars
