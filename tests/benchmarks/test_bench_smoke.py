@@ -50,7 +50,7 @@ def test_locomo_script_runs_on_one_conversation(tmp_path, capsys):
     res = json.loads(out.read_text())
     rows = {r["name"]: r for r in res["strategies"]}
     assert list(rows) == ["full-context", "window-10", "dense", "keyword", "hybrid-weighted", "hybrid-five_term",
-                          "hybrid-rrf", "engine-defaults"]
+                          "hybrid-rrf", "hybrid-hybrid", "defaults-every-turn", "engine-defaults"]
     turns = res["data"]["turns"]
     assert res["data"]["questions_run"] == 6
     for name, r in rows.items():
