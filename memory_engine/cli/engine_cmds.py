@@ -180,7 +180,7 @@ def serve_cmd(
     port: Annotated[int, typer.Option("--port", help="TCP port.")] = 8765,
     keys_file: Annotated[
         Path | None,
-        typer.Option("--keys-file", help="API keys: JSON {tenant: [key, ...]} or tenant:key lines. "
+        typer.Option("--keys-file", help="API keys: JSON {tenant: \\[key, ...]} or tenant:key lines. "
                      "Also read from $MEMWB_API_KEYS (tenant:key,tenant:key)."),
     ] = None,  # fmt: skip
 ) -> None:

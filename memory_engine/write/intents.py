@@ -90,6 +90,32 @@ def forget_target(text: str) -> str | None:
     return None
 
 
+#: a replacement ("X instead of Y", "X rather than Y", "用X而不是Y") names what it replaces: Y
+_REPLACEMENT = re.compile(r"\b(?:instead of|rather than)\b(?P<obj>[^.,;!?。，；！？\n]*)|而不是(?P<zh>[^。，；！？,.;!?\n]*)",
+                          re.IGNORECASE)
+_PHRASE_END = re.compile(r"\s+(?:in|on|at|for|with|from|because|when|since|to|and|but|so|now|these days|anymore)\b",
+                         re.IGNORECASE)
+_REPLACEMENT_ONLY = re.compile(r"^(?:instead of|rather than)$", re.IGNORECASE)
+
+
+def replaced_phrase(text: str) -> str | None:
+    """What a correction replaces when its only explicit marker is a replacement:
+    'I use coconut oil instead of butter' -> 'butter'; None when another explicit
+    marker ('changed to', '更正', 'no longer') says outright that something changed,
+    or when there is no replacement. "instead of" is ordinary language (a recipe,
+    a plan) far more often than a correction, so such a text may retire only an older
+    memory that names the replaced thing."""
+    markers = [m.group(0).strip() for m in EXPLICIT_CORRECTION.finditer(text)]
+    if not markers or not all(_REPLACEMENT_ONLY.match(m) for m in markers):
+        return None
+    m = _REPLACEMENT.search(text)
+    if not m:
+        return None
+    # the replaced thing is the phrase right after the marker, up to a preposition or conjunction
+    # ('butter in my cakes now' -> 'butter'): what follows describes the new habit, not the old one
+    return _PHRASE_END.split((m.group("obj") or m.group("zh") or "").strip(), maxsplit=1)[0].strip()
+
+
 def correction_strength(text: str, marker_found: bool) -> str | None:
     """'explicit' when the text says outright that something changed or was
     wrong, 'weak' when it only carries a marker word used in ordinary language

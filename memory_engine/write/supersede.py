@@ -29,7 +29,7 @@ from ..store.base import VectorStore
 from ..text import content_terms, identifiers
 from . import rules
 from .correction import SupersedeParams, judge, same_speaker
-from .intents import EXPLICIT_CORRECTION, about_speaker, correction_strength, marker_clause
+from .intents import EXPLICIT_CORRECTION, about_speaker, correction_strength, marker_clause, replaced_phrase
 from .records import deprecate_patch
 
 __all__ = ["CorrectionFinder", "SubjectRule", "Superseder", "term_share"]
@@ -104,6 +104,9 @@ class CorrectionFinder:
             if not about_speaker(clause):
                 return []  # "don't forget your passion": about someone else, not a change of the speaker's own
         meta = metadata or {}
+        # 'coconut oil instead of butter' may only retire a memory that names butter
+        replaced = replaced_phrase(clean) if strength == "explicit" else None
+        replaced_terms = set(content_terms(replaced)) - rules.MARKER_TERMS if replaced else set()
         new_terms = set(content_terms(clause)) - rules.MARKER_TERMS
         new_idents = _long_identifiers(clean)
         neg_new = rules.polarity(clause)
@@ -120,6 +123,8 @@ class CorrectionFinder:
             names = content_terms(str(meta.get("speaker") or "")) | content_terms(
                 str((p.payload.get("metadata") or {}).get("speaker") or ""))
             old_terms = set(p.payload.get("terms") or ()) - rules.MARKER_TERMS - names
+            if replaced is not None and not (replaced_terms & old_terms):
+                continue  # a replacement names what it replaces; this memory does not say it
             osig = rules.signals(old_text)
             ev = judge(p.id, strength=strength, scope_terms=new_terms - names, old_terms=old_terms, similarity=sim,
                        new_negated=neg_new, old_negated=rules.polarity(old_text), params=self.params,

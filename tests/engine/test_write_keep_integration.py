@@ -131,6 +131,19 @@ def test_another_speaker_never_supersedes(engine, t0):
     assert r.superseded_ids == () and engine.memory(c.memory_id, user_id="conv").status.value == "current"
 
 
+def test_a_replacement_retires_only_a_memory_naming_what_it_replaces(engine, t0):
+    # 'instead of' is ordinary language: a recipe note must not retire the cake it does not name
+    cake = engine.add("I baked a chocolate cake with my sister for her birthday", user_id="u", now=t0).memory_id
+    r = engine.add("For the birthday cake I used coconut oil instead of butter", user_id="u",
+                   now=t0 + timedelta(hours=2))
+    assert r.superseded_ids == () and engine.memory(cake, user_id="u").status.value == "current"
+    # a replacement that names the old value still retires it
+    yto = engine.add("I like shipping my parcels with YTO because it is cheap", user_id="u", now=t0).memory_id
+    sf = engine.add("From now on ship every parcel with SF Express instead of YTO", user_id="u",
+                    now=t0 + timedelta(days=3))
+    assert yto in sf.superseded_ids
+
+
 def test_preference_flip_latest_value_is_current(engine, t0):
     a = engine.add("I prefer tea in the morning", user_id="u", now=t0).memory_id
     b = engine.add("I switched to coffee in the morning instead of tea", user_id="u", now=t0 + timedelta(days=1))

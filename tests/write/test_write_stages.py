@@ -40,7 +40,10 @@ def test_gate_rejects_chit_chat_unless_it_is_a_fact():
 
 
 def test_gate_threshold_and_hint():
-    gate = WriteGate(WriteSection(threshold=0.75))
+    # issue 16: below the threshold a statement is kept as an episodic memory, not rejected
+    kept = WriteGate(WriteSection(threshold=0.75)).judge("we walked along the river")
+    assert kept.reject is None and kept.below_threshold and kept.memory_type == MemoryType.EPISODIC
+    gate = WriteGate(WriteSection(threshold=0.75, keep_below_threshold=False))
     low = gate.judge("we walked along the river")
     assert low.reject is not None and low.reject.startswith("below_threshold:") and low.scored
     assert low.memory_type == MemoryType.EPISODIC
