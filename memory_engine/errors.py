@@ -76,7 +76,10 @@ class TraceIngestError(MemoryEngineError):
 
 
 class WarehouseError(MemoryEngineError):
-    """The DuckDB trace warehouse failed (schema, migration, query)."""
+    """The DuckDB trace warehouse failed (schema, migration, query). ``hint``: what the user can do (the CLI
+    prints it), or None for the generic advice."""
+
+    hint: str | None = None
 
 
 class SuiteError(MemoryEngineError):

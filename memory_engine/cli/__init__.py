@@ -63,8 +63,8 @@ def main() -> None:
         load_commands()()
     except WarehouseError as e:
         typer.echo(f"memwb: {e}", err=True)
-        if "lock" in str(e).lower():
-            typer.echo(f"hint: {LOCK_HINT}", err=True)
+        if e.hint or "lock" in str(e).lower():
+            typer.echo(f"hint: {e.hint or LOCK_HINT}", err=True)
         raise SystemExit(2) from None
     except ModuleNotFoundError as e:
         extra = missing_extra(e)

@@ -276,16 +276,21 @@ def compare_cmd(
 ) -> None:
     """Two stored eval runs side by side: the config parameters that differ, per-category deltas
     with 95% paired-bootstrap intervals, and the queries that flipped (pass -> fail, fail -> pass)."""
+    from memory_engine.errors import WarehouseError
     from memory_engine.evaluation.compare import compare_runs, render_comparison
-    from memory_engine.observability.warehouse import Warehouse
+    from memory_engine.observability.remote_reads import open_reader
 
     if fmt not in ("table", "json"):
         raise _fail(f"--format must be table or json, got {fmt!r}")
     try:
         cfg = _load_config(config, set_)
-        wh = Warehouse.open(cfg.workspace, read_only=True, hold=False)
+        wh = open_reader(cfg.workspace)  # the owner's while `memwb app`/`collect` owns the workspace
     except ConfigError as e:
         raise _fail(f"invalid configuration: {e}") from None
+    except WarehouseError as e:
+        if e.hint:
+            raise _fail(f"cannot open the warehouse: {e}\nhint: {e.hint}") from None
+        raise _fail(f"cannot open the warehouse: {e}") from None
     except MemoryEngineError as e:
         raise _fail(f"cannot open the warehouse: {e}") from None
     try:

@@ -43,6 +43,15 @@ def _warehouse(ws: Path | None) -> Any:
     return wh
 
 
+def _read_warehouse(ws: Path | None) -> Any:
+    """The warehouse to read from: the owner's (served over loopback) while `memwb app`/`collect` owns the
+    workspace, else the file itself (the caller closes it). A file held by any other process raises
+    WarehouseError with a hint for read commands."""
+    from memory_engine.observability.remote_reads import open_reader
+
+    return open_reader(_ws(ws), fallback=lambda: _warehouse(ws))
+
+
 def _fail(msg: str, code: int = 2) -> None:
     typer.echo(msg, err=True)
     raise typer.Exit(code)
@@ -265,7 +274,7 @@ def metrics_cmd(
     from memory_engine.observability import metrics as m
 
     f = m.Filters(_parse_time(since), _parse_time(until), tenant, user, service, config_hash)
-    wh = _warehouse(workspace)
+    wh = _read_warehouse(workspace)
     ref = _parse_time(now) or datetime.now(UTC)
     d = m.dashboard(wh, f, now=ref)
     if as_json:
@@ -286,7 +295,7 @@ def timeline_cmd(
     """Show one memory's life: write, retrievals (rank, score, routes), citations, verdicts, supersession."""
     from memory_engine.observability.explore import memory_timeline
 
-    wh = _warehouse(workspace)
+    wh = _read_warehouse(workspace)
     tl = memory_timeline(wh, memory_id)
     if not tl.events:
         wh.close()

@@ -65,8 +65,9 @@ _seq = itertools.count()
 @dataclass(frozen=True)
 class OwnerInfo:
     """Who holds a workspace's warehouse: process id, host name, what it is (``app``/``collect``),
-    its OTLP/HTTP receiver (``None`` when it has none), since when (epoch seconds), and where it serves
-    its vector store to other processes (:mod:`memory_engine.store.remote`; the token is secret)."""
+    its OTLP/HTTP receiver (``None`` when it has none), since when (epoch seconds), where it serves
+    its vector store to other processes (:mod:`memory_engine.store.remote`) and read-only warehouse
+    queries (:mod:`.remote_reads`); the tokens are secret."""
 
     pid: int
     host: str
@@ -75,6 +76,8 @@ class OwnerInfo:
     since: float
     store_url: str | None = None
     store_token: str | None = None
+    read_url: str | None = None
+    read_token: str | None = None
 
     @property
     def traces_url(self) -> str | None:
@@ -97,7 +100,7 @@ def find_owner(workspace: str | os.PathLike[str]) -> OwnerInfo | None:
     try:
         d = json.loads(p.read_text(encoding="utf-8"))
         info = OwnerInfo(int(d["pid"]), str(d["host"]), str(d["kind"]), d.get("otlp_url"), float(d["since"]),
-                         d.get("store_url"), d.get("store_token"))  # fmt: skip
+                         d.get("store_url"), d.get("store_token"), d.get("read_url"), d.get("read_token"))  # fmt: skip
     except (OSError, ValueError, KeyError, TypeError):
         return None
     if info.host != socket.gethostname() or not _alive(info.pid):
@@ -107,11 +110,12 @@ def find_owner(workspace: str | os.PathLike[str]) -> OwnerInfo | None:
 
 def write_owner(
     workspace: str | os.PathLike[str], kind: str, otlp_url: str | None, *, store_url: str | None = None,
-    store_token: str | None = None,
+    store_token: str | None = None, read_url: str | None = None, read_token: str | None = None,
 ) -> OwnerInfo:  # fmt: skip
     """Claim the workspace: write ``owner.json`` for this process (atomically, readable by its user only:
-    it carries the store token)."""
-    info = OwnerInfo(os.getpid(), socket.gethostname(), kind, otlp_url, time.time(), store_url, store_token)
+    it carries the store and read tokens)."""
+    info = OwnerInfo(os.getpid(), socket.gethostname(), kind, otlp_url, time.time(), store_url, store_token,
+                     read_url, read_token)  # fmt: skip
     _atomic_write(paths.workspace_paths(workspace).owner, json.dumps(asdict(info)).encode(), mode=0o600)
     return info
 
@@ -352,6 +356,7 @@ class Owner:
     ) -> None:  # fmt: skip
         self.store = store  # served to other processes (store.remote) when given
         self.store_server: Any = None
+        self.read_server: Any = None  # read-only warehouse queries for other processes (remote_reads)
         self.collector_kw = dict(collector_kw or {})  # api_keys and timeouts of the receiver (CollectorServer)
         self.wh = wh
         self.workspace = Path(workspace)
@@ -386,7 +391,11 @@ class Owner:
 
             self.store_server = StoreServer(self.store, host="127.0.0.1", port=0).start()
             store_url, store_token = self.store_server.url, self.store_server.token
-        self.info = write_owner(self.workspace, self.kind, url, store_url=store_url, store_token=store_token)
+        from .remote_reads import WarehouseReadServer
+
+        self.read_server = WarehouseReadServer(self.wh, host="127.0.0.1", port=0).start()
+        self.info = write_owner(self.workspace, self.kind, url, store_url=store_url, store_token=store_token,
+                                read_url=self.read_server.url, read_token=self.read_server.token)  # fmt: skip
         drain(self.wh, self.workspace)
         self._thread = threading.Thread(target=self._loop, name="memwb-spool", daemon=True)
         self._thread.start()
@@ -407,6 +416,8 @@ class Owner:
             self.collector.stop()
         if self.store_server is not None:
             self.store_server.stop()
+        if self.read_server is not None:
+            self.read_server.stop()
         with contextlib.suppress(Exception):
             drain(self.wh, self.workspace)
         clear_owner(self.workspace)

@@ -1,0 +1,220 @@
+"""Read-only warehouse queries served by the workspace owner to other processes on the same machine.
+
+While ``memwb app`` or ``memwb collect`` owns a workspace it holds ``warehouse.duckdb`` for writing, and
+DuckDB then refuses every other process, even read-only (see :mod:`.warehouse`). Writers go through the
+owner's spool (:mod:`.spool`); readers (``memwb metrics``, ``timeline``, ``compare``) ask the owner:
+:class:`WarehouseReadServer` runs their SELECTs on its own database instance and :class:`RemoteWarehouse`
+is a read-only :class:`~.warehouse.Warehouse` whose queries go there, so the read code (metrics, explore,
+compare) runs unchanged and computes the same figures.
+
+Transport: ``POST /warehouse/query`` with the pickled ``(sql, params)``; the answer is the pickled
+``(True, (column names, rows))`` or ``(False, message)``. As in :mod:`memory_engine.store.remote`, the
+server binds loopback only and checks the token from ``owner.json`` (mode 0600) before reading the body.
+Only reads run: the text must parse (``duckdb.extract_statements``) as exactly one SELECT statement, and
+it runs on a fresh cursor inside a ``READ ONLY`` transaction that is rolled back afterwards.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import os
+import pickle
+import secrets
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import duckdb
+
+from ..errors import StartupError, WarehouseError
+from .warehouse import Warehouse, default_path
+
+TOKEN_HEADER = "x-memwb-read-token"
+READ_LOCK_HINT = (
+    "another process holds the workspace warehouse and does not serve reads (it is not a running `memwb app` "
+    "or `memwb collect` on this workspace): close the process holding it, or run this command through the "
+    "app's pages."
+)
+
+
+def select_only(sql: str) -> None:
+    """Raise WarehouseError unless ``sql`` is exactly one SELECT statement (WITH ... SELECT included)."""
+    try:
+        stmts = duckdb.extract_statements(sql)
+    except duckdb.Error as e:
+        raise WarehouseError(f"query failed: {e}") from e
+    if len(stmts) != 1 or stmts[0].type != duckdb.StatementType.SELECT:
+        kinds = ", ".join(s.type.name for s in stmts) or "nothing"
+        raise WarehouseError(f"only one SELECT statement is served to other processes, got {kinds}")
+
+
+def run_read(wh: Warehouse, sql: str, params: Sequence[Any] | Mapping[str, Any] | None) -> tuple[list[str], list[Any]]:
+    """Column names and rows of the SELECT ``sql`` on ``wh``, run on a fresh cursor in a read-only
+    transaction. Raises WarehouseError (not a SELECT, or the query failed)."""
+    select_only(sql)
+    with wh.connection() as con:
+        cur = con.cursor()
+        try:
+            cur.execute("BEGIN TRANSACTION READ ONLY")
+            res = cur.execute(sql, params or [])
+            names = [d[0] for d in res.description or ()]
+            return names, res.fetchall()
+        except duckdb.Error as e:
+            raise WarehouseError(f"query failed: {e}") from e
+        finally:
+            with contextlib.suppress(duckdb.Error):
+                cur.execute("ROLLBACK")
+            cur.close()
+
+
+class RemoteWarehouse(Warehouse):
+    """A read-only :class:`~.warehouse.Warehouse` whose queries run in the owner's process.
+
+    ``fetchall``/``fetchone``/``fetch_dicts`` (and every read method built on them) go over HTTP; writes
+    raise WarehouseError (read-only), and so does :meth:`connection` (there is no local database)."""
+
+    def __init__(self, path: str | os.PathLike[str], url: str, token: str, *, timeout_s: float = 120.0) -> None:
+        import httpx
+
+        # no super().__init__: it would open the DuckDB file the owner holds
+        self.path = str(path)
+        self.read_only = True
+        self.hold = False
+        self.lock_timeout_s = 0.0
+        self._write_lock = threading.RLock()
+        self._local = threading.local()
+        self._root = None
+        self.url = url.rstrip("/")
+        self._client: Any = httpx.Client(timeout=timeout_s, headers={TOKEN_HEADER: token})
+
+    def _query(self, sql: str, params: Sequence[Any] | Mapping[str, Any] | None) -> tuple[list[str], list[Any]]:
+        import httpx
+
+        if self._client is None:
+            raise WarehouseError(f"remote warehouse {self.path} is closed")
+        try:
+            r = self._client.post(f"{self.url}/warehouse/query", content=pickle.dumps((sql, params)))
+        except httpx.HTTPError as e:
+            raise WarehouseError(f"the workspace owner at {self.url} is unreachable: {e}") from e
+        if r.status_code != 200:
+            raise WarehouseError(f"the workspace owner refused the query: HTTP {r.status_code} {r.text[:200]}")
+        ok, value = pickle.loads(r.content)  # noqa: S301 - our own owner, loopback, token-checked
+        if not ok:
+            raise WarehouseError(str(value))
+        names, rows = value
+        return list(names), [tuple(row) for row in rows]
+
+    @contextlib.contextmanager
+    def connection(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        raise WarehouseError(f"warehouse {self.path} is held by its owner: only queries are served")
+        yield  # pragma: no cover
+
+    def fetchall(self, sql: str, params: Sequence[Any] | Mapping[str, Any] | None = None) -> list[tuple[Any, ...]]:
+        return self._query(sql, params)[1]
+
+    def fetch_dicts(self, sql: str, params: Sequence[Any] | Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+        names, rows = self._query(sql, params)
+        return [dict(zip(names, r, strict=True)) for r in rows]
+
+    def fetch_df(self, sql: str, params: Sequence[Any] | Mapping[str, Any] | None = None) -> Any:
+        import pandas as pd
+
+        names, rows = self._query(sql, params)
+        return pd.DataFrame.from_records(rows, columns=names)
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+
+def owner_reader(workspace: str | os.PathLike[str]) -> RemoteWarehouse | None:
+    """A :class:`RemoteWarehouse` on the live owner of ``workspace`` when another process owns it and
+    serves reads, else None (open the file yourself)."""
+    from .spool import find_owner
+
+    owner = find_owner(workspace)
+    if owner is None or owner.pid == os.getpid() or not owner.read_url or not owner.read_token:
+        return None
+    return RemoteWarehouse(default_path(workspace).resolve(), owner.read_url, owner.read_token)
+
+
+def open_reader(workspace: str | os.PathLike[str], *, fallback: Any = None) -> Warehouse:
+    """The warehouse to read from in this process: the owner's (over loopback) when another process owns
+    the workspace, else ``fallback()`` (default: the file opened read-only on demand). A file held by a
+    process that serves no reads raises WarehouseError whose ``hint`` is :data:`READ_LOCK_HINT`."""
+    remote = owner_reader(workspace)
+    if remote is not None:
+        return remote
+    try:
+        if fallback is not None:
+            wh: Warehouse = fallback()
+            return wh
+        return Warehouse.open(workspace, read_only=True, hold=False)
+    except WarehouseError as e:
+        if "lock" in str(e).lower():
+            e.hint = READ_LOCK_HINT
+        raise
+
+
+class WarehouseReadServer:
+    """Serves SELECT queries on ``wh`` (the owner's held warehouse) on ``host``:``port`` (0 = a free port)."""
+
+    def __init__(self, wh: Warehouse, *, host: str = "127.0.0.1", port: int = 0, token: str | None = None) -> None:
+        import uvicorn
+        from starlette.applications import Starlette
+        from starlette.concurrency import run_in_threadpool
+        from starlette.requests import Request
+        from starlette.responses import Response
+        from starlette.routing import Route
+
+        self.wh = wh
+        self.token = token or secrets.token_urlsafe(32)
+        self.host = host
+        self.port = port
+
+        def run(body: bytes) -> bytes:
+            try:
+                sql, params = pickle.loads(body)  # noqa: S301 - token checked first
+                if not isinstance(sql, str):
+                    raise WarehouseError("the query must be a string")
+                return pickle.dumps((True, run_read(self.wh, sql, params)))
+            except Exception as e:  # noqa: BLE001 - the caller raises it as WarehouseError
+                return pickle.dumps((False, f"{e}" if isinstance(e, WarehouseError) else f"{type(e).__name__}: {e}"))
+
+        async def query(request: Request) -> Response:
+            if not hmac.compare_digest(request.headers.get(TOKEN_HEADER, ""), self.token):
+                return Response("forbidden", status_code=403)
+            body = await request.body()
+            return Response(await run_in_threadpool(run, body), media_type="application/octet-stream")
+
+        app = Starlette(routes=[Route("/warehouse/query", query, methods=["POST"])])
+        self._server = uvicorn.Server(
+            uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off", access_log=False)
+        )
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def start(self, timeout_s: float = 10.0) -> WarehouseReadServer:
+        self._thread = threading.Thread(target=self._server.run, name="memwb-reads", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + timeout_s
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise StartupError(f"warehouse read server did not start on {self.host}:{self.port}")
+            time.sleep(0.02)
+        for srv in getattr(self._server, "servers", []):
+            for sock in srv.sockets:
+                self.port = sock.getsockname()[1]
+                break
+        return self
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(5)
