@@ -100,7 +100,7 @@ def run_mem0(convs: list[dict[str, Any]]) -> dict[str, Any]:
             mem.add(text, user_id=user, metadata={"dia_id": dia, "session": session}, infer=False)
         for q, ev in c["questions"]:
             t = time.perf_counter()
-            res = mem.search(q, user_id=user, limit=10)
+            res = mem.search(q, filters={"user_id": user}, limit=10)  # mem0 2.x: entity ids go in filters
             lat.append((time.perf_counter() - t) * 1000)
             rows = res.get("results", res) if isinstance(res, dict) else res
             ranked = [(r.get("metadata") or {}).get("dia_id", "") for r in rows]
