@@ -81,11 +81,15 @@ def test_locomo_counts(tmp_path: Path) -> None:
 
 @needs_data
 def test_memdaily_counts(tmp_path: Path) -> None:
-    rep = import_memdaily(MEMDAILY, tmp_path)
+    # the shared folder grew from 2 to 8 files (dev data for issue 16): every file imports, nothing dropped
+    every = import_memdaily(MEMDAILY, tmp_path / "all")
+    assert len(every.files) == len(MEMDAILY) and every.dropped == [] and every.n_queries == every.n_cases
+    two = [DATA / "memdaily" / "01_simple_events.json", DATA / "memdaily" / "02_conditional_events.json"]
+    rep = import_memdaily(two, tmp_path / "two")
     assert len(rep.files) == 2 and rep.n_cases == 200 and rep.n_events == 1400 and rep.n_queries == 200
     assert rep.dropped == []
-    _all_labels_exist(tmp_path)
-    s = {x.name: x for x in load_suites([tmp_path])}["memdaily-conditional_events"]
+    _all_labels_exist(tmp_path / "two")
+    s = {x.name: x for x in load_suites([tmp_path / "two"])}["memdaily-conditional_events"]
     c = s.cases[0]
     assert c.lang == "zh" and c.queries[0].relevant == {"m1": 1.0, "m3": 1.0}
     assert c.queries[0].at.isoformat() == "2024-04-04T07:26:00+08:00"
