@@ -278,7 +278,7 @@ def compare_cmd(
     with 95% paired-bootstrap intervals, and the queries that flipped (pass -> fail, fail -> pass)."""
     from memory_engine.errors import WarehouseError
     from memory_engine.evaluation.compare import compare_runs, render_comparison
-    from memory_engine.observability.remote_reads import open_reader
+    from memory_engine.observability.spool import open_reader
 
     if fmt not in ("table", "json"):
         raise _fail(f"--format must be table or json, got {fmt!r}")

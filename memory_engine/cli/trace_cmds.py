@@ -47,7 +47,7 @@ def _read_warehouse(ws: Path | None) -> Any:
     """The warehouse to read from: the owner's (served over loopback) while `memwb app`/`collect` owns the
     workspace, else the file itself (the caller closes it). A file held by any other process raises
     WarehouseError with a hint for read commands."""
-    from memory_engine.observability.remote_reads import open_reader
+    from memory_engine.observability.spool import open_reader
 
     return open_reader(_ws(ws), fallback=lambda: _warehouse(ws))
 

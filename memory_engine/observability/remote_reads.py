@@ -4,7 +4,7 @@ While ``memwb app`` or ``memwb collect`` owns a workspace it holds ``warehouse.d
 DuckDB then refuses every other process, even read-only (see :mod:`.warehouse`). Writers go through the
 owner's spool (:mod:`.spool`); readers (``memwb metrics``, ``timeline``, ``compare``) ask the owner:
 :class:`WarehouseReadServer` runs their SELECTs on its own database instance and :class:`RemoteWarehouse`
-is a read-only :class:`~.warehouse.Warehouse` whose queries go there, so the read code (metrics, explore,
+is a read-only :class:`~.warehouse.Warehouse` whose queries go there (:func:`.spool.open_reader` picks it), so the read code (metrics, explore,
 compare) runs unchanged and computes the same figures.
 
 Transport: ``POST /warehouse/query`` with the pickled ``(sql, params)``; the answer is the pickled
@@ -29,7 +29,7 @@ from typing import Any
 import duckdb
 
 from ..errors import StartupError, WarehouseError
-from .warehouse import Warehouse, default_path
+from .warehouse import Warehouse
 
 TOKEN_HEADER = "x-memwb-read-token"
 READ_LOCK_HINT = (
@@ -128,35 +128,6 @@ class RemoteWarehouse(Warehouse):
         if self._client is not None:
             self._client.close()
             self._client = None
-
-
-def owner_reader(workspace: str | os.PathLike[str]) -> RemoteWarehouse | None:
-    """A :class:`RemoteWarehouse` on the live owner of ``workspace`` when another process owns it and
-    serves reads, else None (open the file yourself)."""
-    from .spool import find_owner
-
-    owner = find_owner(workspace)
-    if owner is None or owner.pid == os.getpid() or not owner.read_url or not owner.read_token:
-        return None
-    return RemoteWarehouse(default_path(workspace).resolve(), owner.read_url, owner.read_token)
-
-
-def open_reader(workspace: str | os.PathLike[str], *, fallback: Any = None) -> Warehouse:
-    """The warehouse to read from in this process: the owner's (over loopback) when another process owns
-    the workspace, else ``fallback()`` (default: the file opened read-only on demand). A file held by a
-    process that serves no reads raises WarehouseError whose ``hint`` is :data:`READ_LOCK_HINT`."""
-    remote = owner_reader(workspace)
-    if remote is not None:
-        return remote
-    try:
-        if fallback is not None:
-            wh: Warehouse = fallback()
-            return wh
-        return Warehouse.open(workspace, read_only=True, hold=False)
-    except WarehouseError as e:
-        if "lock" in str(e).lower():
-            e.hint = READ_LOCK_HINT
-        raise
 
 
 class WarehouseReadServer:

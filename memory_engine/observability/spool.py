@@ -447,3 +447,36 @@ def open_writer(workspace: str | os.PathLike[str], *, lock_timeout_s: float = 2.
         Warehouse._shared.setdefault(str(path), wh)
     drain(wh, workspace)
     return wh
+
+
+def owner_reader(workspace: str | os.PathLike[str]) -> Warehouse | None:
+    """A :class:`.remote_reads.RemoteWarehouse` on the live owner of ``workspace`` when another process owns it and
+    serves reads, else None (open the file yourself)."""
+    from .remote_reads import RemoteWarehouse
+    from .warehouse import default_path
+
+    owner = find_owner(workspace)
+    if owner is None or owner.pid == os.getpid() or not owner.read_url or not owner.read_token:
+        return None
+    return RemoteWarehouse(default_path(workspace).resolve(), owner.read_url, owner.read_token)
+
+
+def open_reader(workspace: str | os.PathLike[str], *, fallback: Any = None) -> Warehouse:
+    """The warehouse to read from in this process: the owner's (over loopback) when another process owns
+    the workspace, else ``fallback()`` (default: the file opened read-only on demand). A file held by a
+    process that serves no reads raises WarehouseError whose ``hint`` is :data:`.remote_reads.READ_LOCK_HINT`."""
+    from ..errors import WarehouseError
+    from .remote_reads import READ_LOCK_HINT
+
+    remote = owner_reader(workspace)
+    if remote is not None:
+        return remote
+    try:
+        if fallback is not None:
+            wh: Warehouse = fallback()
+            return wh
+        return Warehouse.open(workspace, read_only=True, hold=False)
+    except WarehouseError as e:
+        if "lock" in str(e).lower():
+            e.hint = READ_LOCK_HINT
+        raise

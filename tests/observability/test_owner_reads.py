@@ -27,9 +27,8 @@ from memory_engine.observability.remote_reads import (
     READ_LOCK_HINT,
     TOKEN_HEADER,
     RemoteWarehouse,
-    owner_reader,
 )
-from memory_engine.observability.spool import find_owner
+from memory_engine.observability.spool import find_owner, owner_reader
 from memory_engine.observability.warehouse import Warehouse
 
 pytestmark = pytest.mark.integration
