@@ -25,6 +25,7 @@ from typing import Any
 
 from ..config import EngineConfig
 from .metrics import PairedDelta, paired_bootstrap_delta
+from .study_results import BASELINE_ATTR, best_config, best_trials
 from .suite import ResolvedSuite
 from .sweep import SweepEvaluator, compute_metrics
 
@@ -163,8 +164,6 @@ def evaluate_generalization(
     ``store`` the result is kept in the study's user attribute
     :data:`HOLDOUT_ATTR`.
     """
-    from .sweep_study import BASELINE_ATTR, best_config, best_trials
-
     if not best_trials(study):
         return None
     cfg, ft = best_config(study, base)

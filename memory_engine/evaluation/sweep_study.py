@@ -42,6 +42,7 @@ import numpy as np
 from ..config import EngineConfig
 from ..errors import ConfigError
 from .runner import suites_digest
+from .study_results import BASELINE_ATTR, best_config, best_trials, count_trials
 from .suite import ResolvedSuite, load_suites
 from .sweep import (
     Constraint,
@@ -62,7 +63,6 @@ from .sweep import (
 
 #: Study user attribute holding the sweep definition (checked on resume).
 SPEC_ATTR = "memwb_spec"
-BASELINE_ATTR = "memwb_baseline"
 #: Trial number under which the warehouse stores the base config's own evaluation.
 BASELINE_TRIAL_NUMBER = -1
 #: Consecutive failed trials after which a worker gives up (an engine bug, not bad luck).
@@ -341,10 +341,6 @@ def run_trial(study: Any, trial: Any, spec: SweepSpec, base: EngineConfig, evalu
     return study.tell(trial, values)
 
 
-def _count(study: Any, states: tuple[Any, ...]) -> int:
-    return len(study.get_trials(deepcopy=False, states=states))
-
-
 def _pop_waiting(study: Any, storage: Any) -> Any | None:
     """Atomically take one queued trial (WAITING -> RUNNING in the storage) or None when the queue is empty."""
     import optuna
@@ -376,13 +372,13 @@ def run_trials(
     ran = failures = 0
     while stop is None or not stop.is_set():
         if spec.search == SearchMode.GRID:
-            if _count(study, done_states + (TrialState.RUNNING,)) >= target:
+            if count_trials(study, done_states + (TrialState.RUNNING,)) >= target:
                 break
             trial = _pop_waiting(study, storage)
             if trial is None:
                 break
         else:
-            if _count(study, done_states + (TrialState.RUNNING,)) >= target:
+            if count_trials(study, done_states + (TrialState.RUNNING,)) >= target:
                 break
             trial = study.ask()
         try:
@@ -614,7 +610,7 @@ def run_sweep(
     from optuna.trial import TrialState
 
     def done() -> int:
-        return _count(study, (TrialState.COMPLETE, TrialState.PRUNED))
+        return count_trials(study, (TrialState.COMPLETE, TrialState.PRUNED))
 
     embedder = sweep_embedder(base)
     evaluator = SweepEvaluator(suites, embedder=embedder, max_spaces=max_spaces)
@@ -643,7 +639,7 @@ def run_sweep(
         gen = evaluate_generalization(study, spec, base, test_suites, split_record=split_record, embedder=embedder)
     if warehouse is not None:
         sync_warehouse(study, warehouse)
-    failed = _count(study, (TrialState.FAIL,))
+    failed = count_trials(study, (TrialState.FAIL,))
     return SweepRun(study.study_name, storage, ran, target, created, evaluator.replays,
                     time.perf_counter() - t0, study, failed, gen)
 
@@ -712,26 +708,6 @@ def load_sweep(study_name: str, storage: str) -> tuple[Any, SweepSpec, EngineCon
     if stored is None:
         raise SweepError(f"study {study_name!r} was not made by memwb sweep")
     return study, SweepSpec.from_dict(stored["spec"]), EngineConfig.model_validate(stored["base_config"])
-
-
-def best_trials(study: Any) -> list[Any]:
-    """Complete trials on the Pareto front (one objective: the single best), best first by the first objective."""
-    from optuna.trial import TrialState
-
-    if not _count(study, (TrialState.COMPLETE,)):
-        return []
-    front = list(study.best_trials)
-    sign = -1.0 if study.directions[0].name == "MAXIMIZE" else 1.0
-    return sorted(front, key=lambda t: (sign * t.values[0], t.number))
-
-
-def best_config(study: Any, base: EngineConfig) -> tuple[EngineConfig, Any]:
-    """The best trial's config (weights normalised) and the trial. Raises SweepError when no trial is feasible."""
-    front = best_trials(study)
-    if not front:
-        raise SweepError(f"sweep {study.study_name!r} has no feasible complete trial")
-    ft = front[0]
-    return base.with_overrides(ft.user_attrs.get("applied") or normalise_weights(ft.params, base)), ft
 
 
 def export_best(study: Any, base: EngineConfig, path: str | os.PathLike[str]) -> tuple[EngineConfig, Any]:
