@@ -30,8 +30,6 @@ import hashlib
 import hmac
 import json
 import os
-import threading
-import time
 from collections.abc import Mapping
 from dataclasses import asdict, is_dataclass
 from datetime import datetime
@@ -44,7 +42,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from .errors import ConfigError, StartupError, ValidationError
+from .errors import ConfigError, ValidationError
+from .http_thread import ThreadedServer
 
 API_KEYS_ENV = "MEMWB_API_KEYS"
 """Environment variable with keys: ``tenant:key`` pairs separated by commas or newlines."""
@@ -302,48 +301,19 @@ def create_service_app(engine: Any, keys: ApiKeys, *, workspace: Any = None) -> 
     return Starlette(routes=routes)
 
 
-class Service:
+class Service(ThreadedServer):
     """Runs the service with uvicorn in a background thread (``port=0``: a free port, read :attr:`port`)."""
+
+    thread_name, what = "memwb-service", "service"
 
     def __init__(self, engine: Any, keys: ApiKeys, *, host: str = "127.0.0.1", port: int = 8765,
                  workspace: Any = None) -> None:
-        import uvicorn
-
         self.app = create_service_app(engine, keys, workspace=workspace)
-        self.host = host
-        self.port = port
-        # access_log off: a request line never reaches a log (keys travel in headers, but be safe with query strings)
-        self._server = uvicorn.Server(
-            uvicorn.Config(self.app, host=host, port=port, log_level="warning", lifespan="off", access_log=False)
-        )
-        self._thread: threading.Thread | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
-
-    def start(self, timeout_s: float = 10.0) -> Service:
-        self._thread = threading.Thread(target=self._server.run, name="memwb-service", daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + timeout_s
-        while not self._server.started:
-            if not self._thread.is_alive() or time.monotonic() > deadline:
-                raise StartupError(f"service did not start on {self.host}:{self.port}")
-            time.sleep(0.02)
-        for srv in getattr(self._server, "servers", []):
-            for sock in srv.sockets:
-                self.port = sock.getsockname()[1]
-                break
-        return self
+        self._init_server(self.app, host, port)
 
     def serve(self) -> None:
         """Run in the foreground until interrupted."""
         self._server.run()
-
-    def stop(self, timeout_s: float = 5.0) -> None:
-        self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout_s)
 
 
 # --- OpenAPI 3.1 -------------------------------------------------------------------------------------------

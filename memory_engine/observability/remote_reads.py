@@ -22,13 +22,13 @@ import os
 import pickle
 import secrets
 import threading
-import time
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import duckdb
 
-from ..errors import StartupError, WarehouseError
+from ..errors import WarehouseError
+from ..http_thread import ThreadedServer
 from .warehouse import Warehouse
 
 TOKEN_HEADER = "x-memwb-read-token"
@@ -130,11 +130,12 @@ class RemoteWarehouse(Warehouse):
             self._client = None
 
 
-class WarehouseReadServer:
+class WarehouseReadServer(ThreadedServer):
     """Serves SELECT queries on ``wh`` (the owner's held warehouse) on ``host``:``port`` (0 = a free port)."""
 
+    thread_name, what = "memwb-reads", "warehouse read server"
+
     def __init__(self, wh: Warehouse, *, host: str = "127.0.0.1", port: int = 0, token: str | None = None) -> None:
-        import uvicorn
         from starlette.applications import Starlette
         from starlette.concurrency import run_in_threadpool
         from starlette.requests import Request
@@ -143,8 +144,6 @@ class WarehouseReadServer:
 
         self.wh = wh
         self.token = token or secrets.token_urlsafe(32)
-        self.host = host
-        self.port = port
 
         def run(body: bytes) -> bytes:
             try:
@@ -162,30 +161,5 @@ class WarehouseReadServer:
             return Response(await run_in_threadpool(run, body), media_type="application/octet-stream")
 
         app = Starlette(routes=[Route("/warehouse/query", query, methods=["POST"])])
-        self._server = uvicorn.Server(
-            uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off", access_log=False)
-        )
-        self._thread: threading.Thread | None = None
+        self._init_server(app, host, port)
 
-    @property
-    def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
-
-    def start(self, timeout_s: float = 10.0) -> WarehouseReadServer:
-        self._thread = threading.Thread(target=self._server.run, name="memwb-reads", daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + timeout_s
-        while not self._server.started:
-            if not self._thread.is_alive() or time.monotonic() > deadline:
-                raise StartupError(f"warehouse read server did not start on {self.host}:{self.port}")
-            time.sleep(0.02)
-        for srv in getattr(self._server, "servers", []):
-            for sock in srv.sockets:
-                self.port = sock.getsockname()[1]
-                break
-        return self
-
-    def stop(self) -> None:
-        self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(5)

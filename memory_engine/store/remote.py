@@ -17,12 +17,11 @@ from __future__ import annotations
 import hmac
 import pickle
 import secrets
-import threading
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..errors import StartupError, StoreError
+from ..errors import StoreError
+from ..http_thread import ThreadedServer
 
 STORE_METHODS = frozenset({
     "ensure_collection", "upsert", "search_dense", "search_sparse", "search_rrf", "scroll", "retrieve",
@@ -78,11 +77,12 @@ class RemoteStore:
             self._client.close()
 
 
-class StoreServer:
+class StoreServer(ThreadedServer):
     """Serves ``store`` (the owner's) on ``host``:``port`` (0 = a free port) to token holders."""
 
+    thread_name, what = "memwb-store", "store server"
+
     def __init__(self, store: Any, *, host: str = "127.0.0.1", port: int = 0, token: str | None = None) -> None:
-        import uvicorn
         from starlette.applications import Starlette
         from starlette.requests import Request
         from starlette.responses import Response
@@ -90,8 +90,6 @@ class StoreServer:
 
         self.store = store
         self.token = token or secrets.token_urlsafe(32)
-        self.host = host
-        self.port = port
 
         def run(method: str, body: bytes) -> bytes:
             try:
@@ -120,30 +118,5 @@ class StoreServer:
             return Response(await run_in_threadpool(run, method, body), media_type="application/octet-stream")
 
         app = Starlette(routes=[Route("/store/{method}", call, methods=["POST"])])
-        self._server = uvicorn.Server(
-            uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off", access_log=False)
-        )
-        self._thread: threading.Thread | None = None
+        self._init_server(app, host, port)
 
-    @property
-    def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
-
-    def start(self, timeout_s: float = 10.0) -> StoreServer:
-        self._thread = threading.Thread(target=self._server.run, name="memwb-store", daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + timeout_s
-        while not self._server.started:
-            if not self._thread.is_alive() or time.monotonic() > deadline:
-                raise StartupError(f"store server did not start on {self.host}:{self.port}")
-            time.sleep(0.02)
-        for srv in getattr(self._server, "servers", []):
-            for sock in srv.sockets:
-                self.port = sock.getsockname()[1]
-                break
-        return self
-
-    def stop(self) -> None:
-        self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(5)
