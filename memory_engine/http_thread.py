@@ -5,11 +5,29 @@ headers, but query strings are not trusted either)."""
 
 from __future__ import annotations
 
+import pickle
 import threading
 import time
 from typing import Any, Self
 
-from .errors import StartupError
+from .errors import MemoryEngineError, StartupError
+
+
+def post_pickled(client: Any, url: str, payload: Any, error: type[MemoryEngineError], what: str) -> tuple[bool, Any]:
+    """POST ``payload`` pickled to one of the workspace owner's loopback servers and return the
+    unpickled ``(ok, value)`` answer. Pickle runs code: only for our own owner process, on loopback,
+    behind its token (the client carries it in a header). Raises ``error`` naming ``what`` when the
+    owner is unreachable or refuses (non-200)."""
+    import httpx
+
+    try:
+        r = client.post(url, content=pickle.dumps(payload))
+    except httpx.HTTPError as e:
+        raise error(f"the workspace owner's {what} at {url} is unreachable: {e}") from e
+    if r.status_code != 200:
+        raise error(f"the workspace owner's {what} refused the request: HTTP {r.status_code} {r.text[:200]}")
+    ok, value = pickle.loads(r.content)  # noqa: S301 - our own owner, loopback, token-checked
+    return bool(ok), value
 
 
 class ThreadedServer:

@@ -28,7 +28,7 @@ from typing import Any
 import duckdb
 
 from ..errors import WarehouseError
-from ..http_thread import ThreadedServer
+from ..http_thread import ThreadedServer, post_pickled
 from .warehouse import Warehouse
 
 TOKEN_HEADER = "x-memwb-read-token"
@@ -90,17 +90,10 @@ class RemoteWarehouse(Warehouse):
         self._client: Any = httpx.Client(timeout=timeout_s, headers={TOKEN_HEADER: token})
 
     def _query(self, sql: str, params: Sequence[Any] | Mapping[str, Any] | None) -> tuple[list[str], list[Any]]:
-        import httpx
-
         if self._client is None:
             raise WarehouseError(f"remote warehouse {self.path} is closed")
-        try:
-            r = self._client.post(f"{self.url}/warehouse/query", content=pickle.dumps((sql, params)))
-        except httpx.HTTPError as e:
-            raise WarehouseError(f"the workspace owner at {self.url} is unreachable: {e}") from e
-        if r.status_code != 200:
-            raise WarehouseError(f"the workspace owner refused the query: HTTP {r.status_code} {r.text[:200]}")
-        ok, value = pickle.loads(r.content)  # noqa: S301 - our own owner, loopback, token-checked
+        ok, value = post_pickled(self._client, f"{self.url}/warehouse/query", (sql, params), WarehouseError,
+                                 "warehouse")
         if not ok:
             raise WarehouseError(str(value))
         names, rows = value

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..errors import StoreError
-from ..http_thread import ThreadedServer
+from ..http_thread import ThreadedServer, post_pickled
 
 STORE_METHODS = frozenset({
     "ensure_collection", "upsert", "search_dense", "search_sparse", "search_rrf", "scroll", "retrieve",
@@ -44,17 +44,10 @@ class RemoteStore:
         self._closed = False
 
     def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
-        import httpx
-
         if self._closed:
             raise StoreError("remote store is closed")
-        try:
-            r = self._client.post(f"{self.url}/store/{method}", content=pickle.dumps((args, kwargs)))
-        except httpx.HTTPError as e:
-            raise StoreError(f"the workspace owner's store at {self.url} is unreachable: {e}") from e
-        if r.status_code != 200:
-            raise StoreError(f"the workspace owner's store refused {method}: HTTP {r.status_code} {r.text[:200]}")
-        ok, value = pickle.loads(r.content)  # noqa: S301 - our own owner, loopback, token-checked
+        ok, value = post_pickled(self._client, f"{self.url}/store/{method}", (args, kwargs), StoreError,
+                                 f"store ({method})")
         if not ok:
             exc, cause_blob = value
             raise exc from pickle.loads(cause_blob)  # noqa: S301
