@@ -89,7 +89,8 @@ def build_store(emb: CachedEmbedder, cases: list[Case]) -> tuple[EdgeStore, dict
             ts = to_epoch(ev.at) + ti  # turns of one session share its time: keep their order
             terms = tuple(sorted(content_terms(text)))
             rec = MemoryRecord(id=f"{ci:04x}{ti:012x}", tenant_id="study", user_id=ev.user or c.id, content=text,
-                               memory_type=MemoryType.EPISODIC, session_id=ev.session, importance=0.5,
+                               memory_type=MemoryType.EPISODIC, session_id=ev.session,
+                               metadata=dict(ev.metadata or {}), importance=0.5,
                                source=Source.USER_STATED, created_at=ts, updated_at=ts, last_access_at=ts,
                                embedding_version=emb.version, terms=terms, tokens=count_tokens(text))
             pts.append(StoredPoint(rec.id, emb.embed_documents([text])[0].tolist(), sparse_document(terms),

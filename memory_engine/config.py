@@ -347,6 +347,14 @@ class RetrievalSection(_Section):
         "x the older one's (order A124 is no newer value of order A123)."
     )
     stale_window: int = Field(5, ge=0, description="Candidates beyond top_k also checked for stale values.")
+    stale_across_sessions: bool = Field(
+        True, description="Two memories of one session are never stale values of each other (a change inside one "
+        "conversation is a correction, which the write path owns); false judges every close pair."
+    )
+    stale_statements_only: bool = Field(
+        True, description="A newer memory that is only a question ('what did you cook?') states no value and "
+        "demotes nothing."
+    )
     context_parents: int = Field(
         5, ge=0, description="Conversation context: the neighbours (same session, nearest in write time) of this "
         "many top candidates join the candidates (0 = off). An answer in a dialogue often sits in the turn next "

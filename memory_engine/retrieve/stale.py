@@ -13,6 +13,8 @@ e5; see benchmarks/README.md). The older one's fused score becomes at most
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -22,20 +24,52 @@ from ..config import RetrievalSection
 from ..embedding import CachedEmbedder
 from ..errors import ConfigError
 from ..store.base import VectorStore
+from ..write.correction import same_speaker
 from .fusion import Candidate
 
-__all__ = ["StaleValues", "demote_stale"]
+__all__ = ["StaleValues", "competing", "demote_stale", "states_something"]
+
+#: a sentence: text up to and including its end mark (or the end of the text)
+_SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
+#: a content word of at least this many letters / one CJK ideograph makes a statement
+_WORDLIKE = re.compile(r"[A-Za-z]{3,}|\d|[\u3400-\u9fff]")
+
+
+def states_something(content: str) -> bool:
+    """Whether ``content`` has at least one sentence that is not a question (does not end
+    with '?' / '？') and holds a word: "Wow, what an experience! How did it make you feel?"
+    has one ("Wow, what an experience!"), "What kind of pots do you make?" none."""
+    for m in _SENTENCE.finditer(content):
+        sent = m.group(0).strip()
+        if sent and not sent.endswith(("?", "？")) and _WORDLIKE.search(sent):
+            return True
+    return False
+
+
+def competing(old: dict[str, Any], new: dict[str, Any], *, across_sessions: bool = True,
+              statements_only: bool = True) -> bool:
+    """Whether payload ``new`` can state a newer value of what payload ``old`` states: the
+    same author (role and ``metadata.speaker``, :func:`memory_engine.write.correction.same_speaker`),
+    with ``across_sessions`` not two turns of one session (both carry the same ``session_id``),
+    with ``statements_only`` the newer one not only a question (:func:`states_something`)."""
+    if not same_speaker(str(new.get("role") or "user"), dict(new.get("metadata") or {}), old):
+        return False
+    if across_sessions and old.get("session_id") and old.get("session_id") == new.get("session_id"):
+        return False
+    return not statements_only or states_something(str(new.get("content") or ""))
 
 
 def demote_stale(ranked: list[Candidate], vectors: dict[str, np.ndarray], written: dict[str, float],
-                 rescale: Any, similarity: float, discount: float, relevance_share: float = 0.9
+                 rescale: Any, similarity: float, discount: float, relevance_share: float = 0.9,
+                 may_compete: Callable[[str, str], bool] | None = None
                  ) -> tuple[list[Candidate], dict[str, str]]:
     """For every pair of ``ranked`` candidates whose vectors' rescaled cosine is >= ``similarity``,
     whose write times differ and where the newer one answers the query about as well
     (:func:`_newer_value`: relevance >= ``relevance_share`` x the older one's, so order A124 asked
     about A123 demotes nothing; the same query words covered; no date match lost), cap the
     older one's fused score at ``discount`` x the newer one's. ``vectors``: unit vectors by id (a candidate without one is left alone);
-    ``written``: epoch seconds by id; ``rescale``: raw cosine -> [0, 1]. Returns the
+    ``written``: epoch seconds by id; ``rescale``: raw cosine -> [0, 1]; ``may_compete(older id,
+    newer id)``: an extra gate (None = every pair may, see :func:`competing`). Returns the
     re-sorted candidates and {older id: newer id} for each demoted memory."""
     ids = [c.memory_id for c in ranked if c.memory_id in vectors]
     if len(ids) < 2:
@@ -53,6 +87,8 @@ def demote_stale(ranked: list[Candidate], vectors: dict[str, np.ndarray], writte
             if written.get(a, 0.0) >= written.get(b, 0.0):
                 continue
             if not _newer_value(by_id[a], by_id[b], relevance_share) or rescale(float(sims[i, j])) < similarity:
+                continue
+            if may_compete is not None and not may_compete(a, b):
                 continue
             cap = discount * fused[b]
             if fused[a] > cap:
@@ -90,6 +126,7 @@ class StaleValues:
         self.store, self.embedder = store, embedder
         self.similarity, self.discount, self.window = rcfg.stale_similarity, rcfg.stale_discount, rcfg.stale_window
         self.relevance_share = rcfg.stale_relevance_share
+        self.across_sessions, self.statements_only = rcfg.stale_across_sessions, rcfg.stale_statements_only
         self.enabled = rcfg.stale_discount < 1.0
 
     def apply(self, kept: list[Candidate], payloads: dict[str, dict[str, Any]], top_k: int) -> list[Candidate]:
@@ -99,6 +136,10 @@ class StaleValues:
         vecs = {p.id: np.asarray(p.dense, dtype=np.float32)
                 for p in self.store.retrieve([c.memory_id for c in head], with_vectors=True) if p.dense is not None}
         written = {c.memory_id: float(payloads.get(c.memory_id, {}).get("created_at") or 0.0) for c in head}
+        def may_compete(old: str, new: str) -> bool:
+            return competing(payloads.get(old, {}), payloads.get(new, {}), across_sessions=self.across_sessions,
+                             statements_only=self.statements_only)
+
         demoted, _ = demote_stale(head, vecs, written, self.embedder.rescale, self.similarity, self.discount,
-                                  self.relevance_share)
+                                  self.relevance_share, may_compete)
         return demoted + tail
