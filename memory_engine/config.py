@@ -179,6 +179,15 @@ class WriteSection(_Section):
         0.5, ge=0.0, le=1.0, description="Share of the forget target's content terms a memory must carry to be forgotten "
         "(similarity AND term overlap: the instruction names what it forgets)."
     )
+    forget_topic_similarity: float = Field(
+        0.25, ge=0.0, le=1.0, description="When no memory carries forget_term_overlap of a forget target's terms (a "
+        "topic: 'my medication' for 'I take sertraline'), the single nearest memory is forgotten if its rescaled "
+        "similarity to the target (embedded as a query) is at least this..."
+    )
+    forget_topic_margin: float = Field(
+        0.1, ge=0.0, le=1.0, description="...and exceeds the next nearest memory's similarity by at least this "
+        "(e5 on dev: named topic 0.26-0.58, next memory 0.14-0.41); otherwise nothing is forgotten."
+    )
     forget_limit: int = Field(10, ge=1, description="At most this many memories one forget instruction archives.")
     undo_days: float = Field(
         7.0, ge=0.0, description="Days during which MemoryEngine.undo_forget restores what a forget instruction or a "

@@ -216,3 +216,17 @@ def count_tokens(text: str) -> int:
     if tok is None:
         return len(_CJK.findall(text)) + len(text.split())
     return len(tok.encode(text, add_special_tokens=False).ids)
+
+
+def starts_with_verb(text: str) -> bool:
+    """Whether the first Chinese word of ``text`` is a verb (jieba part of speech 'v*'):
+    '带伞' (bring an umbrella) yes, '我的地址' no; False for text without Chinese."""
+    run = _CJK.match(text.strip())
+    if not run:
+        return False
+    import jieba.posseg as pseg
+
+    _jieba()
+    with _jieba_lock:
+        first = next(iter(pseg.cut(run.group(0))), None)
+    return first is not None and first.flag.startswith("v")

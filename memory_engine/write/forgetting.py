@@ -12,6 +12,12 @@ A memory is named when BOTH hold (numbers are ``write.*`` configuration):
   terms (its own terms, plus the parts of its fact key: ``user.address``
   answers "my address").
 
+When no memory carries the target's words (a topic: "my medication" for "I take
+sertraline", "我工资" for "月薪两万五"), the single nearest memory is named when its
+similarity is >= ``forget_topic_similarity`` and exceeds the next one's by
+``forget_topic_margin`` (rule ``forget_topic`` in the evidence); the target is embedded
+as a query (a short phrase asking for memories).
+
 An empty target ("forget what I just said", "删除我刚才说的") names the
 owner's newest memory of the session (else overall) written before the instruction.
 
@@ -46,10 +52,11 @@ class ForgetMatch:
     similarity: float
     shared_terms: tuple[str, ...]
     term_share: float
+    rule: str = "forget_intent"
 
     def as_dict(self) -> dict[str, Any]:
         return {"id": self.memory_id, "similarity": round(self.similarity, 4), "shared_terms": list(self.shared_terms),
-                "term_share": round(self.term_share, 4), "rule": "forget_intent"}
+                "term_share": round(self.term_share, 4), "rule": self.rule}
 
 
 def _memory_terms(payload: dict[str, Any]) -> set[str]:
@@ -85,17 +92,29 @@ class Forgetter:
         t_terms = set(content_terms(target))
         if not t_terms:
             return []
-        vec = self.embedder.embed_documents([target])[0]
+        # the target is a short phrase asking for memories ('my salary'): embedded as a query
+        vec = self.embedder.embed_query(target)
         out = []
         flt = self._filter(tenant_id, user_id, embedding_version=self.embedder.version)
+        sims: list[tuple[float, Any]] = []
         for p in self.store.search_dense(vec.tolist(), flt, max(self.cfg.forget_limit * 3, 20)):
             if [p.payload.get("tenant_id"), p.payload.get("user_id")] != owned:
                 continue
             sim = self.embedder.rescale(p.score)
+            sims.append((float(sim), p))
             shared = t_terms & _memory_terms(p.payload)
             share = len(shared) / len(t_terms)
             if sim >= self.cfg.forget_similarity and share >= self.cfg.forget_term_overlap:
                 out.append(ForgetMatch(p.id, float(sim), tuple(sorted(shared)), share))
+        if not out and sims:
+            # a topic rather than the memory's words ('my medication' for 'I take sertraline', '我工资' for
+            # '月薪两万五'): only the single nearest memory, and only when it stands out from the next one
+            sims.sort(key=lambda x: -x[0])
+            best, p = sims[0]
+            runner_up = sims[1][0] if len(sims) > 1 else 0.0
+            if best >= self.cfg.forget_topic_similarity and best - runner_up >= self.cfg.forget_topic_margin:
+                shared = t_terms & _memory_terms(p.payload)
+                out.append(ForgetMatch(p.id, best, tuple(sorted(shared)), len(shared) / len(t_terms), "forget_topic"))
         return out[: self.cfg.forget_limit]
 
     def archive(self, ids: list[str], ts: float, statuses: dict[str, str], reason: str = "forget_intent") -> None:

@@ -17,46 +17,79 @@ Pure functions over the (already redacted) text.
 from __future__ import annotations
 
 import re
+from difflib import SequenceMatcher
 
-_FORGET_EN = re.compile(
-    r"^\s*(?:(?:hey|ok|okay|and|also|so)[\s,]+)?(?:(?:please|pls|could you|can you|would you)[\s,]+)?"
-    r"(?P<verb>forget|erase|delete|remove|drop|wipe|unlearn|stop remembering|don'?t remember|do not remember|"
-    r"don'?t keep|do not keep|no need to remember)\b"
-    r"(?P<rest>.*)$",
-    re.IGNORECASE | re.DOTALL,
-)
-#: a delete/remove/erase verb is a forget intent only when it points at what was said or stored
-#: ("remove the batteries before storing the camera" is a procedure, not an intent)
+from ..text import content_terms, starts_with_verb
+
+# ---- forget requests, recognised by structure (issue 16) -------------------------------------
+# A forget request is a clause addressed to the assistant whose verb asks it to drop, or not to
+# keep, something said: (1) a forget / erase verb in the imperative: it opens the clause once
+# greetings, politeness and request frames ("could you", "I'd rather you", "麻烦", "帮我") are set
+# aside, so a first-person subject ("I always forget my keys", "我忘了带伞") makes it a report;
+# (2) a keep / remember / store verb negated in the imperative ("don't keep", "stop storing",
+# "别记", "不用存"). Verbs that also name ordinary actions ("delete", "remove", "删") need an object
+# that is something said or stored ("what I said", "my salary info", "那条记录"). The target is the
+# clause's object with the pointer words ("what I said about", "那条", "的事") removed.
+
+_EN_SPLIT = re.compile(r"[,;.!?\n]+|\s+-+\s+")
+_EN_LEAD = re.compile(
+    r"^(?:(?:hey|hi|ok(?:ay)?|so|and|also|oh|um+|uh+|hmm+|well|actually|btw|by the way|wait|sorry|nvm|"
+    r"never ?mind|scratch that|on second thought|one more thing)\b[\s,]*)+", re.I)
+#: request frames put before the verb; what remains starts with the verb itself
+_EN_FRAME = re.compile(
+    r"^(?:(?:please|pls|plz|kindly|just|now|then)\s+)*"
+    r"(?:(?:could|can|would|will)\s+(?:you|u)\s+|i(?:'d| would)\s+(?:like|love|prefer|want)\s+(?:you|u)\s+to\s+|"
+    r"i\s+(?:want|need)\s+(?:you|u)\s+to\s+|(?:you|u)\s+(?:can|should|may|could|might)\s+|"
+    r"i(?:'d| would)\s+rather\s+(?:you|u)\s+|(?P<neg>i\s+(?:don'?t|do not)\s+want\s+(?:you|u)\s+to\s+|"
+    r"(?:you|u)\s+(?:don'?t|do not)\s+(?:need|have)\s+to\s+|(?:there'?s\s+)?no need (?:for (?:you|u) )?to\s+)|"
+    r"let'?s\s+)?(?:(?:please|pls|plz|kindly|just|also)\s+)*", re.I)
+_EN_KEEP_NEG = re.compile(
+    r"^(?:don'?t|dont|do not|didn'?t|did not|not|never|stop|quit|no longer)\s+(?:(?:to|please|pls|ever|even|"
+    r"bother(?: to)?)\s+)*(?P<verb>remember(?:ing)?|memori[sz](?:e|ing)|keep(?:ing)?(?: track of)?|stor(?:e|ing)|"
+    r"sav(?:e|ing)|record(?:ing)?|log(?:ging)?|track(?:ing)?|retain(?:ing)?|hold(?:ing)? on to|not(?:e|ing)(?: down)?|"
+    r"writ(?:e|ing) down)\b(?P<rest>.*)$", re.I)
+_EN_DROP = re.compile(r"^(?P<verb>erase|delete|remove|drop|wipe|clear|discard|purge|scrub|unlearn|ditch|toss|"
+                      r"get rid of|throw (?:away|out)|forget about)\b(?P<rest>.*)$", re.I)
+_EN_FREE = ("unlearn", "forget about")
+_EN_NOT_FORGET = frozenset({"forgot", "forgotten", "forgets", "forgetting", "forgetful", "forge", "forged", "forger"})
+_EN_WORD = re.compile(r"^([a-z']+)\b(.*)$", re.I | re.DOTALL)
+#: the object is something said or stored (not "the batteries", not "cash at home")
 _EN_MEMORY_OBJECT = re.compile(
-    r"\b(?:i (?:just |earlier )?(?:said|told you|mentioned|shared)|memor(?:y|ies)|notes?|records?|"
-    r"info(?:rmation)?|(?:everything|anything|all) (?:about|regarding)|from your memory)\b",
-    re.IGNORECASE,
-)
-_EN_FREE_VERBS = ("forget", "unlearn", "stop remembering", "don't remember", "dont remember", "do not remember",
-                  "don't keep", "dont keep", "do not keep", "no need to remember")
-#: what follows the verb and only points at the memory ("what I said about", "the fact that")
+    r"\b(?:i (?:just |earlier |once )?(?:said|told you|mentioned|shared|wrote)|memor(?:y|ies)|notes?|records?|"
+    r"info(?:rmation)?|details?|data|stuff|(?:everything|anything|all|something) (?:about|regarding|on)|"
+    r"from your (?:memory|notes)|about (?:me|my)\b)\b|^\s*(?:that|this|it|those|these|them|what|whatever|"
+    r"everything|anything)\b", re.I)
+#: an object that is a clause ("don't remember where I parked", "forget to call") is not a target
+_EN_NOT_TARGET = re.compile(r"^\s*(?:to|where|when|how|why|if|whether|me|us|yourself|going|quiet|in mind)\b", re.I)
 _EN_POINTER = re.compile(
-    r"^\s*(?:(?:everything|anything|all|what|whatever|that|the (?:fact|thing|part|memory|note|info(?:rmation)?)s?)\s+)?"
-    r"(?:(?:that\s+)?i\s+(?:just\s+|earlier\s+|before\s+)?(?:said|told you|mentioned|shared|wrote)"
-    r"(?:\s+(?:just now|earlier|before|to you))?\s*)?(?:(?:about|regarding|on|of|that)\s+)?",
-    re.IGNORECASE,
-)
-_EN_TAIL = re.compile(r"[\s,.;!]*(?:please|thanks|thank you|from (?:your |the )?memory|for me|,? ok\??)?[\s,.;!?]*$", re.I)
+    r"^\s*(?:(?:everything|anything|all|any|what|whatever|that|this|those|these|the|some|stuff|things?|info(?:rmation)?"
+    r"|details?|bits?|parts?|facts?|memor(?:y|ies)|notes?|last|previous|first|thing|one|message|you know|"
+    r"i\s+(?:just\s+|earlier\s+|once\s+|before\s+)?(?:said|told you|mentioned|shared|wrote)|just now|earlier|"
+    r"before|to you|about|regarding|on|of)\b[\s,]*)+", re.I)
+_EN_TAIL = re.compile(r"(?:[\s,]+(?:please|pls|plz|thanks|thank you|for me|from (?:your |the )?(?:memory|notes)|"
+                      r"ok\??|info(?:rmation)?|details?|data|stuff|any ?more|either|too))+\s*$", re.I)
+_EN_EMPTY = re.compile(r"^(?:it|this|that|them|those|these|one|about it|that one|this one|all that)?$", re.I)
 
-# zh: imperative forms only ("我忘了带钥匙" = I forgot my keys is not an intent)
-_FORGET_ZH = [
-    re.compile(p)
-    for p in (
-        r"^(?:请|麻烦|帮我|你)?(?:把|将)(?P<rest>.+?)(?:忘掉|忘了|忘记|删掉|删了|删除|清除|抹掉)(?:吧|啊|哈|好吗|行吗)?[。！!.\s]*$",
-        r"^(?:请|麻烦|帮我|你)?(?:帮我)?(?:忘掉|忘记掉|忘了吧|删掉|删除|清除|抹掉)(?P<rest>.+)$",
-        r"^(?:请|麻烦)?(?:忘记)(?P<rest>.+?)(?:吧)[。！!.\s]*$",
-        r"^(?:请|麻烦|你)?(?:别|不要|不用|无需)(?:再)?(?:记|记住|记着|保存|存)(?P<rest>.+?)(?:了|啦|吧)?[。！!.\s]*$",
-    )
-]
-_ZH_DELETE = re.compile(r"删掉|删了|删除|清除|抹掉")
-_ZH_MEMORY_OBJECT = re.compile(r"关于|有关|说的|说过|讲的|提到|告诉你|记忆|记录|信息|资料")
-_ZH_POINTER = re.compile(r"^(?:一下|掉|关于|有关|我(?:之前|刚才|刚刚|上次)?(?:说|讲|提|告诉你)(?:过|的)?(?:的)?(?:关于)?|那条|那个|这条)+")
-_ZH_TAIL = re.compile(r"(?:的(?:事|事情|那条|记忆|记录|信息|内容)|这件事|那件事|这个|那个|这条|那条|记忆|记录|吧|了|啦|哦|呀)+[。！!.\s]*$")
+_ZH_SPLIT = re.compile(r"[，,。！!？?；;~～\n]+")
+_ZH_KEEP_NEG = re.compile(r"(?:别|不要|不用|不必|无需|甭|不需要|用不着|没必要)(?:再|去|帮我|给我|替我)*"
+                          r"(?:记住|记着|记下|记录|记|存下|存着|保存|保留|留着|存)(?![错得性忆账者者])")
+_ZH_FORGET = re.compile(r"(?:忘掉|忘记掉|忘记|忘了|忘)")
+_ZH_DROP = re.compile(r"(?:删掉|删除|删去|删了|删一下|删|清除|清掉|清空|抹掉|抹去|去掉|移除|丢掉|"
+                      r"\b(?:delete|remove|erase|clear)\b)(?:\s*掉)?", re.I)
+#: a first-person subject right before the verb makes a report ("我又忘了", "我不用记这些")
+_ZH_SELF_BEFORE = re.compile(r"(?<![帮给替让叫跟和对把将])(?:我|我们|俺|咱们?)(?:也|都|就|还|又|总|老|老是|总是|经常|常常|已经|刚|刚刚|可以|会)*$")
+_ZH_NOT_BEFORE = re.compile(r"(?:别|不要|不能|不会|没|没有|千万别|不许|可别)$")  # 别忘了 = don't forget (to)
+_ZH_DIRECT = re.compile(r"请|麻烦|帮我|帮忙|你|给我|替我|拜托|把|将|吧$|一下|掉")
+_ZH_MEMORY_OBJECT = re.compile(r"关于|有关|说的|说过|讲的|讲过|提到|提过|告诉你|记忆|记录|信息|资料|那条|这条|的事")
+_ZH_TOPIC = re.compile(r"^(?:关于|有关|至于)|(?:的事情?|那件事|这件事|那条|这条|的信息|的记录)$")
+_ZH_HEAD = re.compile(r"^(?:请|麻烦|帮我|帮忙|你|就|都|也|再|以后|今后|从现在起|从今以后|之后|算了|一下|掉|把|将|"
+                      r"关于|有关|至于|那个|这个|那条|这条|那些|这些|所有|全部|给我|替我|"
+                      r"我(?:之前|刚才|刚刚|上次|前面)?(?:跟你)?(?:说|讲|提|告诉你)(?:过)?的?(?:那些|那个|那条)?)+")
+_ZH_TAIL = re.compile(r"(?:的(?:事情?|那条|那些|记忆|记录|信息|内容|资料|话)|这件事|那件事|这个|那个|这条|那条|记忆|记录|"
+                      r"信息|资料|的事|吧|了|啦|哦|呀|吗|一下|掉|就|都|你|也|再)+$")
+_ZH_EMPTY = frozenset({"", "它", "这", "那", "这些", "那些", "刚才", "刚刚", "我刚才说", "刚才说", "我说的", "我刚才说的", "话", "那些话",
+                       "那句话"})
+_POLITE_LATIN = re.compile(r"\b(?:pls|plz|please|thx|thanks)\b", re.I)
 
 EXPLICIT_CORRECTION = re.compile(
     r"更正|纠正|改为|改成|改到|换成|改用|其实是|应该是|搞错|说错|记错|不对[，,。]|不是.{1,12}而是|不再|已经不|"
@@ -66,28 +99,108 @@ EXPLICIT_CORRECTION = re.compile(
 )
 
 
-def forget_target(text: str) -> str | None:
-    """The words naming what to forget when ``text`` is an explicit forget
-    instruction, '' when it names nothing ('forget that', '忘掉吧'), None when
-    it is no forget instruction. Example: 'Please forget that I live in Berlin'
-    -> 'I live in Berlin'; '别记我的手机号了' -> '我的手机号'."""
-    t = text.strip()
-    m = _FORGET_EN.match(t)
-    if m and (m.group("verb").lower().replace("’", "'") in _EN_FREE_VERBS or _EN_MEMORY_OBJECT.search(m.group("rest"))):
-        rest = _EN_POINTER.sub("", m.group("rest"), count=1)
-        rest = _EN_TAIL.sub("", rest).strip(" ,.;:!?\"'")
-        if re.match(r"^(?:it|this|that|about it)$", rest, re.I):
-            rest = ""
-        return rest
-    for rx in _FORGET_ZH:
-        m = rx.match(t)
-        if m and (not _ZH_DELETE.search(t) or _ZH_MEMORY_OBJECT.search(m.group("rest"))):
-            rest = _ZH_POINTER.sub("", m.group("rest").strip())
-            rest = _ZH_TAIL.sub("", rest).strip(" ，,。.！!？?")
-            if rest in ("", "它", "这", "那", "刚才", "刚刚", "我刚才说", "刚才说"):
-                rest = ""
-            return rest
+def _en_forget_clause(clause: str) -> str | None:
+    """The target of one English clause when it is a forget request ('' = names nothing), else None."""
+    c = _EN_LEAD.sub("", clause.strip().replace("’", "'"))
+    frame = _EN_FRAME.match(c)
+    if frame and frame.group("neg"):
+        c = "don't " + c[frame.end():]  # "no need to remember X" = "don't remember X"
+    elif frame:
+        c = c[frame.end():]
+    c = c.strip()
+    verb, rest, free = "", "", False
+    m = _EN_KEEP_NEG.match(c)
+    if m:
+        verb, rest = m.group("verb").lower(), m.group("rest")
+        # "never keep cash at home" is a habit, "don't remember where I parked" a report: the object must be
+        # something said or stored, unless the verb itself is about memory ("don't remember my salary")
+        free = verb.startswith(("remember", "memori", "not", "writ", "record", "log"))
+    elif (m := _EN_DROP.match(c)) is not None:
+        verb, rest = m.group("verb").lower(), m.group("rest")
+        free = verb in _EN_FREE
+    elif (w := _EN_WORD.match(c)) is not None:
+        word = w.group(1).lower()
+        # 'forget' and its typos ('forgt', 'foget'), never 'forgot' / 'forgetting'
+        if word not in _EN_NOT_FORGET and 4 <= len(word) <= 7 and SequenceMatcher(None, word, "forget").ratio() >= 0.8:
+            verb, rest, free = "forget", w.group(2), True
+    if not verb or _EN_NOT_TARGET.match(rest):
+        return None
+    if not free and not _EN_MEMORY_OBJECT.search(rest):
+        return None
+    if verb.startswith("keep") and not _EN_MEMORY_OBJECT.search(rest):
+        return None
+    target = _EN_TAIL.sub("", _EN_POINTER.sub("", rest, count=1)).strip(" ,.;:!?\"'")
+    return "" if _EN_EMPTY.match(target) else target
+
+
+def _zh_clean(target: str) -> str:
+    t = _POLITE_LATIN.sub("", target).strip(" ，,。.！!？?“”\"'")
+    for _ in range(3):  # the head and tail words come in any order and nest ('那个…的信息')
+        t = _ZH_TAIL.sub("", _ZH_HEAD.sub("", t).strip()).strip(" ，,。.！!？?")
+    return "" if t in _ZH_EMPTY else t
+
+
+def _zh_forget_clause(clause: str) -> str | None:
+    """The target of one Chinese (or mixed) clause when it is a forget request ('' = names nothing), else None."""
+    c = clause.strip()
+    m = _ZH_KEEP_NEG.search(c)
+    if m:
+        before, after = c[: m.start()], c[m.end():]
+        if _ZH_SELF_BEFORE.search(before):
+            return None  # 我不用记这些: the speaker does not need to remember
+        return _zh_clean(after) or _zh_clean(before)
+    for rx, destructive in ((_ZH_FORGET, False), (_ZH_DROP, True)):
+        m = rx.search(c)
+        if not m:
+            continue
+        before, after = c[: m.start()], c[m.end():]
+        if _ZH_SELF_BEFORE.search(before) or _ZH_NOT_BEFORE.search(before) or re.match(r"^\s*(?:我|我们)(?:把|将)", before):
+            return None  # 我又忘了 / 别忘了带伞 / 我把文件删了: a report or a reminder
+        if re.match(r"^了.", after):
+            return None  # 删掉了手机里的游戏: a completed action, not a request
+        ba = re.search(r"(?:把|将)(?P<obj>.+)$", before)
+        from_after = ba is None and bool(_zh_clean(after))
+        obj = ba.group("obj") if ba else (after if from_after else before)
+        if destructive and not _ZH_MEMORY_OBJECT.search(c):
+            return None  # 把这个文件删了: a file, not something said
+        if not destructive and not ba:
+            if not (_ZH_DIRECT.search(c) or _ZH_MEMORY_OBJECT.search(c)):
+                return None  # 今天又忘了带伞: no one is asked to do anything
+            if from_after and starts_with_verb(after):
+                return None  # 忘了带钥匙: forgot to do something
+        return _zh_clean(obj)
     return None
+
+
+def forget_target(text: str) -> str | None:
+    """The words naming what to forget when ``text`` is an explicit forget request,
+    '' when it names nothing ('forget that', '那条别记了': the newest memory is meant),
+    None when it is no forget request. Recognised by structure (see the comments above
+    ``_EN_FRAME``), clause by clause: 'Please forget that I live in Berlin' -> 'I live in
+    Berlin'; "I'd rather you didn't keep my salary info" -> 'my salary'; '别记我的手机号了'
+    -> '我的手机号'; '关于我前任的事，你都忘了吧' -> '我前任'; 'I always forget my keys',
+    '今天又忘了带伞', '删掉了手机里的游戏' -> None. A request that names nothing next to a
+    statement of substance ('forget it, I'll book the hotel myself') is 'never mind', not a
+    forget request (None: the statement is kept)."""
+    t = text.strip()
+    zh = bool(re.search(r"[\u4e00-\u9fff]", t))
+    clauses = [c for c in (_ZH_SPLIT if zh else _EN_SPLIT).split(t) if c.strip()]
+    found: str | None = None
+    others: list[str] = []
+    for i, clause in enumerate(clauses):
+        got = _zh_forget_clause(clause) if zh else _en_forget_clause(clause)
+        if zh and got is None:
+            got = _en_forget_clause(clause) if not re.search(r"[\u4e00-\u9fff]", clause) else None
+        if got is None:
+            others.append(clause)
+            continue
+        if zh and not got and i > 0 and _ZH_TOPIC.search(clauses[i - 1].strip()):
+            got = _zh_clean(clauses[i - 1])  # 关于我前任的事，你都忘了吧: the topic clause names the target
+        if found is None or (not found and got):
+            found = got
+    if found == "" and any(len(content_terms(_EN_LEAD.sub("", o))) >= 2 for o in others):
+        return None
+    return found
 
 
 #: a replacement ("X instead of Y", "X rather than Y", "用X而不是Y") names what it replaces: Y
