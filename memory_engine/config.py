@@ -117,6 +117,22 @@ class StorageSection(_Section):
     collection: str = Field("memories", description="Collection name (client backend).")
 
 
+class InjectionWeights(_Section):
+    """Weights of the planted-instruction signals (memory_engine/write/injection.py); a tool text is
+    flagged when the weights of the signals it carries add up to write.injection_threshold."""
+
+    override: float = Field(1.0, ge=0.0, description="'ignore previous instructions', '忽略之前的指令'.")
+    system_prompt: float = Field(1.0, ge=0.0, description="Role markup: 'SYSTEM:' opening a sentence, [INST], <|im_start|>.")
+    imperative_to_model: float = Field(1.0, ge=0.0, description="An obligation aimed at the model: 'the assistant must', 'AI助手必须'.")
+    addressed_to_model: float = Field(0.6, ge=0.0, description="The text speaks to a model: 'note to any assistant', '如果你是大模型'.")
+    user_directed: float = Field(0.5, ge=0.0, description="Instructions about 'the user' in the third person: 'tell the user to', '告诉用户'.")
+    role_play: float = Field(0.6, ge=0.0, description="'you are now', 'from here on reply', '你现在是'.")
+    exfiltrate: float = Field(0.6, ge=0.0, description="'reveal your system prompt', '泄露系统提示'.")
+    secrecy: float = Field(0.5, ge=0.0, description="'do not reveal this note', '不要告诉用户'.")
+    hidden: float = Field(0.4, ge=0.0, description="Words in an HTML comment or behind zero-width characters.")
+    obligation: float = Field(0.3, ge=0.0, description="must / always / only / 必须 / 只能 (pages advise their reader too).")
+
+
 class WriteSection(_Section):
     threshold: float = Field(
         0.6, ge=0.0, le=1.0, description="Minimum importance for a statement to become a curated memory (semantic, "
@@ -198,10 +214,22 @@ class WriteSection(_Section):
         "instructions', '忽略之前的指令', system-prompt-like text) is stored flagged (payload 'flagged', metadata "
         "'_flags'); see retrieval.exclude_flagged."
     )
+    injection_threshold: float = Field(
+        1.0, ge=0.0, description="A tool text is flagged when the summed write.injection_weights of its signals reach "
+        "this (one strong signal, or several independent weak ones: addressed to a model + instructions about the user)."
+    )
+    injection_weights: InjectionWeights = Field(
+        default_factory=InjectionWeights, description="Weights of the planted-instruction signals."
+    )
     dedup_reworded_similarity: float = Field(
         0.85, ge=0.0, le=1.0, description="Rescaled similarity at or above which a reworded statement merges into an "
         "existing memory when they also share dedup_term_overlap of their content terms (Jaccard) and agree on "
         "identifiers, numbers and negation."
+    )
+    dedup_distinct_terms: bool = Field(
+        True, description="Two statements that each carry content terms the other lacks ('window seat' / 'aisle "
+        "seat', 'I take oat milk' / 'back to oat milk, soy was too sweet') are different values, never merged as "
+        "duplicates whatever their similarity (exact repeats after normalisation still merge)."
     )
     dedup_term_overlap: float = Field(
         0.3, ge=0.0, le=1.0, description="Jaccard overlap of content terms a reworded duplicate needs (with dedup_reworded_similarity)."

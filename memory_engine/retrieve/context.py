@@ -104,6 +104,7 @@ class ConversationContext:
         self.parents, self.width = rcfg.context_parents, rcfg.context_width
         self.weight, self.share = rcfg.context_weight, rcfg.context_relevance
         self.discount, self.min_own = rcfg.hop_discount, rcfg.context_min_relevance
+        self.exclude_flagged = rcfg.exclude_flagged
         self.enabled = bool(self.parents and self.width and (self.weight > 0 or self.share > 0))
 
     def _neighbours(self, mid: str, pl: dict[str, Any], flt: StoreFilter) -> list[tuple[Any, int]]:
@@ -137,6 +138,8 @@ class ConversationContext:
             for p, d in self._neighbours(parent.memory_id, payloads[parent.memory_id], flt):
                 if p.id == parent.memory_id or not scope.owns(p):
                     continue
+                if self.exclude_flagged and p.payload.get("flagged"):
+                    continue  # a planted instruction next to the user's turn stays out like everywhere else
                 links.append((parent.memory_id, p.id, d))
                 if p.id not in known and p.id not in rows:
                     rows[p.id] = p

@@ -65,6 +65,7 @@ class DuplicateFinder:
         self.store, self.embedder = store, embedder
         self.similarity, self.candidates = cfg.dedup_similarity, cfg.dedup_candidates
         self.reworded, self.overlap = cfg.dedup_reworded_similarity, cfg.dedup_term_overlap
+        self.distinct = cfg.dedup_distinct_terms
 
     def find(self, clean: str, vec: np.ndarray, memory_type: MemoryType, scope: Scope,
              role: str = "user") -> MemoryRecord | None:
@@ -77,7 +78,8 @@ class DuplicateFinder:
             old = identity(p.payload.get("content", ""))
             if old.normalised != new.normalised and not same_meaning(
                     self.embedder.rescale(p.score), new_terms, set(p.payload.get("terms") or ()),
-                    repeat_similarity=self.similarity, reworded_similarity=self.reworded, term_overlap=self.overlap):
+                    repeat_similarity=self.similarity, reworded_similarity=self.reworded, term_overlap=self.overlap,
+                    distinct_terms=self.distinct):
                 continue
             if not old.agrees(new):
                 continue

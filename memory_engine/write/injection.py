@@ -1,27 +1,40 @@
 """Planted instructions in tool and web content (issue 16, OWASP LLM01 "indirect
 prompt injection"): text fetched by a tool that addresses the model instead of
-informing it. Such a memory is kept (the words exist, an engineer can inspect
-them) but flagged, and retrieval leaves flagged memories out of the context by
-default (``retrieval.exclude_flagged``).
+informing its reader. Such a memory is kept (the words exist, an engineer can
+inspect them) but flagged, and retrieval leaves flagged memories out of the
+context by default (``retrieval.exclude_flagged``).
 
-:func:`injection_signals` returns the names of the signals found, zh and en:
+No single phrasing decides. :func:`injection_score` adds the weights
+(``write.injection_weights``) of independent signals, zh and en, and a text is
+flagged when the sum reaches ``write.injection_threshold``:
 
-* ``override``: "ignore (all) previous/prior/above instructions", "disregard
-  the system prompt", "忽略之前的指令", "无视以上所有规则";
-* ``role_play``: "you are now ...", "act as", "从现在开始你是", "你现在是";
-* ``system_prompt``: system-prompt-like text: "system:", "<|im_start|>system",
-  "[INST]", "### instruction", "<system>";
-* ``exfiltrate``: "reveal/print your system prompt", "send ... to http",
-  "泄露/输出你的系统提示";
-* ``imperative_to_model``: an imperative aimed at the assistant itself
-  ("as an AI you must", "assistant, always", "AI助手必须", "请你务必...回复").
+* ``override``: "ignore (all) previous instructions", "忽略之前的指令";
+* ``system_prompt``: role markup: "SYSTEM:" opening a line or sentence,
+  "<|im_start|>system", "[INST]", "### instruction", "系统指令：";
+* ``imperative_to_model``: an obligation aimed at the model itself ("the
+  assistant must", "as an AI you must", "AI助手必须", "请你务必");
+* ``addressed_to_model``: the text speaks to a model ("note to any assistant
+  reading this", "if you are an AI", "AI助手请注意", "如果你是大模型");
+* ``user_directed``: instructions about "the user" / "the reader" in the third
+  person ("tell the user to", "告诉用户", "推荐用户") - a page informs its reader,
+  it does not tell someone how to treat them;
+* ``role_play``: "you are now", "from now on you", "from here on", "你现在是";
+* ``exfiltrate``: "reveal your system prompt", "泄露系统提示";
+* ``secrecy``: "do not reveal this note", "don't tell the user", "不要告诉用户";
+* ``hidden``: an HTML comment or zero-width characters carrying words;
+* ``obligation``: must / always / only / 必须 / 务必 / 只能 (weak on its own: pages
+  give advice to their reader, "you should bring an umbrella").
 
-Pure functions; a text with any signal is flagged.
+A signal found only inside quotation marks of a text that reports something
+("... a hidden line reading "ignore previous instructions" ... the report
+said", "据报道……输入“忽略之前的指令”后") is a quotation, not an instruction,
+and does not count.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 _SIGNALS: dict[str, re.Pattern[str]] = {
     "override": re.compile(
@@ -31,14 +44,40 @@ _SIGNALS: dict[str, re.Pattern[str]] = {
         r"(指令|指示|提示词?|规则|设定|要求|命令)",
         re.IGNORECASE,
     ),
-    "role_play": re.compile(
-        r"\byou are now\b|\bfrom now on,? you\b|\bact as (?:an?|the)\b|\bpretend (?:to be|you are)\b|"
-        r"\bnew (?:role|persona|instructions?)\b|从现在(?:开始|起)[,，]?你|你现在是|扮演|你的新(?:身份|角色|任务)",
+    "system_prompt": re.compile(
+        r"(?:^|\n|[.!?。！？]\s*)\s*(?:system|assistant|developer)\s*(?:message|prompt|note)?\s*:|"
+        r"<\|?(?:im_start|system|endoftext)\|?>|\[/?INST\]|<</?SYS>>|###\s*(?:instruction|system)|"
+        r"(?:^|\n|[。！？.]\s*)\s*系统(?:提示|指令|消息)\s*[:：]",
         re.IGNORECASE,
     ),
-    "system_prompt": re.compile(
-        r"(?:^|\n)\s*(?:system|assistant)\s*:|<\|?(?:im_start|system|endoftext)\|?>|\[/?INST\]|<</?SYS>>|"
-        r"###\s*(?:instruction|system)|(?:^|\n)\s*系统(?:提示|指令)\s*[:：]",
+    "imperative_to_model": re.compile(
+        r"\b(as an ai|dear (?:ai|assistant|model|llm)|(?:ai|assistant|model|llm|chatbot|agent)s?,? (?:you )?(?:must|should|"
+        r"will|shall|always|never|do not|don'?t|need to|have to|are required to))\b|\b(?:you must|you should) (?:now )?"
+        r"(?:always|never|only|tell|say|respond|reply|recommend|answer)\b|"
+        r"(?:AI|ai|助手|模型|机器人)(?:你)?(?:必须|务必|一定要|应该|不得|不准|需要|要)|请你(?:务必|必须|一定)",
+        re.IGNORECASE,
+    ),
+    "addressed_to_model": re.compile(
+        r"\b(?:note|message|instructions?|reminder|attention|notice) (?:to|for) (?:any |all |the )?(?:ai|assistants?|"
+        r"(?:language )?models?|llms?|chatbots?|agents?|bots?)\b|\bif you are an? (?:ai|assistant|(?:language )?model|llm|"
+        r"chatbot|agent|bot)\b|\b(?:ai|assistants?|(?:language )?models?|llms?|chatbots?|agents?) (?:reading|summari[sz]ing|"
+        r"processing|parsing|browsing) (?:this|these)\b|\b(?:hey|dear|attention|hello),? (?:ai|assistant|chatgpt|claude|"
+        r"gpt|llm|model|bot)\b|"
+        r"(?:AI|ai|人工智能|智能)?(?:助手|助理|大模型|语言模型|模型|机器人)(?:们)?(?:请注意|注意|请|你好|须知)|"
+        r"如果你是(?:一个)?(?:AI|ai|人工智能|大模型|语言模型|模型|助手|机器人)|致(?:AI|ai|大模型|助手|模型)",
+        re.IGNORECASE,
+    ),
+    "user_directed": re.compile(
+        r"\b(?:tell|telling|inform|remind|advise|recommend(?:ing)? to|ask|instruct|direct|send|redirect|answer|respond to|"
+        r"reply to|convince|urge)\s+(?:the |all |every |any )?(?:user|users|reader|readers|human|customer)s?\b|"
+        r"\b(?:the|every|all) (?:user|reader)s? (?:must|should) (?:be )?(?:told|sent|directed|asked)\b|"
+        r"(?:告诉|提醒|推荐|建议|引导|要求|回答|回复|通知|劝|让)(?:所有|每个|每位)?用户",
+        re.IGNORECASE,
+    ),
+    "role_play": re.compile(
+        r"\byou are now\b|\bfrom (?:now|here) on,? (?:you\b|reply|respond|answer|speak|only)|\bact as (?:an?|the)\b|"
+        r"\bpretend (?:to be|you are)\b|\bnew (?:role|persona|instructions?)\b|从现在(?:开始|起)[,，]?你|你现在是|扮演|"
+        r"你的新(?:身份|角色|任务)|从此以后你",
         re.IGNORECASE,
     ),
     "exfiltrate": re.compile(
@@ -47,15 +86,47 @@ _SIGNALS: dict[str, re.Pattern[str]] = {
         r"(泄露|输出|打印|发送|透露|告诉我).{0,10}(系统提示|提示词|指令|密钥|密码|聊天记录|用户数据|记忆)",
         re.IGNORECASE,
     ),
-    "imperative_to_model": re.compile(
-        r"\b(as an ai|dear (?:ai|assistant|model|llm)|(?:ai|assistant|model|llm|chatbot),? (?:you )?(?:must|should|will|"
-        r"always|never|do not|don'?t))\b|\b(?:you must|you should) (?:now )?(?:always|never|only|tell|say|respond|reply|"
-        r"recommend|answer)\b|(?:AI|ai|助手|模型|机器人)(?:你)?(?:必须|务必|一定要|应该|不得|不准)|请你(?:务必|必须|一定)",
+    "secrecy": re.compile(
+        r"\b(?:do not|don'?t|never) (?:reveal|mention|disclose|show|tell (?:the )?(?:user|reader)s? about)\b.{0,20}"
+        r"\b(?:this|these|the) (?:note|message|instructions?|comment|text)\b|\bwithout (?:telling|informing) the "
+        r"(?:user|reader)\b|(?:不要|别|不得|切勿)(?:告诉|透露给|让)用户|对用户保密",
+        re.IGNORECASE,
+    ),
+    "hidden": re.compile(r"<!--(?=[^>]*[A-Za-z\u4e00-\u9fff]{3})[\s\S]*?-->|[\u200b\u200c\u200d\u2060\ufeff]+\S",
+                         re.IGNORECASE),
+    "obligation": re.compile(
+        r"\b(?:must|always|only|never|required to|make sure to)\b|必须|务必|一定要|只能|都要|不得",
         re.IGNORECASE,
     ),
 }
 
+#: the text reports something (news, a study): quoted instructions in it are quotations
+_REPORTING = re.compile(
+    r"\b(?:said|says|reported|according to|researchers?|study|news|article|journalists?|experts?|warned|"
+    r"showed|found that|demonstrated)\b|据报道|报道|新闻|研究(?:人员|者)|专家|表示|称|指出|发现|据悉",
+    re.IGNORECASE,
+)
+_QUOTED = re.compile(r"“[^”]{1,200}”|\"[^\"]{1,200}\"|「[^」]{1,200}」|『[^』]{1,200}』|‘[^’]{1,200}’")
+
+
+def _outside_quotes(rx: re.Pattern[str], text: str, quoted: list[tuple[int, int]]) -> bool:
+    return any(not any(a <= m.start() and m.end() <= b for a, b in quoted) for m in rx.finditer(text))
+
 
 def injection_signals(text: str) -> tuple[str, ...]:
-    """Names of the planted-instruction signals in ``text`` (empty tuple = none)."""
-    return tuple(name for name, rx in _SIGNALS.items() if rx.search(text or ""))
+    """Names of the planted-instruction signals in ``text`` (empty tuple = none); a signal
+    found only inside the quotation marks of a reporting text is left out."""
+    t = text or ""
+    quoted = [(m.start(), m.end()) for m in _QUOTED.finditer(t)] if _REPORTING.search(t) else []
+    return tuple(name for name, rx in _SIGNALS.items() if _outside_quotes(rx, t, quoted))
+
+
+def injection_score(signals: tuple[str, ...], weights: Mapping[str, float]) -> float:
+    """Sum of ``weights`` of the signals found (a signal without a weight counts 0)."""
+    return sum(float(weights.get(s, 0.0)) for s in set(signals))
+
+
+def planted_instruction(text: str, weights: Mapping[str, float], threshold: float) -> tuple[str, ...]:
+    """The signals of ``text`` when their score reaches ``threshold`` (the text is flagged), else ()."""
+    sig = injection_signals(text)
+    return sig if sig and injection_score(sig, weights) >= threshold else ()

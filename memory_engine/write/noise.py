@@ -38,9 +38,13 @@ ACK_ZH = tuple(sorted(
     """好 好的 好吧 好滴 好嘞 好哒 好呀 嗯 嗯嗯 哦 噢 喔 谢谢 谢谢你 谢谢您 多谢 感谢 辛苦了 辛苦 哈 呵 嘻 嘿 可以 行 行吧
     收到 明白 明白了 知道了 了解 懂了 没问题 没事 你好 您好 早上好 早安 午安 晚上好 晚安 再见 拜拜 回头见 对 对的 是的 是
     不错 厉害 牛 赞 棒 太棒了 真棒 好厉害 确实 也是 有道理 原来如此 这样啊 这样 那好 那行 ok okay 嗯呢 对呀 对啊 是啊
-    好耶 耶 哇 哇塞 哎 唉 啦 吧 呀 啊 呢 哒 滴 嘛 了 的 哟""".split(),
+    好耶 耶 哇 哇塞 哎 唉 啦 吧 呀 啊 呢 哒 滴 嘛 了 的 哟 谢啦 谢了 谢 多谢啦 辛苦啦 麻烦了 麻烦你了 得嘞 妥 妥了 妥妥
+    安排 没毛病 晓得 晓得了 懂 懂啦 嗯哼 好哦 哦哦 好的呢 可以的 知道啦 明白啦 收到啦 收到了 了解了 行行 好好""".split(),
     key=len, reverse=True,
 ))
+#: closed-class words that only glue acknowledgements together ("行吧那就先这样", "那好吧就这样"); a text
+#: of glue alone is not an acknowledgement (it has no content either and is dropped as ``no_content``)
+_ZH_GLUE = tuple(sorted("那 就 先 这样 那样 也 都 还 再 呗 咯 喽 嘞 那就 就这样 先这样".split(), key=len, reverse=True))
 
 _PUNCT = re.compile(r"[\s\W_]+", re.UNICODE)
 _REPEAT = re.compile(r"(.)\1{2,}")
@@ -54,15 +58,23 @@ def _squeeze(s: str) -> str:
 
 
 def _zh_is_ack(run: str) -> bool:
-    i = 0
+    """Greedy segmentation of ``run`` into acknowledgement forms and glue words, at least one
+    acknowledgement form among them (ACK_ZH is tried first, longest first)."""
+    i, acks = 0, 0
     while i < len(run):
         for form in ACK_ZH:
             if run.startswith(form, i):
                 i += len(form)
+                acks += 1
                 break
         else:
-            return False
-    return True
+            for form in _ZH_GLUE:
+                if run.startswith(form, i):
+                    i += len(form)
+                    break
+            else:
+                return False
+    return acks > 0
 
 
 def _en_is_ack(words: list[str]) -> bool:

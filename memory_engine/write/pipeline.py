@@ -33,7 +33,7 @@ from .dedup import DuplicateFinder
 from .facts import FactBook, fact_key
 from .forgetting import Forgetter
 from .gate import WriteGate
-from .injection import injection_signals
+from .injection import planted_instruction
 from .intents import forget_target
 from .pii import PiiSettings
 from .records import build_record, touch_patch, upsert_records
@@ -106,7 +106,8 @@ class WritePipeline:
             # what the assistant or a tool said is never the user's fact (kept as a record of what was said)
             req = replace(req, fact=None, metadata={**req.metadata, "_not_a_fact": True})
         if req.role == "tool" and self.config.write.flag_tool_injection:
-            flags = injection_signals(clean)
+            w = self.config.write
+            flags = planted_instruction(clean, w.injection_weights.model_dump(), w.injection_threshold)
             if flags:
                 req = replace(req, metadata={**req.metadata, "_flags": list(flags)})
         has_fact = req.fact is not None

@@ -5,10 +5,11 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
+from memory_engine.config import EngineConfig
 from memory_engine.retrieve.temporal import resolve, timezone_of, user_time
 from memory_engine.write import rules
 from memory_engine.write.correction import SupersedeParams, judge, same_speaker
-from memory_engine.write.injection import injection_signals
+from memory_engine.write.injection import planted_instruction
 from memory_engine.write.intents import correction_strength, forget_target
 from memory_engine.write.noise import noise_reason
 
@@ -105,7 +106,8 @@ def test_only_the_same_speaker_corrects():
     ("天气：北京，晴，25度", False), ("The recipe says to ignore the seeds if you prefer", False),
 ])
 def test_planted_instructions(text, flagged):
-    assert bool(injection_signals(text)) is flagged
+    w = EngineConfig().write
+    assert bool(planted_instruction(text, w.injection_weights.model_dump(), w.injection_threshold)) is flagged
 
 
 TZ8 = timezone(timedelta(hours=8))

@@ -1,0 +1,40 @@
+"""Hygiene of what is kept (issue 16, failure class 7): Chinese acknowledgements with glue words
+are noise; two statements of different values of one subject never merge as duplicates."""
+
+from datetime import timedelta
+
+import pytest
+
+from memory_engine.write.hygiene import different_values, same_meaning
+from memory_engine.write.noise import noise_reason
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("text", ["行吧那就先这样", "okk 谢啦", "好嘞，收到～", "嗯嗯，明白了，辛苦啦", "得嘞，麻烦你了"])
+def test_chinese_acknowledgements_with_glue_words_are_noise(text):
+    assert noise_reason(text) == "chit_chat"
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("text", ["那就周五见", "我先走了", "安排一下周五的会议", "谢谢你帮我订了酒店"])
+def test_glue_words_do_not_swallow_content(text):
+    assert noise_reason(text) is None
+
+
+@pytest.mark.unit
+def test_different_values_never_have_the_same_meaning():
+    window, aisle = {"坐", "高铁", "喜欢", "靠窗", "座位"}, {"坐", "高铁", "喜欢", "靠", "道", "座位", "方便"}
+    assert different_values(aisle, window)
+    kw = dict(repeat_similarity=0.92, reworded_similarity=0.85, term_overlap=0.3)
+    assert same_meaning(0.95, aisle, window, **kw)  # similarity alone would merge them
+    assert not same_meaning(0.95, aisle, window, distinct_terms=True, **kw)
+    assert same_meaning(0.95, {"花生", "过敏"}, {"花生", "过敏"}, distinct_terms=True, **kw)  # a rewording still merges
+
+
+@pytest.mark.integration
+def test_a_flip_keeps_both_values(engine, t0):
+    a = engine.add("坐高铁我喜欢靠窗的座位", user_id="u", now=t0)
+    b = engine.add("坐高铁我现在喜欢靠过道的座位，方便起身", user_id="u", now=t0 + timedelta(days=15))
+    assert a.outcome == "stored" and b.outcome == "stored" and b.memory_id != a.memory_id
+    again = engine.add("坐高铁我喜欢靠窗的座位", user_id="u", now=t0 + timedelta(days=40))
+    assert again.outcome == "merged" and again.memory_id == a.memory_id
