@@ -384,6 +384,11 @@ class RetrievalSection(_Section):
         "x the older one's (order A124 is no newer value of order A123)."
     )
     stale_window: int = Field(5, ge=0, description="Candidates beyond top_k also checked for stale values.")
+    stale_provisional_similarity: float = Field(
+        0.35, ge=0.0, le=1.0, description="An older memory that states its value as provisional ('tentatively on "
+        "May 12', '暂定12月20号') counts as the same subject as a newer one already at this rescaled similarity "
+        "(the final value reads differently: e5 on dev 0.48 for a tentative/confirmed date pair)."
+    )
     stale_across_sessions: bool = Field(
         True, description="Two memories of one session are never stale values of each other (a change inside one "
         "conversation is a correction, which the write path owns); false judges every close pair."

@@ -9,6 +9,14 @@ Same subject = the two memories' own embeddings are close: rescaled cosine
 same-subject updates 0.58..0.94, different subjects of one user 0.23..0.56 with
 e5; see benchmarks/README.md). The older one's fused score becomes at most
 ``retrieval.stale_discount`` x the newer one's.
+
+A memory's time is when the user last *stated* it: a restatement merged into it
+(dedup) moves its ``updated_at``, so in an A -> B -> A flip whose second A merged
+into the first, A is newer than B. An older memory that states its value as
+provisional ("tentatively on May 12", "暂定12月20号",
+:func:`memory_engine.write.intents.provisional`) is the same subject as a newer one
+already at ``retrieval.stale_provisional_similarity`` (the final value reads
+differently: "confirmed for May 19 at the lake house").
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ from ..embedding import CachedEmbedder
 from ..errors import ConfigError
 from ..store.base import VectorStore
 from ..write.correction import same_speaker
+from ..write.intents import provisional
 from .fusion import Candidate
 
 __all__ = ["StaleValues", "competing", "demote_stale", "states_something"]
@@ -61,7 +70,8 @@ def competing(old: dict[str, Any], new: dict[str, Any], *, across_sessions: bool
 
 def demote_stale(ranked: list[Candidate], vectors: dict[str, np.ndarray], written: dict[str, float],
                  rescale: Any, similarity: float, discount: float, relevance_share: float = 0.9,
-                 may_compete: Callable[[str, str], bool] | None = None
+                 may_compete: Callable[[str, str], bool] | None = None,
+                 provisional_ids: frozenset[str] = frozenset(), provisional_similarity: float = 1.0,
                  ) -> tuple[list[Candidate], dict[str, str]]:
     """For every pair of ``ranked`` candidates whose vectors' rescaled cosine is >= ``similarity``,
     whose write times differ and where the newer one answers the query about as well
@@ -69,7 +79,8 @@ def demote_stale(ranked: list[Candidate], vectors: dict[str, np.ndarray], writte
     about A123 demotes nothing; the same query words covered; no date match lost), cap the
     older one's fused score at ``discount`` x the newer one's. ``vectors``: unit vectors by id (a candidate without one is left alone);
     ``written``: epoch seconds by id; ``rescale``: raw cosine -> [0, 1]; ``may_compete(older id,
-    newer id)``: an extra gate (None = every pair may, see :func:`competing`). Returns the
+    newer id)``: an extra gate (None = every pair may, see :func:`competing`); an older memory in
+    ``provisional_ids`` needs only ``provisional_similarity``. Returns the
     re-sorted candidates and {older id: newer id} for each demoted memory."""
     ids = [c.memory_id for c in ranked if c.memory_id in vectors]
     if len(ids) < 2:
@@ -86,7 +97,8 @@ def demote_stale(ranked: list[Candidate], vectors: dict[str, np.ndarray], writte
             a, b = ids[i], ids[j]  # a older than (or as old as) b
             if written.get(a, 0.0) >= written.get(b, 0.0):
                 continue
-            if not _newer_value(by_id[a], by_id[b], relevance_share) or rescale(float(sims[i, j])) < similarity:
+            bar = min(similarity, provisional_similarity) if a in provisional_ids else similarity
+            if not _newer_value(by_id[a], by_id[b], relevance_share) or rescale(float(sims[i, j])) < bar:
                 continue
             if may_compete is not None and not may_compete(a, b):
                 continue
@@ -126,6 +138,7 @@ class StaleValues:
         self.store, self.embedder = store, embedder
         self.similarity, self.discount, self.window = rcfg.stale_similarity, rcfg.stale_discount, rcfg.stale_window
         self.relevance_share = rcfg.stale_relevance_share
+        self.provisional_similarity = rcfg.stale_provisional_similarity
         self.across_sessions, self.statements_only = rcfg.stale_across_sessions, rcfg.stale_statements_only
         self.enabled = rcfg.stale_discount < 1.0
 
@@ -135,11 +148,15 @@ class StaleValues:
             return kept
         vecs = {p.id: np.asarray(p.dense, dtype=np.float32)
                 for p in self.store.retrieve([c.memory_id for c in head], with_vectors=True) if p.dense is not None}
-        written = {c.memory_id: float(payloads.get(c.memory_id, {}).get("created_at") or 0.0) for c in head}
+        # when the user last stated it: a merged restatement moves updated_at (an A -> B -> A flip)
+        written = {c.memory_id: max(float(payloads.get(c.memory_id, {}).get("created_at") or 0.0),
+                                    float(payloads.get(c.memory_id, {}).get("updated_at") or 0.0)) for c in head}
+        tentative = frozenset(c.memory_id for c in head
+                              if provisional(str(payloads.get(c.memory_id, {}).get("content") or "")))
         def may_compete(old: str, new: str) -> bool:
             return competing(payloads.get(old, {}), payloads.get(new, {}), across_sessions=self.across_sessions,
                              statements_only=self.statements_only)
 
         demoted, _ = demote_stale(head, vecs, written, self.embedder.rescale, self.similarity, self.discount,
-                                  self.relevance_share, may_compete)
+                                  self.relevance_share, may_compete, tentative, self.provisional_similarity)
         return demoted + tail

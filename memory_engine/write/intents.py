@@ -203,6 +203,22 @@ def forget_target(text: str) -> str | None:
     return found
 
 
+#: a value stated as provisional: a later statement about the same subject is likely its final value
+PROVISIONAL = re.compile(
+    r"\b(?:tentative(?:ly)?|tbd|tbc|to be (?:confirmed|decided|determined|announced)|not (?:yet )?(?:final|"
+    r"confirmed|decided|fixed)|provisional(?:ly)?|pencil(?:l)?ed in|for now|subject to change|placeholder|"
+    r"rough (?:estimate|plan)|still (?:tbd|open|undecided)|(?:might|may) (?:still )?change)\b|"
+    r"暂定|待定|初定|暂时|先按|先定|还没定|没定|未定|待确认|待定|等.{1,12}再说|草案|初步|可能会变|还不确定",
+    re.IGNORECASE,
+)
+
+
+def provisional(text: str) -> bool:
+    """Whether ``text`` states its value as provisional ('tentatively on May 12', '年会暂定在12月20号',
+    '预算先按15万算')."""
+    return bool(PROVISIONAL.search(text or ""))
+
+
 #: a replacement ("X instead of Y", "X rather than Y", "用X而不是Y") names what it replaces: Y
 _REPLACEMENT = re.compile(r"\b(?:instead of|rather than)\b(?P<obj>[^.,;!?。，；！？\n]*)|而不是(?P<zh>[^。，；！？,.;!?\n]*)",
                           re.IGNORECASE)
