@@ -327,6 +327,10 @@ class RetrievalSection(_Section):
         1.0, ge=0.0, le=1.0, description="Multiplier on fused scores of user-stated memories (seed 004: user-stated > inferred)."
     )
     inferred_weight: float = Field(0.85, ge=0.0, le=1.0, description="Multiplier on fused scores of model-inferred memories.")
+    tool_weight: float = Field(
+        0.85, ge=0.0, le=1.0, description="Multiplier on fused scores of tool / web content (source 'tool'): "
+        "what a page said is not the user's statement."
+    )
     rewrite_vague: bool = Field(True, description="Expand vague queries (上次/那个/that one) with the session's recent topic terms (seed 000).")
     rewrite_terms: int = Field(6, ge=0, description="Topic terms added to a vague query.")
     rewrite_memories: int = Field(3, ge=1, description="The session's latest memories whose words expand a vague query.")
@@ -388,6 +392,16 @@ class RetrievalSection(_Section):
         0.35, ge=0.0, le=1.0, description="An older memory that states its value as provisional ('tentatively on "
         "May 12', '暂定12月20号') counts as the same subject as a newer one already at this rescaled similarity "
         "(the final value reads differently: e5 on dev 0.48 for a tentative/confirmed date pair)."
+    )
+    stale_user_precedence: bool = Field(
+        True, description="An assistant or tool memory about the same subject as a user-stated one (the stale "
+        "similarity and relevance tests) scores at most stale_discount x the user's: the assistant's suggestion "
+        "never outranks what the user said about themselves."
+    )
+    stale_user_relevance_share: float = Field(
+        0.5, ge=0.0, le=1.0, description="...when the user's memory has at least this x the other's relevance to "
+        "the query (the assistant's restatement repeats the question's words; e5 on dev: the user's answer 0.66-0.69 "
+        "of the assistant's restatement)."
     )
     stale_across_sessions: bool = Field(
         True, description="Two memories of one session are never stale values of each other (a change inside one "

@@ -130,7 +130,8 @@ class CandidateBuilder:
             half_life_days=getattr(rcfg.half_life_days, mtype, None),
             route_ranks=ranks,
             route_scores=scores,
-            source_weight=rcfg.inferred_weight if src == Source.MODEL_INFERRED.value else rcfg.user_stated_weight,
+            source_weight=(rcfg.inferred_weight if src == Source.MODEL_INFERRED.value
+                           else rcfg.tool_weight if src == Source.TOOL.value else rcfg.user_stated_weight),
             tokens=int(pl.get("tokens") or 0),
         )
 

@@ -17,6 +17,10 @@ provisional ("tentatively on May 12", "暂定12月20号",
 :func:`memory_engine.write.intents.provisional`) is the same subject as a newer one
 already at ``retrieval.stale_provisional_similarity`` (the final value reads
 differently: "confirmed for May 19 at the lake house").
+
+What the assistant suggested or a tool returned ranks below what the user said about
+the same subject, whatever their times (:func:`defer_to_user`,
+``retrieval.stale_user_precedence``).
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ from ..write.correction import same_speaker
 from ..write.intents import provisional
 from .fusion import Candidate
 
-__all__ = ["StaleValues", "competing", "demote_stale", "states_something"]
+__all__ = ["StaleValues", "competing", "defer_to_user", "demote_stale", "states_something"]
 
 #: a sentence: text up to and including its end mark (or the end of the text)
 _SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
@@ -113,6 +117,39 @@ def demote_stale(ranked: list[Candidate], vectors: dict[str, np.ndarray], writte
     return out, newer_of
 
 
+def defer_to_user(ranked: list[Candidate], vectors: dict[str, np.ndarray], roles: dict[str, str], rescale: Any,
+                  similarity: float, discount: float, relevance_share: float = 0.5
+                  ) -> tuple[list[Candidate], dict[str, str]]:
+    """What the assistant suggested or a tool returned never outranks what the user said about the
+    same subject (seed 004: user-stated > model-inferred), whatever their times: for every pair of an
+    assistant / tool candidate and a user candidate whose vectors' rescaled cosine is >= ``similarity``
+    and where the user's one is found on its own (not through an entity hop) with a relevance >=
+    ``relevance_share`` x the other's (the assistant's restatement often repeats the question's
+    words: "So you drink a flat white every morning" vs the user's "I drink green tea every
+    morning"), the other's fused score is capped at ``discount`` x the user's. ``roles``: role by id (missing = 'user').
+    Returns the re-sorted candidates and {capped id: user memory id}."""
+    users = [c for c in ranked if roles.get(c.memory_id, "user") == "user" and c.memory_id in vectors]
+    others = [c for c in ranked if roles.get(c.memory_id, "user") != "user" and c.memory_id in vectors]
+    if not users or not others:
+        return ranked, {}
+    fused = {c.memory_id: c.fused for c in ranked}
+    capped: dict[str, str] = {}
+    for o in others:
+        for u in users:
+            sim = float(np.dot(np.asarray(vectors[o.memory_id], dtype=np.float32),
+                               np.asarray(vectors[u.memory_id], dtype=np.float32)))
+            if rescale(sim) < similarity or "hop" in u.route_ranks or u.relevance < relevance_share * o.relevance:
+                continue
+            if fused[o.memory_id] > discount * fused[u.memory_id]:
+                fused[o.memory_id] = discount * fused[u.memory_id]
+                capped[o.memory_id] = u.memory_id
+    if not capped:
+        return ranked, {}
+    out = [replace(c, fused=fused[c.memory_id]) if c.memory_id in capped else c for c in ranked]
+    out.sort(key=lambda c: (-c.fused, c.memory_id))
+    return out, capped
+
+
 def _newer_value(old: Candidate, new: Candidate, relevance_share: float) -> bool:
     """Whether ``new`` can stand for a newer value of what ``old`` answers: found on its own
     (not only through an entity hop, whose relevance is borrowed), about as relevant, covering
@@ -139,6 +176,8 @@ class StaleValues:
         self.similarity, self.discount, self.window = rcfg.stale_similarity, rcfg.stale_discount, rcfg.stale_window
         self.relevance_share = rcfg.stale_relevance_share
         self.provisional_similarity = rcfg.stale_provisional_similarity
+        self.user_precedence = rcfg.stale_user_precedence
+        self.user_relevance_share = rcfg.stale_user_relevance_share
         self.across_sessions, self.statements_only = rcfg.stale_across_sessions, rcfg.stale_statements_only
         self.enabled = rcfg.stale_discount < 1.0
 
@@ -159,4 +198,8 @@ class StaleValues:
 
         demoted, _ = demote_stale(head, vecs, written, self.embedder.rescale, self.similarity, self.discount,
                                   self.relevance_share, may_compete, tentative, self.provisional_similarity)
+        if self.user_precedence:
+            roles = {c.memory_id: str(payloads.get(c.memory_id, {}).get("role") or "user") for c in head}
+            demoted, _ = defer_to_user(demoted, vecs, roles, self.embedder.rescale, self.similarity, self.discount,
+                                       self.user_relevance_share)
         return demoted + tail
