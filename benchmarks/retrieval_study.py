@@ -35,6 +35,7 @@ from memory_engine.embedding import CachedEmbedder, make_embedder
 from memory_engine.evaluation.importers import import_locomo, import_memdaily
 from memory_engine.evaluation.suite import Case, load_suites
 from memory_engine.models import MemoryRecord, MemoryType, Source, to_epoch
+from memory_engine.scope import Scope
 from memory_engine.store.base import StoredPoint
 from memory_engine.store.edge import EdgeStore
 from memory_engine.text import content_terms, count_tokens, sparse_document
@@ -119,6 +120,94 @@ def run_variant(base: EngineConfig, overrides: dict[str, Any], emb: CachedEmbedd
             "p50_ms": float(np.percentile(lat, 50)), "p95_ms": float(np.percentile(lat, 95))}
 
 
+def write_path(base: EngineConfig, overrides: dict[str, Any], emb: CachedEmbedder, cases: list[Case],
+               raw: dict[tuple[str, str], list[str]] | None = None) -> dict[str, Any]:
+    """Every event through ``MemoryEngine.add`` at the defaults (+ ``overrides``), then every
+    question: recall@10 of the evidence labels (a merged memory counts for every turn merged
+    into it), evidence turns kept retrievable, supersessions (old/new text), and, when ``raw``
+    (question -> labels of the every-turn top 10) is given, why each evidence label the
+    every-turn store found is missing through the write path."""
+    eng = MemoryEngine.in_memory(base.with_overrides(overrides), embedder=emb)
+    labels: dict[str, set[str]] = {}
+    writes: dict[tuple[str, str], Any] = {}
+    outcomes: dict[str, int] = {}
+    sups: list[dict[str, str]] = []
+    texts: dict[tuple[str, str], str] = {}
+    for c in cases:
+        for ev in c.events:
+            user = ev.user or c.id
+            wr = eng.add(ev.text, user_id=user, tenant_id="study", session_id=ev.session, role=ev.role,
+                         metadata=ev.metadata, now=ev.at)
+            writes[(user, ev.label)] = wr
+            texts[(user, ev.label)] = ev.text
+            key = wr.outcome if wr.outcome != "rejected" else f"rejected:{(wr.reason or '').split(':')[0]}"
+            outcomes[key] = outcomes.get(key, 0) + 1
+            if wr.memory_id and wr.outcome != "rejected":
+                labels.setdefault(wr.memory_id, set()).add(ev.label)
+            for sid in wr.superseded_ids:
+                old = eng.memory(sid, user_id=user, tenant_id="study")
+                sups.append({"case": c.id, "old": sorted(labels.get(sid, ())), "old_text": old.content if old else sid,
+                             "new": ev.label, "new_text": ev.text, "outcome": wr.outcome})
+    rec, rr, losses, per_q = [], [], [], []
+    kept_turns: dict[str, set[str]] = {}
+    ev_turns: set[tuple[str, str]] = set()
+    for c in cases:
+        for q in c.queries:
+            user = q.user or c.events[0].user or c.id
+            if user not in kept_turns:
+                live = [p.id for p in eng.store.scroll(Scope("study", user, emb.version).filter())]
+                kept_turns[user] = set().union(*(labels.get(i, set()) for i in live)) if live else set()
+            res = eng.retrieve(q.text, user_id=user, tenant_id="study", top_k=10, now=q.at)
+            got = [labels.get(h.memory_id, set()) for h in res.hits]
+            rel = set(q.relevant)
+            ev_turns.update((user, lab) for lab in rel)
+            found = set().union(*got) if got else set()
+            rec.append(len(found & rel) / len(rel))
+            rr.append(next((1 / i for i, g in enumerate(got, 1) if g & rel), 0.0))
+            per_q.append({"case": c.id, "q": q.id, "recall": rec[-1], "hits": [sorted(g) for g in got]})
+            if raw is None:
+                continue
+            for lab in sorted((set(raw.get((c.id, q.id), ())) & rel) - found):
+                wr = writes[(user, lab)]
+                mid = wr.memory_id
+                rec_ = eng.memory(mid, user_id=user, tenant_id="study") if mid else None
+                if wr.outcome == "rejected":
+                    kind = f"rejected:{(wr.reason or '').split(':')[0]}"
+                elif wr.outcome == "candidate":
+                    kind = "candidate_pool"
+                elif rec_ is None:
+                    kind = "missing"
+                elif rec_.status.value != "current" or rec_.archived_at is not None:
+                    kind = f"archived:{rec_.status.value}"
+                elif wr.outcome == "merged":
+                    kind = "merged_outranked"
+                else:
+                    kind = "stored_outranked"
+                losses.append({"case": c.id, "q": q.id, "query": q.text, "label": lab, "kind": kind,
+                               "text": texts[(user, lab)], "kept_as": rec_.content if rec_ else None,
+                               "kept_type": rec_.memory_type.value if rec_ else None,
+                               "importance": rec_.importance if rec_ else None,
+                               "top": [h.content[:100] for h in res.hits]})
+    kept = sum(1 for u, lab in ev_turns if lab in kept_turns.get(u, set()))
+    eng.close()
+    return {"overrides": overrides, "recall@10": float(np.mean(rec)), "mrr@10": float(np.mean(rr)), "n": len(rec),
+            "outcomes": outcomes, "evidence_turns": len(ev_turns), "evidence_kept": kept,
+            "supersessions": sups, "losses": losses, "per_query": per_q}
+
+
+def raw_top(base: EngineConfig, emb: CachedEmbedder, store: EdgeStore, labels: dict[str, str],
+            cases: list[Case]) -> dict[tuple[str, str], list[str]]:
+    """(case, question) -> labels of the every-turn top 10 at the defaults."""
+    eng = MemoryEngine(base, embedder=emb, store=store)
+    out = {}
+    for c in cases:
+        for q in c.queries:
+            user = q.user or c.events[0].user or c.id
+            res = eng.retrieve(q.text, user_id=user, tenant_id="study", top_k=10, now=q.at)
+            out[(c.id, q.id)] = [labels[h.memory_id] for h in res.hits]
+    return out
+
+
 def distribution(emb: CachedEmbedder, cases: list[Case]) -> dict[str, list[float]]:
     """Query cosine percentiles (10/25/50/75/90): best evidence item, best item of the next
     case's store (a never-stored question), median over the own store."""
@@ -146,6 +235,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--distribution", action="store_true", help="Print the cosine distributions instead.")
     ap.add_argument("--data", type=Path, default=DATA, help="The shared data folder (default ../shared/data).")
     ap.add_argument("--cache", type=Path, default=None, help="Folder keeping the vectors between runs.")
+    ap.add_argument("--write-path", action="store_true",
+                    help="Store through MemoryEngine.add (defaults + each --variant) and report the loss "
+                         "against every turn stored, per mechanism.")
     ap.add_argument("--json", type=Path, default=None)
     a = ap.parse_args(argv)
     base = EngineConfig(workspace=tempfile.mkdtemp(prefix="memwb-study-ws-")).with_overrides(
@@ -155,7 +247,29 @@ def main(argv: list[str] | None = None) -> int:
     warm_cache(emb, cases, a.cache)
     out: dict[str, Any] = {"dataset": a.dataset, "embedding": emb.version,
                            "questions": sum(len(c.queries) for c in cases)}
-    if a.distribution:
+    if a.write_path:
+        store, labels = build_store(emb, cases)
+        raw = raw_top(base, emb, store, labels, cases)
+        rel = {(c.id, q.id): set(q.relevant) for c in cases for q in c.queries}
+        every = float(np.mean([len(set(v) & rel[k]) / len(rel[k]) for k, v in raw.items()]))
+        store.close()
+        print(f"{a.dataset} every turn stored, defaults: recall@10 {every:.3f}", flush=True)
+        out["every_turn_recall@10"] = every
+        out["variants"] = []
+        for v in a.variant or [""]:
+            ov = dict(kv.split("=", 1) for kv in v.split(",") if kv.strip())
+            r = write_path(base, ov, emb, cases, raw)
+            out["variants"].append(r)
+            kinds: dict[str, int] = {}
+            for x in r["losses"]:
+                kinds[x["kind"]] = kinds.get(x["kind"], 0) + 1
+            print(f"{a.dataset} write path {ov or 'defaults'}: recall@10 {r['recall@10']:.3f}  MRR@10 "
+                  f"{r['mrr@10']:.3f}  n={r['n']}  evidence kept {r['evidence_kept']}/{r['evidence_turns']}  "
+                  f"supersessions {len(r['supersessions'])}\n  writes {r['outcomes']}\n  "
+                  f"lost vs every turn (evidence labels): {kinds}", flush=True)
+            for sup in r["supersessions"]:
+                print(f"  superseded {sup['old']} {sup['old_text'][:70]!r} <- {sup['new']} {sup['new_text'][:70]!r}")
+    elif a.distribution:
         out["distribution"] = distribution(emb, cases)
         print(json.dumps(out, indent=2, ensure_ascii=False))
     else:

@@ -243,6 +243,15 @@ class WriteSection(_Section):
     )
     candidate_promote_count: int = Field(2, ge=1, description="Sessions an uncertain item must recur in before promotion (seed 002).")
     max_chars: int = Field(4000, ge=16, description="Longer texts are truncated before storing.")
+    session_order_window_s: float = Field(
+        1.0, ge=0.0, description="Seconds: a statement stamped at, or at most this long before, the latest memory of "
+        "its session (turns of one conversation written with the same 'now') is stored session_order_step_s after "
+        "it, so the turns keep their order for the conversation-context and stale-value stages (0 = off)."
+    )
+    session_order_step_s: float = Field(
+        0.001, gt=0.0, description="Seconds between two turns of one session written with the same time (see "
+        "session_order_window_s): small, so the stored time stays the caller's."
+    )
 
 
 class WeightedWeights(_Section):

@@ -8,7 +8,10 @@ model-rescaled cosine is >= ``write.dedup_similarity``, or they are a rewording
 ``write.dedup_term_overlap``), said in the same role, and in every case they
 name the same identifiers and numbers and have the same polarity
 (normalise-then-match, seed 002): 'order A123' never merges into 'order A124',
-'82 kg' never into '78 kg', 'I like X' never into 'I don't like X'. The same rule
+'82 kg' never into '78 kg', 'I like X' never into 'I don't like X'. A merge keeps
+only the older memory, so a new statement that adds a content term the older one
+lacks is kept on its own (:func:`memory_engine.write.hygiene.adds_content`: a merge
+never loses the user's words). The same rule
 decides merges in consolidation (:mod:`memory_engine.lifecycle.consolidate`).
 """
 
@@ -26,7 +29,7 @@ from ..scope import Scope
 from ..store.base import VectorStore
 from ..text import content_terms, identifiers
 from . import rules
-from .hygiene import same_meaning
+from .hygiene import adds_content, same_meaning
 
 __all__ = ["DuplicateFinder", "Identity", "identity"]
 
@@ -76,10 +79,11 @@ class DuplicateFinder:
             if not scope.owns(p) or (p.payload.get("role") or "user") != role:
                 continue  # the assistant repeating the user's words does not confirm them
             old = identity(p.payload.get("content", ""))
-            if old.normalised != new.normalised and not same_meaning(
-                    self.embedder.rescale(p.score), new_terms, set(p.payload.get("terms") or ()),
+            old_terms = set(p.payload.get("terms") or ())
+            if old.normalised != new.normalised and (adds_content(new_terms, old_terms) or not same_meaning(
+                    self.embedder.rescale(p.score), new_terms, old_terms,
                     repeat_similarity=self.similarity, reworded_similarity=self.reworded, term_overlap=self.overlap,
-                    distinct_terms=self.distinct):
+                    distinct_terms=self.distinct)):
                 continue
             if not old.agrees(new):
                 continue

@@ -16,6 +16,13 @@ them would drop the newer value, and an A -> B -> A flip would lose B's time.
 
 "I like X" vs "I don't like X" (polarity), "82 kg" vs "78 kg" (numbers) and
 "order A123" vs "order A124" (identifiers) never merge, however similar.
+
+A merge keeps only the older memory, so a statement that adds a content term the
+older one lacks is never a duplicate (:func:`adds_content`): "我妈妈是护士长"
+(head nurse) does not merge into "我妈妈是做护士的", "the launch is at 7 pm next
+Monday" not into "the launch lasts six weeks"; both are kept and each stays
+findable by its own words. A repeat, a shorter restatement or the same words in
+another order or form still merge.
 """
 
 from __future__ import annotations
@@ -32,6 +39,13 @@ def jaccard(a: Set[str], b: Set[str]) -> float:
 def different_values(new_terms: Set[str], old_terms: Set[str]) -> bool:
     """Each side carries a content term the other lacks (module docstring)."""
     return bool(new_terms - old_terms) and bool(old_terms - new_terms)
+
+
+def adds_content(new_terms: Set[str], old_terms: Set[str]) -> bool:
+    """True when the new statement names a content term the older memory does not carry
+    (terms as :func:`memory_engine.text.content_terms` gives them: stemmed English, jieba
+    words in Chinese): merging would lose those words."""
+    return not set(new_terms) <= set(old_terms)
 
 
 def same_meaning(similarity: float, new_terms: Set[str], old_terms: Set[str], *, repeat_similarity: float,

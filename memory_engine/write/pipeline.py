@@ -4,7 +4,8 @@
     rejection, importance, type; below the threshold kept as episodic) -> roles
     (assistant/tool: never a fact; tool: planted-instruction flags) -> embed ->
     candidate pool (hedges) | fact overwrite | dedup (touch, confirm) ->
-    correction supersedes (with evidence) -> store
+    correction supersedes (with evidence) -> store (turns of one session written
+    with the same time keep their arrival order, write/order.py)
 
 :class:`WritePipeline` holds only its stages (built from store, embedder and
 config); everything about one request lives in the :class:`AddRequest` and the
@@ -35,6 +36,7 @@ from .forgetting import Forgetter
 from .gate import WriteGate
 from .injection import planted_instruction
 from .intents import forget_target
+from .order import SessionOrder
 from .pii import PiiSettings
 from .records import build_record, touch_patch, upsert_records
 from .supersede import CorrectionFinder, Superseder
@@ -87,6 +89,7 @@ class WritePipeline:
         self.superseder = Superseder(store, w.supersede_mode, config.lifecycle, w.undo_days)
         self.candidates = CandidatePool(store, embedder, w)
         self.forgetter = Forgetter(store, embedder, w)
+        self.order = SessionOrder(store, w)
 
     def run(self, req: AddRequest) -> WriteRun:
         """Apply one request; returns the outcome (stored / merged / rejected / candidate).
@@ -133,8 +136,10 @@ class WritePipeline:
         scope = Scope(req.tenant_id, req.user_id, self.embedder.version)
         vec = self.embedder.embed_documents([clean])[0]
         terms = tuple(content_terms(clean))
+        # turns of one session written with the same time keep their order (write/order.py)
+        at = self.order.place(scope, req.session_id, req.ts)
         rec = build_record(clean, tenant_id=req.tenant_id, user_id=req.user_id, memory_type=mtype,
-                           embedding_version=self.embedder.version, ts=req.ts, session_id=req.session_id,
+                           embedding_version=self.embedder.version, ts=at, session_id=req.session_id,
                            role=req.role, metadata=req.metadata, importance=imp, permanent=req.permanent,
                            now=req.now, terms=terms, flags=tuple(req.metadata.get("_flags") or ()))
         if uncertain:

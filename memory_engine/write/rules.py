@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from ..config import WriteSection
 from ..models import MemoryType
+from ..text import content_terms
 from .noise import noise_reason
 
 _PUNCT = re.compile(r"[\s\W_]+", re.UNICODE)
@@ -77,11 +78,28 @@ HEDGE = re.compile(
 )
 
 
+#: sentence ends: 。！？；!?; and newlines, and a full stop followed by a space or the end ("3.5 kg" stays whole)
+_SENTENCE_END = re.compile(r"[。！？；!?;\n]+|\.(?=\s|$)")
+
+
+def sentences(text: str) -> list[str]:
+    """The text's sentences (stripped, empty ones dropped)."""
+    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+
+
 def hedged(text: str, sig: Signals) -> bool:
     """An uncertain text with a hedge word proper ('Maybe I should try yoga', '也许我下个月去杭州',
     '要不试试游泳课'): it waits in the candidate pool (seed 002). A bare question or an
-    'I think' opinion is not a hedge and is kept as an episodic memory (issue 16)."""
-    return sig.uncertain and bool(HEDGE.search(text))
+    'I think' opinion is not a hedge and is kept as an episodic memory (issue 16).
+
+    A hedge governs its sentence: a text with another sentence that states something
+    without any uncertainty marker (a review: 'The Siemens washer is quiet and easy to
+    use. Maybe a bit big for a small flat.') is a statement with a hedged remark, kept
+    (as an episodic memory, never curated), not a guess as a whole."""
+    if not (sig.uncertain and HEDGE.search(text)):
+        return False
+    parts = sentences(text)
+    return not any(not UNCERTAIN.search(p) and content_terms(p) for p in parts) if len(parts) > 1 else True
 
 
 PROCEDURAL = re.compile(
