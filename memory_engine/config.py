@@ -351,6 +351,12 @@ class RetrievalSection(_Section):
         0.5, ge=0.0, le=1.0, description="When the query names identifiers (v3.1, ORD123) and a memory carries none of "
         "them, its dense similarity and keyword coverage are multiplied by this: 'v3.2' is not an answer about 'v3.1'."
     )
+    relative_mismatch: float = Field(
+        0.3, ge=0.0, le=1.0, description="When a question (not a dialogue) names relatives ('我舅舅', 'my daughter') "
+        "and a memory names only other ones ('我姑姑', 'my son'), its dense similarity, keyword coverage and BM25 "
+        "are multiplied by this: the aunt's birthday is no answer about the uncle, and a never-stored relative "
+        "must return nothing rather than another relative's fact (1 = off)."
+    )
     entity_hops: bool = Field(
         True, description="Multi-hop: named entities of the top hits that the query does not name ('my manager' -> "
         "'Sarah Lee') are searched once more by keyword; memories found that way inherit the relevance of the "
@@ -438,6 +444,16 @@ class RetrievalSection(_Section):
         0.6, ge=0.0, le=1.0, description="A neighbour's relevance (for the floor) is at least this x the relevance "
         "of the candidate next to it, halved per turn of distance (0 = neighbours pass the floor on their own "
         "relevance only). An answer turn ('yes, every Thursday') shares no word with the question."
+    )
+    dialogue_queries: bool = Field(
+        True, description="A query that is a conversation (two or more lines, each opening with a speaker label: "
+        "'用户：...', 'User: ...') is searched by the user's turns only, labels removed: the assistant's replies and "
+        "the labels match every memory alike (dev: the past-event memory ranked 5th-11th by dense similarity with "
+        "them, 1st without them, in 16 of 18 dialogue recall queries)."
+    )
+    dialogue_max_chars: int = Field(
+        500, ge=1, description="...keeping only the latest user turns within this many characters: e5 reads the "
+        "first 512 tokens of a text (about 500 Chinese characters) and the newest turns name the past event."
     )
     exclude_flagged: bool = Field(
         True, description="Memories flagged at write (planted instructions in tool / web content) stay out of "

@@ -133,6 +133,39 @@ _NOT_NAMES = frozenset("I My The A An This That These Those It We You He She The
                        "Yes No Ok Okay Also And But So Then When What Which Who Where Why How".split())
 
 
+#: kinship words (zh, en) -> the relatives they name; a general word names every relative it covers
+#: ('孩子' a son or a daughter), so only words of disjoint relatives conflict (see :func:`relatives`)
+_KIN: dict[str, frozenset[str]] = {}
+for _words, _who in (
+    ("老婆 妻子 太太 媳妇 爱人 wife", "wife"), ("老公 丈夫 husband", "husband"),
+    ("妈妈 母亲 老妈 我妈 mom mother mum", "mother"), ("爸爸 父亲 老爸 我爸 dad father", "father"),
+    ("父母 爸妈 parents", "mother father"), ("儿子 son", "son"), ("女儿 闺女 daughter", "daughter"),
+    ("孩子 小孩 kids kid child children", "son daughter"), ("哥哥 brother", "elder_brother younger_brother"),
+    ("弟弟", "younger_brother"), ("姐姐 sister", "elder_sister younger_sister"), ("妹妹", "younger_sister"),
+    ("爷爷 grandpa grandfather", "grandfather"), ("奶奶 grandma grandmother", "grandmother"),
+    ("外公 姥爷", "maternal_grandfather"), ("外婆 姥姥", "maternal_grandmother"),
+    ("舅舅 舅妈", "maternal_uncle"), ("姑姑 姑妈", "paternal_aunt"), ("叔叔 伯伯 婶婶", "paternal_uncle"),
+    ("姨妈 小姨", "maternal_aunt"), ("uncle", "maternal_uncle paternal_uncle"),
+    ("aunt", "paternal_aunt maternal_aunt"), ("表哥 表姐 表弟 表妹 堂哥 堂姐 堂弟 堂妹 cousin", "cousin"),
+    ("男朋友 boyfriend", "boyfriend"), ("女朋友 girlfriend", "girlfriend"),
+):
+    for _w in _words.split():
+        _KIN[_w] = frozenset(_who.split())
+_KIN_RE = re.compile("|".join(sorted((re.escape(w) if _CJK.match(w) else rf"\b{w}s?\b" for w in _KIN),
+                                     key=len, reverse=True)), re.IGNORECASE)
+
+
+def relatives(text: str) -> frozenset[str]:
+    """The relatives ``text`` names through kinship words, as canonical ids ('舅舅' ->
+    maternal_uncle, 'kids' -> son, daughter). Longest word first, so '姑妈' is an aunt, not
+    '妈'. Used to tell a question about one relative from a memory about another."""
+    out: set[str] = set()
+    for m in _KIN_RE.finditer(text):
+        w = m.group(0).lower()
+        out |= _KIN.get(w) or _KIN.get(w[:-1], frozenset())
+    return frozenset(out)
+
+
 def entities(text: str) -> frozenset[str]:
     """Content terms of the named entities in ``text``: capitalised English names
     (not sentence-initial function words), identifiers, and jieba person / place /

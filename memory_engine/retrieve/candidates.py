@@ -19,7 +19,7 @@ from ..errors import ConfigError
 from ..models import MemoryStatus, Source
 from ..scope import Scope
 from ..store.base import ScoredPayload, VectorStore
-from ..text import _CJK, content_terms
+from ..text import _CJK, content_terms, relatives
 from . import temporal
 from .fusion import Candidate
 from .query import QueryPlan
@@ -81,6 +81,8 @@ class CandidateBuilder:
 
     * identifier mismatch: the query names an identifier the memory lacks ->
       similarity and coverage x ``retrieval.identifier_mismatch``;
+    * relative mismatch: a question names relatives (舅舅, daughter) and the memory names only
+      other ones (姑姑, son) -> similarity, coverage and keyword x ``retrieval.relative_mismatch``;
     * date match: the memory's event time or the (local) day it was written overlaps the
       query's date range -> ``temporal_match`` = 1, and the query's date words count as
       covered (:func:`memory_engine.retrieve.temporal.coverage_with_date`);
@@ -92,7 +94,7 @@ class CandidateBuilder:
 
     def __init__(self, store: VectorStore, embedder: CachedEmbedder, rcfg: RetrievalSection,
                  wcfg: WriteSection, cjk_baseline: float | None = None) -> None:
-        for name in ("identifier_mismatch", "inferred_weight", "user_stated_weight"):
+        for name in ("identifier_mismatch", "relative_mismatch", "inferred_weight", "user_stated_weight"):
             if not 0.0 <= float(getattr(rcfg, name)) <= 1.0:
                 raise ConfigError(f"retrieval.{name} must be in [0, 1]", key=f"retrieval.{name}")
         self.store, self.embedder, self.rcfg = store, embedder, rcfg
@@ -174,6 +176,12 @@ class CandidateBuilder:
             if q_idents and not has_ident:
                 c = replace(c, similarity=c.similarity * rcfg.identifier_mismatch,
                             coverage=c.coverage * rcfg.identifier_mismatch, keyword=c.keyword * rcfg.identifier_mismatch)
+            if plan.relatives:
+                kin = relatives(str(pl.get("content") or ""))
+                if kin and not kin & plan.relatives:
+                    # a question about the uncle is not answered by the aunt's birthday
+                    f = rcfg.relative_mismatch
+                    c = replace(c, similarity=c.similarity * f, coverage=c.coverage * f, keyword=c.keyword * f)
             if q_range is not None:
                 # payload values are untyped (epoch seconds or None)
                 start: Any = pl.get("event_start")

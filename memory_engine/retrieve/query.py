@@ -15,10 +15,10 @@ from ..embedding import CachedEmbedder
 from ..errors import ConfigError
 from ..scope import Scope
 from ..store.base import VectorStore
-from ..text import content_terms, identifiers, surface_words
+from ..text import content_terms, identifiers, relatives, surface_words
 from . import temporal
 
-__all__ = ["VAGUE", "VAGUE_TERMS", "QueryPlan", "QueryPlanner", "VagueRewriter"]
+__all__ = ["ASSISTANT_LABELS", "VAGUE", "VAGUE_TERMS", "QueryPlan", "QueryPlanner", "VagueRewriter", "dialogue_text"]
 
 #: a look-back reference: 'that one', 'last time', 上次, 那个 ...
 VAGUE = re.compile(
@@ -30,6 +30,45 @@ VAGUE = re.compile(
 VAGUE_TERMS = frozenset("one last time earlier previous again 上次 那个 之前 刚才 前面 那款 那家 那件 上回 说的".split())
 
 
+#: a speaker label opening a dialogue line: 'User: ...', '用户：...', 'A: ...' (1-16 characters, no space)
+_SPEAKER = re.compile(r"^\s*([^\s:：]{1,16})\s*[:：]\s*")
+#: speaker labels of the assistant's side of a conversation (case-insensitive)
+ASSISTANT_LABELS = frozenset("assistant ai bot chatbot agent system model gpt 助手 小助手 助理 机器人 系统 客服 ai助手".split())
+
+
+def dialogue_text(query: str, max_chars: int) -> str | None:
+    """The user's side of a dialogue query, or None when ``query`` is not one.
+
+    A dialogue query is at least two non-empty lines that all start with a speaker label
+    ('用户：', 'User:', 'A:'); the result is the text of the turns whose label is not an
+    assistant's (:data:`ASSISTANT_LABELS`), labels removed, newest last, keeping only the
+    latest turns that fit in ``max_chars`` characters (at least the last one, cut to its
+    last ``max_chars``). Why: the current conversation names the past event in the user's
+    own words, mostly in the last turns; the assistant's replies ('听起来很治愈') and the
+    labels themselves match every memory alike, and an embedder reads only the leading
+    window of a long text (e5: 512 tokens, about 500 Chinese characters), which would keep
+    the oldest turns and drop the newest. If every turn is the assistant's, all are kept.
+    ``max_chars`` >= 1 (ConfigError at the planner)."""
+    lines = [ln for ln in query.splitlines() if ln.strip()]
+    if len(lines) < 2:
+        return None
+    turns = []
+    for ln in lines:
+        m = _SPEAKER.match(ln)
+        if m is None:
+            return None
+        turns.append((m.group(1).lower(), ln[m.end():].strip()))
+    said = [t for who, t in turns if who not in ASSISTANT_LABELS and t] or [t for _, t in turns if t]
+    kept: list[str] = []
+    used = 0
+    for t in reversed(said):
+        if kept and used + len(t) > max_chars:
+            break
+        kept.append(t[-max_chars:])
+        used += len(kept[-1])
+    return "\n".join(reversed(kept)) or None
+
+
 @dataclass(frozen=True)
 class QueryPlan:
     """One query, prepared. ``text``: what the routes search (the rewrite, else the query);
@@ -37,7 +76,10 @@ class QueryPlan:
     ``text``; ``cover_terms``: what keyword coverage is judged on (the user's own terms,
     the rewrite only widens recall); ``identifiers`` of ``text``; ``date_range`` the query
     names (None when none or temporal scoring is off); ``vector`` the query embedding;
-    ``ts`` / ``now``: the call's clock (epoch seconds / aware datetime)."""
+    ``ts`` / ``now``: the call's clock (epoch seconds / aware datetime); ``relatives`` the
+    relatives a question names (:func:`memory_engine.text.relatives`; empty for a dialogue,
+    where another relative's story is a fair association); ``dialogue``: the query is a
+    conversation and ``text``/``terms`` are its user turns (:func:`dialogue_text`)."""
 
     query: str
     text: str
@@ -51,6 +93,8 @@ class QueryPlan:
     session_id: str | None
     ts: float
     now: datetime
+    relatives: frozenset[str] = frozenset()
+    dialogue: bool = False
 
 
 class VagueRewriter:
@@ -86,17 +130,22 @@ class QueryPlanner:
     def __init__(self, store: VectorStore, embedder: CachedEmbedder, rcfg: RetrievalSection) -> None:
         if rcfg.temporal_weight < 0:
             raise ConfigError("retrieval.temporal_weight must be >= 0", key="retrieval.temporal_weight")
+        if rcfg.dialogue_max_chars < 1:
+            raise ConfigError("retrieval.dialogue_max_chars must be >= 1", key="retrieval.dialogue_max_chars")
         self.embedder = embedder
         self.rewriter = VagueRewriter(store, rcfg)
         self.temporal = rcfg.temporal_weight > 0
+        self.dialogue = rcfg.dialogue_queries
+        self.dialogue_max_chars = rcfg.dialogue_max_chars
 
     def plan(self, query: str, scope: Scope, session_id: str | None, ts: float, now: datetime) -> QueryPlan:
         date_range = temporal.resolve(query, now) if self.temporal else None
-        terms = content_terms(query) - VAGUE_TERMS
-        rewritten = self.rewriter.rewrite(query, terms, scope, session_id)
-        text = rewritten or query
+        said = dialogue_text(query, self.dialogue_max_chars) if self.dialogue else None
+        terms = content_terms(said or query) - VAGUE_TERMS
+        rewritten = None if said else self.rewriter.rewrite(query, terms, scope, session_id)
+        text = rewritten or said or query
         route_terms = content_terms(rewritten) if rewritten else terms
         return QueryPlan(query=query, text=text, rewritten=rewritten, terms=terms, route_terms=route_terms,
                          cover_terms=terms or route_terms, identifiers=frozenset(identifiers(text)),
                          date_range=date_range, vector=self.embedder.embed_query(text), session_id=session_id,
-                         ts=ts, now=now)
+                         ts=ts, now=now, relatives=frozenset() if said else relatives(query), dialogue=said is not None)
