@@ -351,6 +351,12 @@ class RetrievalSection(_Section):
         0.5, ge=0.0, le=1.0, description="When the query names identifiers (v3.1, ORD123) and a memory carries none of "
         "them, its dense similarity and keyword coverage are multiplied by this: 'v3.2' is not an answer about 'v3.1'."
     )
+    cross_language_coverage: bool = Field(
+        True, description="Keyword coverage of a query and a memory in different scripts (an English query for a "
+        "Chinese memory, or the reverse) goes through a bilingual dictionary (CC-CEDICT): 'blood pressure' covers "
+        "血压, 花生 covers 'peanuts'. Without it such a pair has coverage 0 and rests on e5-small's cross-lingual "
+        "similarity, which does not separate true pairs from unrelated ones (dev, retrieve/crosslang.py)."
+    )
     relative_mismatch: float = Field(
         0.3, ge=0.0, le=1.0, description="When a question (not a dialogue) names relatives ('我舅舅', 'my daughter') "
         "and a memory names only other ones ('我姑姑', 'my son'), its dense similarity, keyword coverage and BM25 "

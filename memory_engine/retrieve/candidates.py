@@ -21,6 +21,7 @@ from ..scope import Scope
 from ..store.base import ScoredPayload, VectorStore
 from ..text import _CJK, content_terms, relatives
 from . import temporal
+from .crosslang import cross_coverage
 from .fusion import Candidate
 from .query import QueryPlan
 
@@ -121,10 +122,15 @@ class CandidateBuilder:
         if topic:
             checks.append(1.0 if content_terms(str(topic).replace("_", " ")) & q_terms else 0.0)
         src = pl.get("source", "user_stated")
+        content = str(pl.get("content") or "")
+        coverage = cjk_coverage(q_terms, pl.get("terms") or (), content)
+        if rcfg.cross_language_coverage and coverage < 1.0 and cjk_query != is_cjk(content):
+            # an English query for a Chinese memory (or the reverse) shares no word with it
+            coverage = max(coverage, cross_coverage(q_terms, pl.get("terms") or ()))
         return Candidate(
             memory_id=mid,
-            similarity=self.similarity(cos, cjk_query, str(pl.get("content") or "")),
-            coverage=cjk_coverage(q_terms, pl.get("terms") or (), str(pl.get("content") or "")),
+            similarity=self.similarity(cos, cjk_query, content),
+            coverage=coverage,
             exact_match=1.0 if exact_hit else 0.0,
             metadata_match=sum(checks) / len(checks) if checks else 0.0,
             importance=float(pl.get("importance", 0.5)),

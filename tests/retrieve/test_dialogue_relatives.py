@@ -91,3 +91,33 @@ def test_another_relatives_fact_is_no_answer(make_engine, t0):
     # the stored relative is still found, by name or by a general word
     assert [h.memory_id for h in eng.retrieve("我姑姑的生日是哪天", user_id="u", now=later).hits][:1] == [aunt]
     assert eng.retrieve("are the kids allergic to anything", user_id="u", now=later).hits
+
+
+def test_cross_coverage_bridges_whole_glosses_only():
+    from memory_engine.retrieve.crosslang import cross_coverage, glosses
+    from memory_engine.text import content_terms as terms
+
+    assert frozenset({"blood", "pressur"}) in glosses("血压")
+    assert glosses("课") == ()  # one character: too many common glosses
+    bp = terms("我血压偏高，医生让我每天早上起床量一次")
+    assert cross_coverage(terms("blood pressure"), bp) == 1.0
+    assert cross_coverage(terms("blood sugar"), bp) == 0.0  # 'blood pressure' is not fully in the query
+    assert cross_coverage(terms("花生过敏"), terms("My son is allergic to peanuts")) == 1.0
+    assert cross_coverage(terms("hiking"), terms("周末经常去爬山")) == 1.0
+    assert cross_coverage(terms("Trello"), terms("我们组任务管理用 Jira")) == 0.0
+
+
+def test_an_english_query_finds_a_chinese_memory_and_the_reverse(make_engine, t0):
+    eng = make_engine()
+    bp = eng.add("我血压偏高，医生让我每天早上起床量一次", user_id="u", now=t0).memory_id
+    hike = eng.add("周末经常去爬山，上个月刚爬完梧桐山", user_id="u", now=t0 + timedelta(days=1)).memory_id
+    nut = eng.add("My son is allergic to peanuts, we always check the labels", user_id="u",
+                  now=t0 + timedelta(days=2)).memory_id
+    eng.add("我们组任务管理用 Jira，文档都写在 Notion 里", user_id="u", now=t0 + timedelta(days=3))
+    later = t0 + timedelta(days=5)
+    # before: coverage 0 for every cross-language pair, e5 similarity alone (0.1-0.23) under the floor
+    assert [h.memory_id for h in eng.retrieve("blood pressure", user_id="u", now=later).hits][:1] == [bp]
+    assert [h.memory_id for h in eng.retrieve("hiking", user_id="u", now=later).hits][:1] == [hike]
+    assert [h.memory_id for h in eng.retrieve("花生过敏", user_id="u", now=later).hits][:1] == [nut]
+    assert eng.retrieve("blood sugar", user_id="u", now=later).hits == []
+    assert eng.retrieve("Trello", user_id="u", now=later).hits == []
