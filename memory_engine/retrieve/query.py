@@ -30,8 +30,9 @@ VAGUE = re.compile(
 VAGUE_TERMS = frozenset("one last time earlier previous again 上次 那个 之前 刚才 前面 那款 那家 那件 上回 说的".split())
 
 
-#: a speaker label opening a dialogue line: 'User: ...', '用户：...', 'A: ...' (1-16 characters, no space)
-_SPEAKER = re.compile(r"^\s*([^\s:：]{1,16})\s*[:：]\s*")
+#: a speaker label opening a dialogue line: 'User: ...', '用户：...', 'A: ...' (1-16 characters, no space, starting
+#: with a letter: '10:30 开会' and 'https://...' are not labels)
+_SPEAKER = re.compile(r"^\s*([A-Za-z\u4e00-\u9fff][^\s:：/]{0,15})\s*[:：](?!//)\s*")
 #: speaker labels of the assistant's side of a conversation (case-insensitive)
 ASSISTANT_LABELS = frozenset("assistant ai bot chatbot agent system model gpt 助手 小助手 助理 机器人 系统 客服 ai助手".split())
 

@@ -36,7 +36,8 @@ def test_dialogue_text_keeps_the_newest_turns_within_the_window():
 
 
 @pytest.mark.parametrize("text", ["我喜欢喝冰美式", "第一行\n第二行", "用户：只有一行", "Note: x\nplain line",
-                                  "What did Caroline say about her mom?"])
+                                  "What did Caroline say about her mom?", "10:30 开会\n11:00 午饭",
+                                  "see https://a.example/x\nhttps://b.example/y"])
 def test_not_a_dialogue(text):
     assert dialogue_text(text, 500) is None
 
