@@ -87,6 +87,19 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
 
 
+#: an approximate quantity ('大概四十分钟', 'about 40 minutes') is a measurement, not a hedge
+_APPROX_QUANTITY = re.compile(
+    r"(?:大概|大约|差不多)(?=\s*(?:\d|[一二两三四五六七八九十百千万半几]+\s*(?:个|分钟|小时|天|周|星期|月|年|公里|米|"
+    r"块|元|万|岁|点|次|斤|公斤|人|页|遍)))|\b(?:about|around|roughly|approximately)\s+(?=\d)",
+    re.IGNORECASE,
+)
+
+
+def without_approximations(text: str) -> str:
+    """``text`` without approximation words before a quantity ('大概四十分钟' -> '四十分钟')."""
+    return _APPROX_QUANTITY.sub("", text)
+
+
 def hedged(text: str, sig: Signals) -> bool:
     """An uncertain text with a hedge word proper ('Maybe I should try yoga', '也许我下个月去杭州',
     '要不试试游泳课'): it waits in the candidate pool (seed 002). A bare question or an
@@ -96,7 +109,7 @@ def hedged(text: str, sig: Signals) -> bool:
     without any uncertainty marker (a review: 'The Siemens washer is quiet and easy to
     use. Maybe a bit big for a small flat.') is a statement with a hedged remark, kept
     (as an episodic memory, never curated), not a guess as a whole."""
-    if not (sig.uncertain and HEDGE.search(text)):
+    if not (sig.uncertain and HEDGE.search(without_approximations(text))):
         return False
     parts = sentences(text)
     return not any(not UNCERTAIN.search(p) and content_terms(p) for p in parts) if len(parts) > 1 else True
@@ -185,7 +198,7 @@ def signals(text: str) -> Signals:
         preference=bool(PREFERENCE.search(_LIKE_NOT_PREFERENCE.sub(" ", text))),
         decision=bool(DECISION.search(text)),
         correction=bool(CORRECTION.search(text)),
-        uncertain=bool(UNCERTAIN.search(text.strip())),
+        uncertain=bool(UNCERTAIN.search(without_approximations(text.strip()))),
         procedural=bool(PROCEDURAL.search(text)),
         factual=bool(FACTUAL.search(text)),
         identifier=bool(IDENTIFIER.search(text)),

@@ -38,3 +38,15 @@ def test_a_flip_keeps_both_values(engine, t0):
     assert a.outcome == "stored" and b.outcome == "stored" and b.memory_id != a.memory_id
     again = engine.add("坐高铁我喜欢靠窗的座位", user_id="u", now=t0 + timedelta(days=40))
     assert again.outcome == "merged" and again.memory_id == a.memory_id
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("text,uncertain", [
+    ("我每天坐二号线去上班，大概四十分钟", False), ("I commute about 40 minutes each way", False),
+    ("我每天走路大约 30 分钟", False), ("大概下个月去杭州", True), ("我大概会去吧", True), ("maybe I will try yoga", True),
+])
+def test_an_approximate_quantity_is_no_hedge(text, uncertain):
+    from memory_engine.write import rules
+
+    sig = rules.signals(text)
+    assert sig.uncertain is uncertain and rules.hedged(text, sig) is uncertain
