@@ -559,6 +559,11 @@ class PiiSection(_Section):
     context_chars: int = Field(
         16, ge=0, le=200, description="Characters before a number searched for a context word (card, phone, order)."
     )
+    fingerprint_terms: bool = Field(
+        True, description="A redacted value (phone, e-mail, id; never a password) leaves a keyed search term "
+        "(HMAC-SHA256 under the workspace's secret salt, 16 hex digits) in the memory's keyword index, so a question "
+        "naming the same value still finds the memory as an exact match; the value itself is never stored."
+    )
 
     @field_validator("detectors")
     @classmethod

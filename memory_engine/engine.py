@@ -15,6 +15,7 @@ Spans follow TRACES.md. ``now`` overrides the clock everywhere.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
 import re
@@ -51,6 +52,7 @@ from .observability.tracing import (
     parent_context,
     set_attrs,
 )
+from .paths import workspace_root
 from .retrieve import temporal
 from .retrieve.pipeline import RetrievalPipeline, RetrievalRequest
 from .scope import Scope
@@ -102,6 +104,7 @@ class MemoryEngine:
         ephemeral: bool = False,
     ) -> None:
         self._stages: tuple[WritePipeline, RetrievalPipeline] | None = None
+        self._pii_secret: bytes | None = None
         self.config = config or EngineConfig()
         cfg = self.config
         self.ephemeral = ephemeral
@@ -170,9 +173,25 @@ class MemoryEngine:
     def _pipelines(self) -> tuple[WritePipeline, RetrievalPipeline]:
         stages = self._stages
         if stages is None:
-            stages = self._stages = (WritePipeline(self._store, self._embedder, self._config),
-                                     RetrievalPipeline(self._store, self._embedder, self._config))
+            key = self._pii_key()
+            stages = self._stages = (WritePipeline(self._store, self._embedder, self._config, pii_key=key),
+                                     RetrievalPipeline(self._store, self._embedder, self._config, pii_key=key))
         return stages
+
+    def _pii_key(self) -> bytes:
+        """The key of the search terms redacted values leave (``pii.fingerprint_terms``): HMAC-SHA256 of a
+        fixed label under the workspace's secret salt (the erase pseudonyms' salt, created on first use;
+        a one-off salt for an engine without a workspace folder), so write and read agree and the terms
+        mean nothing without the workspace. Empty when the feature is off."""
+        if not self._config.pii.fingerprint_terms:
+            return b""
+        if self._pii_secret is None:
+            from .lifecycle.forget import workspace_salt
+
+            ws = self._config.workspace
+            salt = workspace_salt(None if self.ephemeral and ws is None else workspace_root(ws)).encode("utf-8")
+            self._pii_secret = hmac.new(salt, b"memwb pii search terms", hashlib.sha256).digest()
+        return self._pii_secret
 
     @property
     def write_pipeline(self) -> WritePipeline:

@@ -26,6 +26,7 @@ from ..embedding import CachedEmbedder, cjk_baseline
 from ..models import CandidateExplanation, Hit, from_epoch
 from ..scope import Scope
 from ..store.base import ScoredPayload, VectorStore
+from ..write.pii import PiiSettings
 from .candidates import CandidateBuilder, pool_routes
 from .context import ConversationContext, Link
 from .cutoffs import Budget, RelevanceFloor
@@ -73,10 +74,12 @@ class RetrievalPipeline:
     Construction validates every stage's configuration (ConfigError)."""
 
     def __init__(self, store: VectorStore, embedder: CachedEmbedder, config: EngineConfig,
-                 routes: Sequence[str] = DEFAULT_ROUTES) -> None:
+                 routes: Sequence[str] = DEFAULT_ROUTES, pii_key: bytes = b"") -> None:
         r = config.retrieval
         self.store, self.embedder, self.config = store, embedder, config
-        self.planner = QueryPlanner(store, embedder, r)
+        # pii_key: the workspace's secret for the search terms of redacted values (pii.fingerprint_terms)
+        self.planner = QueryPlanner(store, embedder, r, PiiSettings.from_config(config.pii),
+                                    pii_key if config.pii.fingerprint_terms else b"")
         self.routes = build_routes(store, r, routes, rescale=embedder.rescale)
         self.builder = CandidateBuilder(store, embedder, r, config.write, cjk_baseline(config.embedding))
         self.fuse = fuser_for(r)

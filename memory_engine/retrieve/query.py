@@ -16,6 +16,7 @@ from ..errors import ConfigError
 from ..scope import Scope
 from ..store.base import VectorStore
 from ..text import content_terms, identifiers, relatives, surface_words
+from ..write.pii import PiiSettings, fingerprints, redact
 from . import temporal
 
 __all__ = ["ASSISTANT_LABELS", "VAGUE", "VAGUE_TERMS", "QueryPlan", "QueryPlanner", "VagueRewriter", "dialogue_text"]
@@ -126,9 +127,14 @@ class VagueRewriter:
 
 
 class QueryPlanner:
-    """``plan(query, scope, session_id, ts, now)`` -> :class:`QueryPlan` (one embedding call)."""
+    """``plan(query, scope, session_id, ts, now)`` -> :class:`QueryPlan` (one embedding call).
+    With a ``pii_key`` (the workspace secret, ``pii.fingerprint_terms``) a phone number, e-mail or
+    id the query names adds the keyed search term the write path left for the redacted value
+    (:func:`memory_engine.write.pii.fingerprints`) to the keyword terms and the identifiers, so the
+    memory it was redacted from is an exact match."""
 
-    def __init__(self, store: VectorStore, embedder: CachedEmbedder, rcfg: RetrievalSection) -> None:
+    def __init__(self, store: VectorStore, embedder: CachedEmbedder, rcfg: RetrievalSection,
+                 pii: PiiSettings | None = None, pii_key: bytes = b"") -> None:
         if rcfg.temporal_weight < 0:
             raise ConfigError("retrieval.temporal_weight must be >= 0", key="retrieval.temporal_weight")
         if rcfg.dialogue_max_chars < 1:
@@ -138,6 +144,7 @@ class QueryPlanner:
         self.temporal = rcfg.temporal_weight > 0
         self.dialogue = rcfg.dialogue_queries
         self.dialogue_max_chars = rcfg.dialogue_max_chars
+        self.pii, self.pii_key = pii, pii_key
 
     def plan(self, query: str, scope: Scope, session_id: str | None, ts: float, now: datetime) -> QueryPlan:
         date_range = temporal.resolve(query, now) if self.temporal else None
@@ -146,7 +153,8 @@ class QueryPlanner:
         rewritten = None if said else self.rewriter.rewrite(query, terms, scope, session_id)
         text = rewritten or said or query
         route_terms = content_terms(rewritten) if rewritten else terms
-        return QueryPlan(query=query, text=text, rewritten=rewritten, terms=terms, route_terms=route_terms,
-                         cover_terms=terms or route_terms, identifiers=frozenset(identifiers(text)),
+        pii_terms = frozenset(fingerprints(redact(query, self.pii), self.pii_key, self.pii)) if self.pii_key else frozenset()
+        return QueryPlan(query=query, text=text, rewritten=rewritten, terms=terms, route_terms=route_terms | pii_terms,
+                         cover_terms=terms or route_terms, identifiers=frozenset(identifiers(text)) | pii_terms,
                          date_range=date_range, vector=self.embedder.embed_query(text), session_id=session_id,
                          ts=ts, now=now, relatives=frozenset() if said else relatives(query), dialogue=said is not None)

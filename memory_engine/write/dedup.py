@@ -11,7 +11,8 @@ name the same identifiers and numbers and have the same polarity
 '82 kg' never into '78 kg', 'I like X' never into 'I don't like X'. A merge keeps
 only the older memory, so a new statement that adds a content term the older one
 lacks is kept on its own (:func:`memory_engine.write.hygiene.adds_content`: a merge
-never loses the user's words). The same rule
+never loses the user's words), and so is one whose redacted values (``pii_terms``, the
+keyed search terms of :func:`memory_engine.write.pii.fingerprints`) the older one lacks. The same rule
 decides merges in consolidation (:mod:`memory_engine.lifecycle.consolidate`).
 """
 
@@ -71,7 +72,7 @@ class DuplicateFinder:
         self.distinct = cfg.dedup_distinct_terms
 
     def find(self, clean: str, vec: np.ndarray, memory_type: MemoryType, scope: Scope,
-             role: str = "user") -> MemoryRecord | None:
+             role: str = "user", pii_terms: tuple[str, ...] = ()) -> MemoryRecord | None:
         new = identity(clean)
         new_terms = content_terms(clean)
         flt = scope.filter(memory_types=(memory_type.value,))
@@ -80,6 +81,8 @@ class DuplicateFinder:
                 continue  # the assistant repeating the user's words does not confirm them
             old = identity(p.payload.get("content", ""))
             old_terms = set(p.payload.get("terms") or ())
+            if set(pii_terms) - old_terms:
+                continue  # '[PHONE]' vs '[PHONE]': the redacted values differ (their keyed search terms do)
             if old.normalised != new.normalised and (adds_content(new_terms, old_terms) or not same_meaning(
                     self.embedder.rescale(p.score), new_terms, old_terms,
                     repeat_similarity=self.similarity, reworded_similarity=self.reworded, term_overlap=self.overlap,

@@ -26,6 +26,8 @@ placeholder such as ``[PHONE]``. Detectors are switched on and off and phone reg
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -181,10 +183,13 @@ _CTX_SSN = re.compile(r"ssn|social security|社会安全|社保号", re.IGNORECA
 
 @dataclass(frozen=True)
 class Redaction:
-    """Result of :func:`redact`: the cleaned text and the placeholder kinds used, in order found."""
+    """Result of :func:`redact`: the cleaned text, the placeholder kinds used, in order found, and
+    the values they replaced (``values[i]`` belongs to ``kinds[i]``; never stored, see
+    :func:`fingerprints`)."""
 
     text: str
     kinds: tuple[str, ...]
+    values: tuple[str, ...] = ()
 
 
 @dataclass
@@ -282,6 +287,7 @@ def redact(text: str, settings: PiiSettings | None = None) -> Redaction:
 
     taken = sorted(spans.taken)
     kinds = tuple(k for _, _, k in taken)
+    values = tuple(norm[a:b] for a, b, _ in taken)
     out: list[str] = []
     pos = 0
     for a, b, kind in taken:
@@ -289,7 +295,48 @@ def redact(text: str, settings: PiiSettings | None = None) -> Redaction:
         out.append(f"[{kind}]")
         pos = b
     out.append(text[pos:])
-    return Redaction("".join(out), kinds)
+    return Redaction("".join(out), kinds, values)
+
+
+#: kinds never fingerprinted: a password's fingerprint would let anyone holding the key confirm a guess
+_NO_FINGERPRINT = frozenset({"PASSWORD"})
+
+
+def _canonical(kind: str, value: str, regions: Iterable[str]) -> str:
+    """One spelling per value: a phone as country code + national number (``+86 153-7256-6054`` and
+    ``15372566054`` agree), an e-mail lower-cased, any other id upper-cased letters and digits."""
+    if kind == "PHONE":
+        raw = value.strip()
+        if raw.startswith("00"):
+            raw = "+" + raw[2:]
+        for region in (None, *regions) if raw.startswith("+") else tuple(regions):
+            try:
+                n = phonenumbers.parse(raw, region)
+            except phonenumbers.NumberParseException:
+                continue
+            return f"{n.country_code}{n.national_number}"
+        return _digits(raw)
+    if kind == "EMAIL":
+        return value.strip().lower()
+    return re.sub(r"[^0-9A-Za-z]", "", value).upper()
+
+
+def fingerprints(red: Redaction, key: bytes, settings: PiiSettings | None = None) -> tuple[str, ...]:
+    """Search terms standing for the values ``red`` replaced, so a memory whose phone number or
+    e-mail was redacted is still found by a question that names the same value, without the value
+    being stored: ``pii<kind><first 16 hex digits of HMAC-SHA256(key, canonical value)>`` (keyed, so
+    the term cannot be recomputed from a guessed number without the workspace's secret; RFC 2104).
+    Passwords get none. ``key`` empty -> ()."""
+    if not key:
+        return ()
+    regions = (settings or DEFAULT_SETTINGS).phone_regions
+    out: dict[str, None] = {}
+    for kind, value in zip(red.kinds, red.values, strict=False):
+        if kind in _NO_FINGERPRINT:
+            continue
+        digest = hmac.new(key, _canonical(kind, value, regions).encode("utf-8"), hashlib.sha256).hexdigest()
+        out[f"pii{kind.lower()}{digest[:16]}"] = None
+    return tuple(out)
 
 
 def _phone_spans(norm: str, regions: Iterable[str], ctx: int) -> list[tuple[int, int]]:

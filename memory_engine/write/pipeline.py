@@ -78,10 +78,13 @@ class WritePipeline:
     """The write stages over one store and embedder; see the module docstring.
     Construction validates every stage's configuration (ConfigError)."""
 
-    def __init__(self, store: VectorStore, embedder: CachedEmbedder, config: EngineConfig) -> None:
+    def __init__(self, store: VectorStore, embedder: CachedEmbedder, config: EngineConfig,
+                 pii_key: bytes = b"") -> None:
         self.store, self.embedder, self.config = store, embedder, config
         w = config.write
-        self.clean = Cleaner(w, PiiSettings.from_config(config.pii))
+        # pii_key: the workspace's secret for the search terms of redacted values (pii.fingerprint_terms)
+        key = pii_key if config.pii.fingerprint_terms else b""
+        self.clean = Cleaner(w, PiiSettings.from_config(config.pii), key)
         self.gate = WriteGate(w)
         self.facts = FactBook(store)
         self.dedup = DuplicateFinder(store, embedder, w)
@@ -119,7 +122,7 @@ class WritePipeline:
             extra: dict[str, Any] = dict(importance=v.importance, memory_type=v.memory_type.value) if v.scored else {}
             return WriteRun(WriteResult(WriteOutcome.REJECTED.value, None, v.reject, redactions=kinds, **extra), clean)
         return WriteRun(self._store(req, clean, kinds, v.signals, v.importance, v.memory_type, v.uncertain,
-                                    v.below_threshold), clean)
+                                    v.below_threshold, cleaned.fingerprints), clean)
 
     def _forget(self, req: AddRequest, target: str, kinds: tuple[str, ...]) -> WriteResult:
         """Archive what a forget instruction names (write/forgetting.py), with the evidence and an undo window."""
@@ -132,10 +135,11 @@ class WritePipeline:
                            tuple(ids), redactions=kinds, evidence=tuple(m.as_dict() for m in matches))
 
     def _store(self, req: AddRequest, clean: str, kinds: tuple[str, ...], sig: rules.Signals, imp: float,
-               mtype: MemoryType, uncertain: bool, below: bool = False) -> WriteResult:
+               mtype: MemoryType, uncertain: bool, below: bool = False, pii_terms: tuple[str, ...] = ()) -> WriteResult:
         scope = Scope(req.tenant_id, req.user_id, self.embedder.version)
         vec = self.embedder.embed_documents([clean])[0]
-        terms = tuple(content_terms(clean))
+        # a redacted value stays findable by its keyed search term (write/pii.py fingerprints)
+        terms = tuple(content_terms(clean)) + pii_terms
         # turns of one session written with the same time keep their order (write/order.py)
         at = self.order.place(scope, req.session_id, req.ts)
         rec = build_record(clean, tenant_id=req.tenant_id, user_id=req.user_id, memory_type=mtype,
@@ -163,7 +167,7 @@ class WritePipeline:
             rec = replace(rec, fact_key=key, fact_value=value)
             mtype = MemoryType.FACT
         else:
-            dup = self.dedup.find(clean, vec, mtype, scope, req.role)
+            dup = self.dedup.find(clean, vec, mtype, scope, req.role, pii_terms)
             if dup is not None:
                 self.store.set_payload([dup.id], touch_patch(dup, req.ts, updated=True))
                 self.superseder.confirm_if_repeated(dup, req.ts)

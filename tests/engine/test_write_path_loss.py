@@ -5,6 +5,7 @@ the words the new statement added; a long statement parked in the candidate pool
 hedged sentence."""
 
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 
@@ -74,3 +75,50 @@ def test_a_review_with_one_hedged_sentence_is_kept_and_found(engine, t0):
     # a guess as a whole still waits in the candidate pool
     assert engine.add("也许我会喜欢日料？要不试试", user_id="u", now=t0).outcome == "candidate"
     assert engine.add("Maybe I should try yoga. Not sure it helps?", user_id="u", now=t0).outcome == "candidate"
+
+
+def test_a_rounded_quantity_is_no_hedge(engine, t0):
+    for text in ("我每天坐二号线去上班，大概四十分钟", "坐地铁到公司差不多半小时"):
+        r = engine.add(text, user_id="u", now=t0)
+        assert r.outcome == "stored", (text, r)
+    hits = engine.retrieve("我怎么去上班", user_id="u", now=t0 + timedelta(days=1)).hits
+    assert hits and "二号线" in hits[0].content
+    # a hedged plan stays a candidate, numbers or not
+    for text in ("我可能三月去杭州", "Maybe I'll run 10 km next week"):
+        assert engine.add(text, user_id="u", now=t0).outcome == "candidate", text
+
+
+def test_a_redacted_phone_or_email_is_still_found_by_its_value(engine, t0):
+    from memory_engine.write.pii import fingerprints, redact
+
+    r = engine.add("我上司的电话号是15372566054。", user_id="u", now=t0)
+    m = engine.add("My cousin's email is zhang.wei@example.com", user_id="u", now=t0)
+    engine.add("我上司的单位是杭州西湖银行支行。", user_id="u", now=t0)
+    for res, value in ((r, "15372566054"), (m, "zhang.wei@example.com")):
+        rec = engine.memory(res.memory_id, user_id="u")
+        assert value not in repr(rec.to_payload())  # redacted, and no plain value anywhere in the payload
+    later = t0 + timedelta(days=1)
+    hits = engine.retrieve("那个电话号码是+86 153-7256-6054的人，他们单位叫什么？", user_id="u", now=later).hits
+    assert hits and hits[0].memory_id == r.memory_id
+    hits = engine.retrieve("who has the address Zhang.Wei@example.com?", user_id="u", now=later).hits
+    assert hits and hits[0].memory_id == m.memory_id
+    # two different numbers are two memories even though both read '[PHONE]'
+    other = engine.add("我上司的电话号是13912345678。", user_id="u", now=later)
+    assert other.outcome == "stored" and other.memory_id != r.memory_id
+    # the terms are keyed: without the workspace's key they cannot be recomputed; passwords get none
+    red = redact("电话 15372566054，密码是 abc123!")
+    assert fingerprints(red, b"k1") != fingerprints(red, b"k2") and len(fingerprints(red, b"k1")) == 1
+    assert fingerprints(red, b"") == ()
+
+
+def test_redacted_value_search_terms_are_configuration(make_engine, t0):
+    eng = make_engine({"pii.fingerprint_terms": False})
+    eng.add("我上司的电话号是15372566054。", user_id="u", now=t0)
+    rec = eng.retrieve("我上司的电话号", user_id="u", now=t0).hits[0]
+    assert not any(t.startswith("pii") for t in eng.memory(rec.memory_id, user_id="u").terms)
+
+
+def test_the_search_term_key_is_the_workspaces(make_engine, t0):
+    a, b = make_engine(), make_engine()  # same workspace folder: the same secret, so old terms stay findable
+    assert a._pii_key() == b._pii_key() != b""
+    assert (Path(a.config.workspace) / "pseudonym.salt").exists()
