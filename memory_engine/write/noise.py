@@ -39,12 +39,14 @@ ACK_ZH = tuple(sorted(
     收到 明白 明白了 知道了 了解 懂了 没问题 没事 你好 您好 早上好 早安 午安 晚上好 晚安 再见 拜拜 回头见 对 对的 是的 是
     不错 厉害 牛 赞 棒 太棒了 真棒 好厉害 确实 也是 有道理 原来如此 这样啊 这样 那好 那行 ok okay 嗯呢 对呀 对啊 是啊
     好耶 耶 哇 哇塞 哎 唉 啦 吧 呀 啊 呢 哒 滴 嘛 了 的 哟 谢啦 谢了 谢 多谢啦 辛苦啦 麻烦了 麻烦你了 得嘞 妥 妥了 妥妥
-    安排 没毛病 晓得 晓得了 懂 懂啦 嗯哼 好哦 哦哦 好的呢 可以的 知道啦 明白啦 收到啦 收到了 了解了 行行 好好""".split(),
+    安排 没毛病 晓得 晓得了 懂 懂啦 嗯哼 好哦 哦哦 好的呢 可以的 知道啦 明白啦 收到啦 收到了 了解了 行行 好好 麻烦啦 太感谢
+    非常感谢 感谢感谢 我知道了 我明白了 我懂了 就这么办 这么办 就这么定了""".split(),
     key=len, reverse=True,
 ))
 #: closed-class words that only glue acknowledgements together ("行吧那就先这样", "那好吧就这样"); a text
 #: of glue alone is not an acknowledgement (it has no content either and is dropped as ``no_content``)
-_ZH_GLUE = tuple(sorted("那 就 先 这样 那样 也 都 还 再 呗 咯 喽 嘞 那就 就这样 先这样".split(), key=len, reverse=True))
+_ZH_GLUE = tuple(sorted("那 就 先 这样 那样 也 都 还 再 呗 咯 喽 嘞 那就 就这样 先这样 太 非常 小助手 助手 兄弟 老板 亲 亲爱的 "
+                        "老师 宝".split(), key=len, reverse=True))
 
 _PUNCT = re.compile(r"[\s\W_]+", re.UNICODE)
 _REPEAT = re.compile(r"(.)\1{2,}")
@@ -82,7 +84,7 @@ def _en_is_ack(words: list[str]) -> bool:
         return True
     for w in words:
         w = _squeeze(w)
-        if w in ACK_EN or w in _EN_GLUE or re.fullmatch(r"(ha|he|ja)+h?|l+o+l+|o+k+|m+|h+m+|y+a+y*|a+h+|o+h+|u+m+", w):
+        if w in ACK_EN or w in _EN_GLUE or re.fullmatch(r"(ha|he|ja)+h?|l+o+l+|(o+k+)+|m+|h+m+|y+a+y*|a+h+|o+h+|u+m+", w):
             continue
         return False
     return any(w not in _EN_GLUE for w in words)

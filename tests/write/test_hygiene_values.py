@@ -10,13 +10,15 @@ from memory_engine.write.noise import noise_reason
 
 
 @pytest.mark.unit
-@pytest.mark.parametrize("text", ["行吧那就先这样", "okk 谢啦", "好嘞，收到～", "嗯嗯，明白了，辛苦啦", "得嘞，麻烦你了"])
+@pytest.mark.parametrize("text", ["行吧那就先这样", "okk 谢啦", "好嘞，收到～", "嗯嗯，明白了，辛苦啦", "得嘞，麻烦你了",
+                                  "好嘞~谢谢小助手", "好的老板", "好的好的，我知道了", "行，就这么办", "okok"])
 def test_chinese_acknowledgements_with_glue_words_are_noise(text):
     assert noise_reason(text) == "chit_chat"
 
 
 @pytest.mark.unit
-@pytest.mark.parametrize("text", ["那就周五见", "我先走了", "安排一下周五的会议", "谢谢你帮我订了酒店"])
+@pytest.mark.parametrize("text", ["那就周五见", "我先走了", "安排一下周五的会议", "谢谢你帮我订了酒店", "老板说下周一开会",
+                                  "我知道了他的电话", "小助手你好，我想订一张去上海的票"])
 def test_glue_words_do_not_swallow_content(text):
     assert noise_reason(text) is None
 
