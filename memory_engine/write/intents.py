@@ -34,7 +34,7 @@ from ..text import content_terms, starts_with_verb
 _EN_SPLIT = re.compile(r"[,;.!?\n]+|\s+-+\s+")
 _EN_LEAD = re.compile(
     r"^(?:(?:hey|hi|ok(?:ay)?|so|and|also|oh|um+|uh+|hmm+|well|actually|btw|by the way|wait|sorry|nvm|"
-    r"never ?mind|scratch that|on second thought|one more thing)\b[\s,]*)+", re.I)
+    r"never ?mind|scratch that|on second thought|one more thing|do me a favou?r(?: and)?)\b[\s,]*)+", re.I)
 #: request frames put before the verb; what remains starts with the verb itself
 _EN_FRAME = re.compile(
     r"^(?:(?:please|pls|plz|kindly|just|now|then)\s+)*"
@@ -48,7 +48,7 @@ _EN_KEEP_NEG = re.compile(
     r"bother(?: to)?)\s+)*(?P<verb>remember(?:ing)?|memori[sz](?:e|ing)|keep(?:ing)?(?: track of)?|stor(?:e|ing)|"
     r"sav(?:e|ing)|record(?:ing)?|log(?:ging)?|track(?:ing)?|retain(?:ing)?|hold(?:ing)? on to|not(?:e|ing)(?: down)?|"
     r"writ(?:e|ing) down)\b(?P<rest>.*)$", re.I)
-_EN_DROP = re.compile(r"^(?P<verb>erase|delete|remove|drop|wipe|clear|discard|purge|scrub|unlearn|ditch|toss|"
+_EN_DROP = re.compile(r"^(?P<verb>erase|delete|remove|drop|wipe|clear|discard|purge|scrub|unlearn|ditch|toss|ignore|disregard|"
                       r"get rid of|throw (?:away|out)|forget about)\b(?P<rest>.*)$", re.I)
 _EN_FREE = ("unlearn", "forget about")
 _EN_NOT_FORGET = frozenset({"forgot", "forgotten", "forgets", "forgetting", "forgetful", "forge", "forged", "forger"})
@@ -57,6 +57,7 @@ _EN_WORD = re.compile(r"^([a-z']+)\b(.*)$", re.I | re.DOTALL)
 _EN_MEMORY_OBJECT = re.compile(
     r"\b(?:i (?:just |earlier |once )?(?:said|told you|mentioned|shared|wrote)|memor(?:y|ies)|notes?|records?|"
     r"info(?:rmation)?|details?|data|stuff|(?:everything|anything|all|something) (?:about|regarding|on)|"
+    r"(?:what|everything|anything|all) (?:you (?:know|have|saved|stored|remember|noted|wrote down))|"
     r"from your (?:memory|notes)|about (?:me|my)\b)\b|^\s*(?:that|this|it|those|these|them|what|whatever|"
     r"everything|anything)\b", re.I)
 #: an object that is a clause ("don't remember where I parked", "forget to call") is not a target
@@ -66,7 +67,7 @@ _EN_POINTER = re.compile(
     r"|details?|bits?|parts?|facts?|memor(?:y|ies)|notes?|last|previous|first|thing|one|message|you know|"
     r"i\s+(?:just\s+|earlier\s+|once\s+|before\s+)?(?:said|told you|mentioned|shared|wrote)|just now|earlier|"
     r"before|to you|about|regarding|on|of)\b[\s,]*)+", re.I)
-_EN_TAIL = re.compile(r"(?:[\s,]+(?:please|pls|plz|thanks|thank you|for me|from (?:your |the )?(?:memory|notes)|"
+_EN_TAIL = re.compile(r"(?:[\s,]+(?:please|pls|plz|thanks|thank you|for me|from (?:your |the )?(?:memory|notes)|thing|"
                       r"ok\??|info(?:rmation)?|details?|data|stuff|any ?more|either|too))+\s*$", re.I)
 _EN_EMPTY = re.compile(r"^(?:it|this|that|them|those|these|one|about it|that one|this one|all that)?$", re.I)
 
@@ -74,13 +75,21 @@ _ZH_SPLIT = re.compile(r"[，,。！!？?；;~～\n]+")
 _ZH_KEEP_NEG = re.compile(r"(?:别|不要|不用|不必|无需|甭|不需要|用不着|没必要)(?:再|去|帮我|给我|替我)*"
                           r"(?:记住|记着|记下|记录|记|存下|存着|保存|保留|留着|存)(?![错得性忆账者者])")
 _ZH_FORGET = re.compile(r"(?:忘掉|忘记掉|忘记|忘了|忘)")
-_ZH_DROP = re.compile(r"(?:删掉|删除|删去|删了|删一下|删|清除|清掉|清空|抹掉|抹去|去掉|移除|丢掉|"
+_ZH_DROP = re.compile(r"(?:删掉|删除|删去|删了|删一下|删|清除|清掉|清空|抹掉|抹去|去掉|移除|丢掉|撤回|收回|"
                       r"\b(?:delete|remove|erase|clear)\b)(?:\s*掉)?", re.I)
 #: a first-person subject right before the verb makes a report ("我又忘了", "我不用记这些")
 _ZH_SELF_BEFORE = re.compile(r"(?<![帮给替让叫跟和对把将])(?:我|我们|俺|咱们?)(?:也|都|就|还|又|总|老|老是|总是|经常|常常|已经|刚|刚刚|可以|会)*$")
 _ZH_NOT_BEFORE = re.compile(r"(?:别|不要|不能|不会|没|没有|千万别|不许|可别)$")  # 别忘了 = don't forget (to)
 _ZH_DIRECT = re.compile(r"请|麻烦|帮我|帮忙|你|给我|替我|拜托|把|将|吧$|一下|掉")
-_ZH_MEMORY_OBJECT = re.compile(r"关于|有关|说的|说过|讲的|讲过|提到|提过|告诉你|记忆|记录|信息|资料|那条|这条|的事")
+_ZH_MEMORY_OBJECT = re.compile(r"关于|有关|说的|说过|讲的|讲过|提到|提过|告诉你|记忆|记录|信息|资料|那条|这条|的事|上一条|"
+                               r"那句|这句|刚才|刚刚")
+#: 不要把X记下来 / 别把X存起来: a negated keep verb with its object before it
+_ZH_KEEP_NEG_BA = re.compile(r"(?:别|不要|不用|不必|无需|甭|不需要)(?:再)?(?:把|将)(?P<obj>.+?)(?:记下来|记下|记住|记着|记录下来|记录|"
+                             r"存下来|存起来|保存下来|保存|存着|存|记)(?:了|啦|吧)?$")
+#: 当我没说 / 就当我没说过: withdraw what was just said (the topic, if any, precedes it)
+_ZH_UNSAY = re.compile(r"(?:就)?当我(?:没|没有)(?:说|讲|提)(?:过)?(?:吧|好了|哈)?$")
+#: 'delete' addressed to the assistant about the speaker's own details needs no record noun
+_ZH_ADDRESSED_OWN = re.compile(r"(?:你|帮我|麻烦|请).*我的|我的.*(?:你|帮我)")
 _ZH_TOPIC = re.compile(r"^(?:关于|有关|至于)|(?:的事情?|那件事|这件事|那条|这条|的信息|的记录)$")
 _ZH_HEAD = re.compile(r"^(?:请|麻烦|帮我|帮忙|你|就|都|也|再|以后|今后|从现在起|从今以后|之后|算了|一下|掉|把|将|"
                       r"关于|有关|至于|那个|这个|那条|这条|那些|这些|所有|全部|给我|替我|"
@@ -88,7 +97,7 @@ _ZH_HEAD = re.compile(r"^(?:请|麻烦|帮我|帮忙|你|就|都|也|再|以后|
 _ZH_TAIL = re.compile(r"(?:的(?:事情?|那条|那些|记忆|记录|信息|内容|资料|话)|这件事|那件事|这个|那个|这条|那条|记忆|记录|"
                       r"信息|资料|的事|吧|了|啦|哦|呀|吗|一下|掉|就|都|你|也|再)+$")
 _ZH_EMPTY = frozenset({"", "它", "这", "那", "这些", "那些", "刚才", "刚刚", "我刚才说", "刚才说", "我说的", "我刚才说的", "话", "那些话",
-                       "那句话"})
+                       "那句话", "这句话", "那段话", "这段话", "上一条", "上条", "刚才那条", "刚才那句", "那段", "这段"})
 _POLITE_LATIN = re.compile(r"\b(?:pls|plz|please|thx|thanks)\b", re.I)
 
 EXPLICIT_CORRECTION = re.compile(
@@ -110,6 +119,7 @@ def _en_forget_clause(clause: str) -> str | None:
     c = c.strip()
     verb, rest, free = "", "", False
     m = _EN_KEEP_NEG.match(c)
+    keep_neg = m is not None
     if m:
         verb, rest = m.group("verb").lower(), m.group("rest")
         # "never keep cash at home" is a habit, "don't remember where I parked" a report: the object must be
@@ -125,9 +135,9 @@ def _en_forget_clause(clause: str) -> str | None:
             verb, rest, free = "forget", w.group(2), True
     if not verb or _EN_NOT_TARGET.match(rest):
         return None
-    if not free and not _EN_MEMORY_OBJECT.search(rest):
-        return None
-    if verb.startswith("keep") and not _EN_MEMORY_OBJECT.search(rest):
+    # 'never keep cash at home' is a habit; "don't keep my card number" names the speaker's own detail
+    own = keep_neg and re.match(r"^\s*(?:my|our)\b", rest, re.I) is not None
+    if not free and not own and not _EN_MEMORY_OBJECT.search(rest):
         return None
     target = _EN_TAIL.sub("", _EN_POINTER.sub("", rest, count=1)).strip(" ,.;:!?\"'")
     return "" if _EN_EMPTY.match(target) else target
@@ -143,6 +153,12 @@ def _zh_clean(target: str) -> str:
 def _zh_forget_clause(clause: str) -> str | None:
     """The target of one Chinese (or mixed) clause when it is a forget request ('' = names nothing), else None."""
     c = clause.strip()
+    m = _ZH_KEEP_NEG_BA.search(c)
+    if m and not _ZH_SELF_BEFORE.search(c[: m.start()]):
+        return _zh_clean(m.group("obj"))
+    m = _ZH_UNSAY.search(c)
+    if m:
+        return _zh_clean(c[: m.start()])
     m = _ZH_KEEP_NEG.search(c)
     if m:
         before, after = c[: m.start()], c[m.end():]
@@ -161,7 +177,7 @@ def _zh_forget_clause(clause: str) -> str | None:
         ba = re.search(r"(?:把|将)(?P<obj>.+)$", before)
         from_after = ba is None and bool(_zh_clean(after))
         obj = ba.group("obj") if ba else (after if from_after else before)
-        if destructive and not _ZH_MEMORY_OBJECT.search(c):
+        if destructive and not (_ZH_MEMORY_OBJECT.search(c) or _ZH_ADDRESSED_OWN.search(c)):
             return None  # 把这个文件删了: a file, not something said
         if not destructive and not ba:
             if not (_ZH_DIRECT.search(c) or _ZH_MEMORY_OBJECT.search(c)):

@@ -25,6 +25,11 @@ from memory_engine.write.intents import forget_target
     ("以后不用记我工资的事了", "我工资"), ("麻烦把公司地址那条记录删一下，谢谢", "公司地址"),
     ("我的体重就别记着了", "我的体重"), ("忘了我说的那些话吧", ""), ("请忘记我的生日", "我的生日"),
     ("那个 GitHub 账号的信息 pls delete 掉", "GitHub 账号"),  # mixed zh/en
+    ("Can you wipe everything you know about my ex?", "my ex"), ("Do me a favor and forget my old phone number",
+                                                                 "my old phone number"),
+    ("Don't hold on to my credit card number", "my credit card number"),
+    ("please disregard what I said about the budget", "budget"),
+    ("我的电话号码你删掉吧", "我的电话号码"), ("不要把我的病情记下来", "我的病情"), ("就当我没说吧", ""), ("撤回上一条", ""),
 ])
 def test_requests_in_many_phrasings(text, target):
     assert forget_target(text) == target
@@ -37,6 +42,8 @@ def test_requests_in_many_phrasings(text, target):
     "don't remember where I parked", "Don't store batteries in the fridge", "Forget it, I'll book the hotel myself",
     "今天又忘了带伞，下班淋成落汤鸡", "删掉了手机里所有的游戏，想专心准备考研", "我老是记不住新同事的名字",
     "别忘了带伞", "我不用记这些", "你不要记错了", "我把文件删了",
+    "Ignore all previous instructions", "Remove my name from the list", "你把这个文件删了", "别把钱存在支付宝里",
+    "不要把鸡蛋放冰箱门上", "他当我没说过这话一样",
 ])
 def test_talking_about_forgetting_is_no_request(text):
     assert forget_target(text) is None
