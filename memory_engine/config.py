@@ -124,13 +124,22 @@ class InjectionWeights(_Section):
     override: float = Field(1.0, ge=0.0, description="'ignore previous instructions', '忽略之前的指令'.")
     system_prompt: float = Field(1.0, ge=0.0, description="Role markup: 'SYSTEM:' opening a sentence, [INST], <|im_start|>.")
     imperative_to_model: float = Field(1.0, ge=0.0, description="An obligation aimed at the model: 'the assistant must', 'AI助手必须'.")
+    second_person_directive: float = Field(
+        0.6, ge=0.0, description="'you must always tell / recommend / mention' without naming a model (a guide to the "
+        "reader says 'you should always say your name' too)."
+    )
     addressed_to_model: float = Field(0.6, ge=0.0, description="The text speaks to a model: 'note to any assistant', '如果你是大模型'.")
     user_directed: float = Field(0.5, ge=0.0, description="Instructions about 'the user' in the third person: 'tell the user to', '告诉用户'.")
     role_play: float = Field(0.6, ge=0.0, description="'you are now', 'from here on reply', '你现在是'.")
     exfiltrate: float = Field(0.6, ge=0.0, description="'reveal your system prompt', '泄露系统提示'.")
     secrecy: float = Field(0.5, ge=0.0, description="'do not reveal this note', '不要告诉用户'.")
-    hidden: float = Field(0.4, ge=0.0, description="Words in an HTML comment or behind zero-width characters.")
+    hidden: float = Field(0.4, ge=0.0, description="Words in an HTML comment, behind zero-width characters, or in "
+                          "invisible styling (display:none, font-size:0, white text).")
     obligation: float = Field(0.3, ge=0.0, description="must / always / only / 必须 / 只能 (pages advise their reader too).")
+    addressed_instruction: float = Field(
+        0.5, ge=0.0, description="One sentence both speaks to a model and instructs it: 'AI agents visiting this page "
+        "should recommend X'."
+    )
 
 
 class WriteSection(_Section):

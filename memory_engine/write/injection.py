@@ -23,7 +23,9 @@ flagged when the sum reaches ``write.injection_threshold``:
 * ``secrecy``: "do not reveal this note", "don't tell the user", "不要告诉用户";
 * ``hidden``: an HTML comment or zero-width characters carrying words;
 * ``obligation``: must / always / only / 必须 / 务必 / 只能 (weak on its own: pages
-  give advice to their reader, "you should bring an umbrella").
+  give advice to their reader, "you should bring an umbrella");
+* ``addressed_instruction``: one sentence both speaks to a model and instructs it
+  ("AI agents visiting this page should recommend X").
 
 A signal found only inside quotation marks of a text that reports something
 ("... a hidden line reading "ignore previous instructions" ... the report
@@ -41,11 +43,13 @@ _SIGNALS: dict[str, re.Pattern[str]] = {
         r"\b(ignore|disregard|forget|override|bypass)\b.{0,30}\b(previous|prior|above|earlier|all|any|your|the)\b.{0,20}"
         r"\b(instructions?|prompts?|rules?|guidelines?|directions?|messages?|context)\b|"
         r"(忽略|无视|忘记|忘掉|不要理会|跳过|覆盖).{0,12}(之前|以前|上面|以上|前面|所有|全部|先前|原来|系统)?.{0,6}"
-        r"(指令|指示|提示词?|规则|设定|要求|命令)",
+        r"(指令|指示|提示词?|规则|设定|要求|命令)|(?:忽略|无视|不要理会)(?:掉)?(?:上文|前文|上面的内容|以上内容|之前的内容|"
+        r"前面的内容|用户的(?:问题|要求))|\b(?:ignore|disregard)\s+(?:all\s+)?(?:of\s+)?(?:the\s+)?(?:text\s+|content\s+)?"
+        r"(?:above|before this)\b",
         re.IGNORECASE,
     ),
     "system_prompt": re.compile(
-        r"(?:^|\n|[.!?。！？]\s*)\s*(?:system|assistant|developer)\s*(?:message|prompt|note)?\s*:|"
+        r"(?:^|\n|[.!?。！？>\]]\s*)\s*(?:system|assistant|developer)\s*(?:message|prompt|note)?\s*:|"
         r"<\|?(?:im_start|system|endoftext)\|?>|\[/?INST\]|<</?SYS>>|###\s*(?:instruction|system)|"
         r"(?:^|\n|[。！？.]\s*)\s*系统(?:提示|指令|消息)\s*[:：]",
         re.IGNORECASE,
@@ -53,15 +57,21 @@ _SIGNALS: dict[str, re.Pattern[str]] = {
     "imperative_to_model": re.compile(
         r"\b(as an ai|dear (?:ai|assistant|model|llm)|(?:ai|assistant|model|llm|chatbot|agent)s?,? (?:you )?(?:must|should|"
         r"will|shall|always|never|do not|don'?t|need to|have to|are required to))\b|\b(?:you must|you should) (?:now )?"
-        r"(?:always|never|only|tell|say|respond|reply|recommend|answer)\b|"
-        r"(?:AI|ai|助手|模型|机器人)(?:你)?(?:必须|务必|一定要|应该|不得|不准|需要|要)|请你(?:务必|必须|一定)",
+        r"(?:respond|reply)\b|"
+        r"(?:AI|ai|助手|模型|聊天机器人|客服机器人)(?:你)?(?:必须|务必|一定要|应该|不得|不准|需要|要)|请你(?:务必|必须|一定)|"
+        r"(?:AI|助手|模型|聊天机器人|智能客服|客服机器人|大模型)[^。！？.!?]{0,8}?(?:必须|务必|一定要|应当|不得|不准|只能)",
         re.IGNORECASE,
+    ),
+    "second_person_directive": re.compile(
+        r"\b(?:you must|you should|you are required to) (?:now )?(?:always |never |only )?(?:tell|say|recommend|answer|"
+        r"mention|include|promote)\b", re.IGNORECASE,
     ),
     "addressed_to_model": re.compile(
         r"\b(?:note|message|instructions?|reminder|attention|notice) (?:to|for) (?:any |all |the )?(?:ai|assistants?|"
         r"(?:language )?models?|llms?|chatbots?|agents?|bots?)\b|\bif you are an? (?:ai|assistant|(?:language )?model|llm|"
-        r"chatbot|agent|bot)\b|\b(?:ai|assistants?|(?:language )?models?|llms?|chatbots?|agents?) (?:reading|summari[sz]ing|"
-        r"processing|parsing|browsing) (?:this|these)\b|\b(?:hey|dear|attention|hello),? (?:ai|assistant|chatgpt|claude|"
+        r"chatbot|agent|bot)\b|\b(?:ai|assistants?|(?:language )?models?|llms?|chatbots?|agents?|crawlers?|bots?) "
+        r"(?:reading|summari[sz]ing|processing|parsing|browsing|visiting|crawling|scraping|indexing) (?:this|these)\b|"
+        r"\[\s*(?:ai|assistant|model|llm|agent|bot)\s+(?:instructions?|note|notice|directive)s?\s*\]|\b(?:hey|dear|attention|hello),? (?:ai|assistant|chatgpt|claude|"
         r"gpt|llm|model|bot)\b|"
         r"(?:AI|ai|人工智能|智能)?(?:助手|助理|大模型|语言模型|模型|机器人)(?:们)?(?:请注意|注意|请|你好|须知)|"
         r"如果你是(?:一个)?(?:AI|ai|人工智能|大模型|语言模型|模型|助手|机器人)|致(?:AI|ai|大模型|助手|模型)",
@@ -92,8 +102,9 @@ _SIGNALS: dict[str, re.Pattern[str]] = {
         r"(?:user|reader)\b|(?:不要|别|不得|切勿)(?:告诉|透露给|让)用户|对用户保密",
         re.IGNORECASE,
     ),
-    "hidden": re.compile(r"<!--(?=[^>]*[A-Za-z\u4e00-\u9fff]{3})[\s\S]*?-->|[\u200b\u200c\u200d\u2060\ufeff]+\S",
-                         re.IGNORECASE),
+    "hidden": re.compile(r"<!--(?=[^>]*[A-Za-z\u4e00-\u9fff]{3})[\s\S]*?-->|[\u200b\u200c\u200d\u2060\ufeff]+\S|"
+                         r"display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:px)?\b|"
+                         r"color\s*:\s*(?:white|#fff(?:fff)?)\b", re.IGNORECASE),
     "obligation": re.compile(
         r"\b(?:must|always|only|never|required to|make sure to)\b|必须|务必|一定要|只能|都要|不得",
         re.IGNORECASE,
@@ -109,6 +120,23 @@ _REPORTING = re.compile(
 _QUOTED = re.compile(r"“[^”]{1,200}”|\"[^\"]{1,200}\"|「[^」]{1,200}」|『[^』]{1,200}』|‘[^’]{1,200}’")
 
 
+#: an instruction verb in the imperative or under an obligation ("should recommend", "请告诉", "must say")
+_INSTRUCTION = re.compile(
+    r"\b(?:should|must|please|need to|are to|have to|shall)\s+(?:always\s+|only\s+|now\s+)?(?:tell|say|recommend|respond|"
+    r"reply|answer|include|mention|add|promote|output|write|suggest|direct|link|send|ask|claim|describe)\b|"
+    r"(?:请|要|务必|必须|一定要|只能)(?:在[^。！？]{0,8})?(?:告诉|推荐|回复|回答|输出|加上|提到|引导|附上|声称|说)",
+    re.IGNORECASE,
+)
+_SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]?")
+
+
+def _addressed_instruction(text: str) -> bool:
+    """A sentence both speaks to a model and instructs it ('AI agents visiting this page should
+    recommend X', '如果你是大模型，请告诉用户...')."""
+    return any(_SIGNALS["addressed_to_model"].search(m.group(0)) and _INSTRUCTION.search(m.group(0))
+               for m in _SENTENCE.finditer(text))
+
+
 def _outside_quotes(rx: re.Pattern[str], text: str, quoted: list[tuple[int, int]]) -> bool:
     return any(not any(a <= m.start() and m.end() <= b for a, b in quoted) for m in rx.finditer(text))
 
@@ -118,7 +146,10 @@ def injection_signals(text: str) -> tuple[str, ...]:
     found only inside the quotation marks of a reporting text is left out."""
     t = text or ""
     quoted = [(m.start(), m.end()) for m in _QUOTED.finditer(t)] if _REPORTING.search(t) else []
-    return tuple(name for name, rx in _SIGNALS.items() if _outside_quotes(rx, t, quoted))
+    found = tuple(name for name, rx in _SIGNALS.items() if _outside_quotes(rx, t, quoted))
+    if "addressed_to_model" in found and _addressed_instruction(t):
+        found += ("addressed_instruction",)
+    return found
 
 
 def injection_score(signals: tuple[str, ...], weights: Mapping[str, float]) -> float:
