@@ -476,6 +476,51 @@ class RetrievalSection(_Section):
     )
 
 
+class IntentSection(_Section):
+    """Facts by intent (issue 16): a request is routed to a fact category (shipping, payment, food,
+    travel, purchase, ...) by its nearest example requests, and every user statement is tagged at write
+    with the category of its nearest example facts (write/categories.py). Scores are raw cosines of the
+    configured embedder (calibrated on dev for e5-small; another model needs its own sweep)."""
+
+    enabled: bool = Field(
+        True, description="Route requests to the owner's memories of the category they need (a parcel request "
+        "finds the default courier and the address) and tag user statements with a category at write."
+    )
+    exemplars: str | None = Field(
+        None, description="TOML file of categories, each with example `requests` (embedded as queries) and `facts` "
+        "(embedded as documents); a category named `none` is the reject class. None = the bundled bilingual file "
+        "memory_engine/write/categories.toml."
+    )
+    query_min_score: float = Field(
+        0.85, ge=-1.0, le=1.0, description="A request is routed only when its cosine to the nearest example "
+        "request of the winning category is at least this (e5 dev: requests 0.89-0.99, other questions 0.80-0.93)."
+    )
+    query_margin: float = Field(
+        0.015, ge=0.0, le=2.0, description="...and exceeds the runner-up category's (the `none` class included) "
+        "by at least this."
+    )
+    fact_min_score: float = Field(
+        0.83, ge=-1.0, le=1.0, description="A statement is tagged only when its cosine to the nearest example fact "
+        "of the winning category is at least this (e5 packs short Chinese statements near 0.90)."
+    )
+    fact_margin: float = Field(
+        0.02, ge=0.0, le=2.0, description="...and exceeds the runner-up category's (the `none` class included) by "
+        "at least this."
+    )
+    limit: int = Field(
+        3, ge=0, description="At most this many of the owner's memories of the routed category join the candidates, "
+        "newest first (0 = route off; tagging at write still runs)."
+    )
+    relevance: float = Field(
+        0.45, ge=0.0, le=1.0, description="Relevance (for the floor, like a keyword match) of a memory of the category "
+        "the request was routed to: the category says it is what the request needs, whatever the words."
+    )
+    mismatch: float = Field(
+        1.0, ge=0.0, le=1.0, description="When a request is routed to one category, the dense similarity of a memory "
+        "tagged with another category is multiplied by this (1 = off); keyword matches are kept."
+    )
+
+
 class LifecycleSection(_Section):
     archive_after_days: float = Field(90.0, description="Archive memories with no hit for this many days (seed 000).")
     archive_importance_below: float = Field(0.7, description="...when their importance is below this (seed 000).")
@@ -603,6 +648,7 @@ class EngineConfig(BaseSettings):
     storage: StorageSection = Field(default_factory=StorageSection, description="Vector store.")
     write: WriteSection = Field(default_factory=WriteSection, description="Write pipeline.")
     retrieval: RetrievalSection = Field(default_factory=RetrievalSection, description="Retrieval pipeline.")
+    intent: IntentSection = Field(default_factory=IntentSection, description="Facts by intent: request and fact categories.")
     lifecycle: LifecycleSection = Field(default_factory=LifecycleSection, description="Decay, archive, expiry, consolidation.")
     working: WorkingSection = Field(default_factory=WorkingSection, description="Working memory and context budgets.")
     tracing: TracingSection = Field(default_factory=TracingSection, description="Spans and exporters.")

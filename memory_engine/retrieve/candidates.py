@@ -13,13 +13,14 @@ from typing import Any
 
 import numpy as np
 
-from ..config import RetrievalSection, SupersedeMode, WriteSection
+from ..config import IntentSection, RetrievalSection, SupersedeMode, WriteSection
 from ..embedding import CachedEmbedder, rescale_similarity
 from ..errors import ConfigError
 from ..models import MemoryStatus, Source
 from ..scope import Scope
 from ..store.base import ScoredPayload, VectorStore
 from ..text import _CJK, content_terms, relatives
+from ..write.categories import category_of
 from . import temporal
 from .crosslang import cross_coverage
 from .fusion import Candidate
@@ -94,7 +95,7 @@ class CandidateBuilder:
     """
 
     def __init__(self, store: VectorStore, embedder: CachedEmbedder, rcfg: RetrievalSection,
-                 wcfg: WriteSection, cjk_baseline: float | None = None) -> None:
+                 wcfg: WriteSection, cjk_baseline: float | None = None, icfg: IntentSection | None = None) -> None:
         for name in ("identifier_mismatch", "relative_mismatch", "inferred_weight", "user_stated_weight"):
             if not 0.0 <= float(getattr(rcfg, name)) <= 1.0:
                 raise ConfigError(f"retrieval.{name} must be in [0, 1]", key=f"retrieval.{name}")
@@ -102,6 +103,7 @@ class CandidateBuilder:
         self.pending_floor = wcfg.supersede_strong_similarity
         self.pending_mode = wcfg.supersede_mode == SupersedeMode.PENDING_CONFIRMATION
         self.cjk_baseline = cjk_baseline
+        self.icfg = icfg or IntentSection()
 
     def statuses(self) -> tuple[str, ...]:
         """The statuses a retrieval reads: current, plus pending values in pending_confirmation mode."""
@@ -163,8 +165,11 @@ class CandidateBuilder:
                     sims[p.id] = float(np.dot(np.asarray(p.dense, dtype=np.float32), qvec))
         return sims
 
-    def assemble(self, pool: RoutePool, plan: QueryPlan) -> list[Candidate]:
-        rcfg = self.rcfg
+    def assemble(self, pool: RoutePool, plan: QueryPlan, category: str | None = None) -> list[Candidate]:
+        """Candidates of every pooled memory; ``category``: the fact category the request was routed to
+        (a memory tagged with it counts as matched with relevance ``intent.relevance``; one tagged with
+        another category has its similarity x ``intent.mismatch``)."""
+        rcfg, icfg = self.rcfg, self.icfg
         sims = self.similarities(pool, plan.vector)
         q_idents, q_range, ts = plan.identifiers, plan.date_range, plan.ts
         # BM25 is unbounded: divide by the query's best keyword score (CombSUM of max-normalised scores)
@@ -177,6 +182,13 @@ class CandidateBuilder:
             if "meaning" in pool.scores[mid]:
                 # a fact found by meaning is on topic by construction (similarity >= fact_similarity)
                 c = replace(c, exact_match=max(c.exact_match, rcfg.fact_meaning_relevance))
+            if category is not None:
+                tagged = category_of(pl)
+                if tagged == category:
+                    # the request needs this kind of fact, whatever the words (issue 16, facts by intent)
+                    c = replace(c, exact_match=max(c.exact_match, icfg.relevance))
+                elif tagged is not None and icfg.mismatch < 1.0:
+                    c = replace(c, similarity=c.similarity * icfg.mismatch)
             if best_kw > 0 and "keyword" in pool.scores[mid]:
                 c = replace(c, keyword=min(1.0, max(0.0, pool.scores[mid]["keyword"] / best_kw)))
             if q_idents and not has_ident:

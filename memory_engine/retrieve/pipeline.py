@@ -2,7 +2,8 @@
 
     mandatory filter (tenant + user + status + not archived + embedding version)
     -> query plan (terms, identifiers, date range, vague-query rewrite, embedding)
-    -> routes (dense, keyword, recent, fact, constraint) -> candidate assembly
+    -> fact category of the request (write/categories.py)
+    -> routes (dense, keyword, recent, fact, constraint, fact_meaning, intent) -> candidate assembly
     -> fusion (hybrid | weighted | five_term | rrf) -> conversation context (neighbours
     of the top candidates join, scores smoothed over turns) -> relevance floor -> entity hop
     -> stale values (an older same-subject memory ranks below the newer one)
@@ -26,6 +27,7 @@ from ..embedding import CachedEmbedder, cjk_baseline
 from ..models import CandidateExplanation, Hit, from_epoch
 from ..scope import Scope
 from ..store.base import ScoredPayload, VectorStore
+from ..write.categories import Categories
 from ..write.pii import PiiSettings
 from .candidates import CandidateBuilder, pool_routes
 from .context import ConversationContext, Link
@@ -80,8 +82,9 @@ class RetrievalPipeline:
         # pii_key: the workspace's secret for the search terms of redacted values (pii.fingerprint_terms)
         self.planner = QueryPlanner(store, embedder, r, PiiSettings.from_config(config.pii),
                                     pii_key if config.pii.fingerprint_terms else b"")
-        self.routes = build_routes(store, r, routes, rescale=embedder.rescale)
-        self.builder = CandidateBuilder(store, embedder, r, config.write, cjk_baseline(config.embedding))
+        self.routes = build_routes(store, r, routes, rescale=embedder.rescale, icfg=config.intent)
+        self.categories = Categories(embedder, config.intent)
+        self.builder = CandidateBuilder(store, embedder, r, config.write, cjk_baseline(config.embedding), config.intent)
         self.fuse = fuser_for(r)
         self.floor = RelevanceFloor(r)
         self.hop = EntityHop(store, self.builder, r)
@@ -95,13 +98,19 @@ class RetrievalPipeline:
         plan = self.planner.plan(req.query, scope, req.session_id, req.ts, req.now)
         types = tuple(req.memory_types) if req.memory_types else None
         flt = scope.filter(memory_types=types, statuses=self.builder.statuses())
-        rq = RouteQuery(req.query, plan.text, plan.route_terms, plan.vector, scope, flt, types)
+        category = None
+        if self.categories.enabled:
+            # the user's own words say what the request needs; a vague-query rewrite only widens recall
+            qvec = plan.vector if plan.rewritten is None else self.embedder.embed_query(req.query)
+            label = self.categories.of_query(qvec)
+            category = label.name if label is not None else None
+        rq = RouteQuery(req.query, plan.text, plan.route_terms, plan.vector, scope, flt, types, category)
         channels: dict[str, list[ScoredPayload]] = {}
         for route in self.routes:
             rows = route.search(rq)
             channels.setdefault(route.channel, []).extend(rows)
         pool = pool_routes(channels, scope, self.config.retrieval.exclude_flagged)
-        fused = self.fuse(self.builder.assemble(pool, plan))
+        fused = self.fuse(self.builder.assemble(pool, plan, category))
         links: list[Link] = []
         if self.context.enabled and fused:
             fused, links = self.context.apply(fused, pool.payloads, flt, scope, plan, self.fuse)
@@ -135,7 +144,7 @@ class RetrievalPipeline:
         return Hit(memory_id=c.memory_id, content=pl["content"], score=round(c.fused, 6),
                    sources=tuple(r for r in _SOURCES
                                  if r in c.route_ranks or (r == "keyword" and "hop" in c.route_ranks)
-                                 or (r == "fact" and "meaning" in c.route_ranks)),
+                                 or (r == "fact" and ("meaning" in c.route_ranks or "intent" in c.route_ranks))),
                    memory_type=pl["memory_type"], created_at=from_epoch(pl["created_at"]) or datetime.now(UTC),
                    importance=float(pl.get("importance", 0.5)), relevance=round(c.relevance, 6),
                    metadata=dict(pl.get("metadata") or {}))

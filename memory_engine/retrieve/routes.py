@@ -14,6 +14,8 @@ name           channel   returns
 ``fact_meaning`` meaning   facts by meaning (issue 16): the owner's facts nearest the
                          query embedding, rescaled similarity >= ``fact_similarity``
                          (a shipping request finds the default-courier fact)
+``intent``     intent    the owner's memories tagged at write with the fact category
+                         the request was routed to (write/categories.py), newest first
 =============  ========  ==========================================================
 
 The *channel* is the ranked list a route's rows join for fusion (RRF ranks per
@@ -30,7 +32,7 @@ from typing import Protocol
 
 import numpy as np
 
-from ..config import RetrievalSection
+from ..config import IntentSection, RetrievalSection
 from ..errors import ConfigError
 from ..models import MemoryType
 from ..scope import Scope
@@ -38,15 +40,16 @@ from ..store.base import ScoredPayload, StoreFilter, VectorStore
 from ..text import content_terms, keyword_coverage, sparse_query
 from ..write import rules
 
-__all__ = ["DEFAULT_ROUTES", "ROUTES", "ConstraintRoute", "DenseRoute", "FactRoute", "KeywordRoute", "RecentRoute",
-           "Route", "RouteQuery", "build_routes"]
+__all__ = ["DEFAULT_ROUTES", "ROUTES", "ConstraintRoute", "DenseRoute", "FactRoute", "IntentRoute", "KeywordRoute",
+           "RecentRoute", "Route", "RouteQuery", "build_routes"]
 
 
 @dataclass(frozen=True)
 class RouteQuery:
     """What every route may read: the user's ``query``, the searched ``text`` (rewritten or
     not) and its ``terms``, the query ``vector``, the owner ``scope``, the call's mandatory
-    store ``filter`` and the caller's ``memory_types`` restriction (None = all)."""
+    store ``filter``, the caller's ``memory_types`` restriction (None = all) and the fact
+    ``category`` the request was routed to (write/categories.py; None = none)."""
 
     query: str
     text: str
@@ -55,6 +58,7 @@ class RouteQuery:
     scope: Scope
     filter: StoreFilter
     memory_types: tuple[str, ...] | None = None
+    category: str | None = None
 
 
 class Route(Protocol):
@@ -189,21 +193,49 @@ class FactMeaningRoute:
                 if self.rescale(float(p.score)) >= self.threshold]
 
 
+class IntentRoute:
+    """Facts by intent: when the request was routed to a fact category (``q.category``), the owner's
+    memories tagged with it at write, newest first, at most ``intent.limit`` (0 = off); score 1.0.
+    'Send this parcel to my mother' finds 'my default courier is SF' and the address; 'has the
+    thing I ordered arrived' finds the latest purchase."""
+
+    name, channel = "intent", "intent"
+
+    def __init__(self, store: VectorStore, rcfg: RetrievalSection, icfg: IntentSection | None = None) -> None:
+        icfg = icfg or IntentSection()
+        self.store, self.limit = store, icfg.limit if icfg.enabled else 0
+
+    def search(self, q: RouteQuery) -> list[ScoredPayload]:
+        if not self.limit or q.category is None:
+            return []
+        flt = replace(q.filter, metadata={**q.filter.metadata, "_category": q.category})
+        return [ScoredPayload(p.id, 1.0, p.payload)
+                for p in self.store.scroll(flt, limit=self.limit, order_by="created_at", descending=True)]
+
+
 #: route classes by name; a new route registers here
 ROUTES: dict[str, Callable[..., Route]] = {
     "dense": DenseRoute, "keyword": KeywordRoute, "recent": RecentRoute, "fact": FactRoute,
-    "constraint": ConstraintRoute, "fact_meaning": FactMeaningRoute,
+    "constraint": ConstraintRoute, "fact_meaning": FactMeaningRoute, "intent": IntentRoute,
 }
 #: the routes every retrieval runs, in this order
-DEFAULT_ROUTES: tuple[str, ...] = ("dense", "keyword", "recent", "fact", "constraint", "fact_meaning")
+DEFAULT_ROUTES: tuple[str, ...] = ("dense", "keyword", "recent", "fact", "constraint", "fact_meaning", "intent")
 
 
 def build_routes(store: VectorStore, rcfg: RetrievalSection, names: Sequence[str] = DEFAULT_ROUTES,
-                 rescale: Callable[[float], float] | None = None) -> list[Route]:
+                 rescale: Callable[[float], float] | None = None, icfg: IntentSection | None = None) -> list[Route]:
     """Instantiate the named routes (ConfigError for an unknown name); ``rescale`` is the
-    embedder's cosine -> [0, 1] map that similarity-thresholded routes use."""
+    embedder's cosine -> [0, 1] map that similarity-thresholded routes use, ``icfg`` the
+    ``intent`` section the intent route reads (None = defaults)."""
     unknown = [n for n in names if n not in ROUTES]
     if unknown:
         raise ConfigError(f"unknown retrieval routes {unknown}; known: {sorted(ROUTES)}")
-    return [FactMeaningRoute(store, rcfg, rescale) if n == "fact_meaning" and rescale is not None
-            else ROUTES[n](store, rcfg) for n in names]
+    out: list[Route] = []
+    for n in names:
+        if n == "fact_meaning" and rescale is not None:
+            out.append(FactMeaningRoute(store, rcfg, rescale))
+        elif n == "intent":
+            out.append(IntentRoute(store, rcfg, icfg))
+        else:
+            out.append(ROUTES[n](store, rcfg))
+    return out

@@ -4,8 +4,9 @@
     rejection, importance, type; below the threshold kept as episodic) -> roles
     (assistant/tool: never a fact; tool: planted-instruction flags) -> embed ->
     candidate pool (hedges) | fact overwrite | dedup (touch, confirm) ->
-    correction supersedes (with evidence) -> store (turns of one session written
-    with the same time keep their arrival order, write/order.py)
+    correction supersedes (with evidence) -> fact category (user statements,
+    write/categories.py) -> store (turns of one session written with the same
+    time keep their arrival order, write/order.py)
 
 :class:`WritePipeline` holds only its stages (built from store, embedder and
 config); everything about one request lives in the :class:`AddRequest` and the
@@ -29,6 +30,7 @@ from ..store.base import VectorStore
 from ..text import content_terms
 from . import rules
 from .candidates import CandidatePool
+from .categories import Categories
 from .clean import Cleaner
 from .dedup import DuplicateFinder
 from .facts import FactBook, fact_key
@@ -93,6 +95,7 @@ class WritePipeline:
         self.candidates = CandidatePool(store, embedder, w)
         self.forgetter = Forgetter(store, embedder, w)
         self.order = SessionOrder(store, w)
+        self.categories = Categories(embedder, config.intent)
 
     def run(self, req: AddRequest) -> WriteRun:
         """Apply one request; returns the outcome (stored / merged / rejected / candidate).
@@ -182,6 +185,10 @@ class WritePipeline:
         meta = rec.metadata
         if mtype != MemoryType.FACT and req.role == "user" and rules.is_constraint(clean, sig):
             meta = {**meta, "_kind": "constraint"}
+        if req.role == "user" and self.categories.enabled:  # what a request of that kind will need (issue 16)
+            label = self.categories.of_fact(vec, rec.fact_key)
+            if label is not None:
+                meta = {**meta, "_category": label.name}
         rec = replace(rec, memory_type=mtype, metadata=meta, supersedes=tuple(superseded))
         upsert_records(self.store, [rec], vec[None, :])
         if superseded:

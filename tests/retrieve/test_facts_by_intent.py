@@ -1,0 +1,121 @@
+"""Facts by intent (issue 16, failure class 4): requests routed to fact categories by
+their nearest example requests, user statements tagged at write by their nearest
+example facts, and the intent route through a real in-memory engine (bundled e5,
+qdrant-edge). The engine cases failed before the mechanism: the fact was under the
+floor (shares no word with the request)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from memory_engine.config import IntentSection
+from memory_engine.errors import ConfigError
+from memory_engine.retrieve.routes import DEFAULT_ROUTES, IntentRoute, RouteQuery
+from memory_engine.write.categories import Categories, category_of, load_examples
+
+
+def test_bundled_examples_are_bilingual_and_have_a_reject_class():
+    ex = load_examples()
+    assert "none" in ex.requests and "none" not in ex.keys
+    for name in ("shipping", "payment", "food", "travel", "purchase"):
+        texts = ex.requests[name] + ex.facts[name]
+        assert any(any("\u4e00" <= ch <= "\u9fff" for ch in t) for t in texts), name
+        assert any(t.isascii() for t in texts), name
+        assert len(ex.requests[name]) <= 10 and len(ex.facts[name]) <= 10  # small, general lists
+
+
+@pytest.mark.parametrize("text", [
+    "[shipping]\nrequests = 'not a list'\nfacts = ['x']\n",
+    "[shipping]\nrequests = ['a']\nfacts = ['b']\nextra = ['c']\n",
+    "[none]\nrequests = ['a']\nfacts = ['b']\n",
+    "not toml [",
+])
+def test_a_bad_examples_file_is_a_config_error(tmp_path, text):
+    p = tmp_path / "cats.toml"
+    p.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError):
+        load_examples(p)
+
+
+def test_requests_route_to_the_category_they_need(embedder):
+    cats = Categories(embedder, IntentSection())
+    want = {
+        "帮我寄个快递给我妈": "shipping",
+        "Go ahead and check out the cart for me": "payment",
+        "中午帮我点个外卖": "food",
+        "Book me a flight to Denver next Tuesday": "travel",
+        "我之前下单的东西发货了没": "purchase",
+    }
+    for text, name in want.items():
+        label = cats.of_query(embedder.embed_query(text))
+        assert label is not None and label.name == name, text
+        assert label.margin >= IntentSection().query_margin
+    # a question that needs no category of fact goes nowhere (reject class / too close a call)
+    assert cats.of_query(embedder.embed_query("When am I getting my teeth checked?")) is None
+    assert Categories(embedder, IntentSection(enabled=False)).of_query(embedder.embed_query("帮我寄个快递")) is None
+
+
+def test_statements_are_tagged_by_example_facts_and_fact_keys(embedder):
+    cats = Categories(embedder, IntentSection())
+
+    def tag(text: str, key: str | None = None) -> str | None:
+        label = cats.of_fact(embedder.embed_documents([text])[0], key)
+        return label.name if label else None
+
+    assert tag("我寄东西一般都用京东物流，上门取件方便") == "shipping"
+    assert tag("I'm vegetarian, no meat and no fish") == "food"
+    assert tag("昨天在京东买了一台戴森吹风机，花了两千多") == "purchase"
+    assert tag("坐高铁我喜欢靠窗的座位") == "travel"
+    assert tag("周末和朋友去爬了香山，人特别多") is None
+    assert tag("I live in Hangzhou") is None
+    # a structured fact's key names its category whatever the value says
+    assert tag("SF", "Shipping.Courier") == "shipping"
+
+
+def test_intent_route_returns_the_routed_category_only(make_engine, t0):
+    eng = make_engine()
+    eng.add("我寄东西一般都用京东物流，上门取件方便", user_id="u", session_id="s1", now=t0)
+    eng.add("周末和朋友去爬了香山，人特别多", user_id="u", session_id="s1", now=t0 + timedelta(minutes=1))
+    route = IntentRoute(eng.store, eng.config.retrieval, IntentSection())
+    assert "intent" in DEFAULT_ROUTES
+    from memory_engine.scope import Scope
+    scope = Scope("default", "u", eng.embedder.version)
+    q = RouteQuery("q", "q", frozenset(), eng.embedder.embed_query("q"), scope, scope.filter())
+    assert route.search(q) == []  # not routed: nothing
+    rows = route.search(RouteQuery(q.query, q.text, q.terms, q.vector, scope, scope.filter(), None, "shipping"))
+    assert [category_of(r.payload) for r in rows] == ["shipping"]
+    assert rows[0].payload["content"].startswith("我寄东西")
+    assert IntentRoute(eng.store, eng.config.retrieval, IntentSection(limit=0)).search(
+        RouteQuery(q.query, q.text, q.terms, q.vector, scope, scope.filter(), None, "shipping")) == []
+
+
+@pytest.mark.parametrize(("facts", "distractors", "ask", "want"), [
+    (["我寄东西一般都用京东物流，上门取件方便"], ["家里的猫最近不太爱吃猫粮", "这周项目评审改到周四下午了"],
+     "明天要把合同原件给客户邮过去，帮我安排一下", "京东物流"),
+    (["I'm vegetarian, no meat and no fish"], ["I like the window seat when I take the train"],
+     "Order us some takeout for lunch", "vegetarian"),
+    (["昨天在京东买了一台戴森吹风机，花了两千多"], ["下个月打算去云南玩一个星期", "女儿这学期开始学游泳了"],
+     "我之前下单的东西发货了没", "吹风机"),
+    (["On planes I always want a window seat near the front"], ["I'm allergic to peanuts"],
+     "Book me a flight to Denver next Tuesday", "window seat"),
+])
+def test_a_request_finds_the_fact_it_needs_from_another_session(make_engine, t0, facts, distractors, ask, want):
+    eng = make_engine()
+    for i, text in enumerate(facts + distractors):
+        eng.add(text, user_id="u", session_id="s1", now=t0 + timedelta(minutes=i))
+    res = eng.retrieve(ask, user_id="u", session_id="s2", now=t0 + timedelta(days=3))
+    assert res.hits and want in res.hits[0].content
+    assert "fact" in res.hits[0].sources  # found as the fact the request needs
+
+
+def test_a_request_whose_fact_was_never_stored_brings_no_unrelated_fact(make_engine, t0):
+    eng = make_engine()
+    eng.add("I prefer an aisle seat when I fly", user_id="u", session_id="s1", now=t0,
+            fact={"key": "travel.seat", "value": "aisle"})
+    eng.add("I've been vegan for two years", user_id="u", session_id="s1", now=t0 + timedelta(minutes=1),
+            fact={"key": "diet.restriction", "value": "vegan"})
+    res = eng.retrieve("Ship this box of books to my brother", user_id="u", session_id="s2",
+                       now=t0 + timedelta(days=4))
+    assert [h.content for h in res.hits] == []
