@@ -186,7 +186,7 @@ class CandidateBuilder:
                 tagged = category_of(pl)
                 if tagged == category:
                     # the request needs this kind of fact, whatever the words (issue 16, facts by intent)
-                    c = replace(c, exact_match=max(c.exact_match, icfg.relevance))
+                    c = replace(c, category_match=icfg.relevance)
                 elif tagged is not None and icfg.mismatch < 1.0:
                     c = replace(c, similarity=c.similarity * icfg.mismatch)
             if best_kw > 0 and "keyword" in pool.scores[mid]:

@@ -44,7 +44,9 @@ class Candidate:
     event time falls in; ``keyword`` is the BM25 score divided by the best
     BM25 score of the query's keyword route, in [0, 1] (0 when the keyword route
     did not return it); ``context_relevance`` is the relevance a memory borrows
-    from a conversational neighbour (see ``retrieve/context.py``).
+    from a conversational neighbour (see ``retrieve/context.py``); ``category_match`` is the
+    relevance of a memory of the fact category the request was routed to (write/categories.py),
+    counted like an exact match but never lent to conversational neighbours.
     """
 
     memory_id: str
@@ -62,6 +64,7 @@ class Candidate:
     temporal_match: float = 0.0
     keyword: float = 0.0
     context_relevance: float = 0.0
+    category_match: float = 0.0
     fused: float = 0.0
 
     @property
@@ -70,7 +73,8 @@ class Candidate:
         fact/identifier match, else the noisy-OR of dense similarity and keyword
         coverage, 1 - (1 - sim)(1 - coverage) (two independent pieces of evidence
         that the memory is about the query). Recency and importance play no part."""
-        return max(self.exact_match, self.context_relevance, 1.0 - (1.0 - self.similarity) * (1.0 - self.coverage))
+        return max(self.exact_match, self.context_relevance, self.category_match,
+                   1.0 - (1.0 - self.similarity) * (1.0 - self.coverage))
 
 
 def recency(age_seconds: float, tau_days: float) -> float:
@@ -105,7 +109,7 @@ def five_term_score(
     the keyword term is max(coverage, exact fact/identifier match)."""
     return (
         w_vector * c.similarity
-        + w_keyword * max(c.coverage, c.exact_match)
+        + w_keyword * max(c.coverage, c.exact_match, c.category_match)
         + w_metadata * c.metadata_match
         + w_time * half_life_weight(c.age_seconds, c.half_life_days)
         + w_importance * c.importance
@@ -121,7 +125,7 @@ def hybrid_score(
     cosine, ``keyword`` BM25 over the query's best BM25 (both in [0, 1]); unlike
     RRF it keeps how far apart the scores are, unlike ``weighted`` the keyword
     evidence is IDF-weighted BM25, not flat coverage."""
-    return (w_dense * c.similarity + w_keyword * max(c.keyword, c.exact_match)
+    return (w_dense * c.similarity + w_keyword * max(c.keyword, c.exact_match, c.category_match)
             + w_recency * recency(c.age_seconds, tau_days) + w_importance * c.importance)
 
 

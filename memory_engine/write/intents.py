@@ -103,7 +103,9 @@ _POLITE_LATIN = re.compile(r"\b(?:pls|plz|please|thx|thanks)\b", re.I)
 EXPLICIT_CORRECTION = re.compile(
     r"更正|纠正|改为|改成|改到|换成|改用|其实是|应该是|搞错|说错|记错|不对[，,。]|不是.{1,12}而是|不再|已经不|"
     r"\b(correction|i meant|i mean[t]?,|changed? (?:it |that )?to|switch(?:ed)? to|no longer|not anymore|"
-    r"any ?more\b|instead of|rather than|moved to|update[d]?:|scratch that|that'?s wrong|i was wrong)",
+    r"any ?more\b|instead of|rather than|moved to|update[d]?:|scratch that|that'?s wrong|i was wrong)|"
+    # a contrast that names the wrong value: "my city is Suzhou, not Hangzhou" (replacement, see replaced_phrase)
+    r",\s*not\b(?=\s+(?!only\b|just\b|even\b|yet\b|really\b|bad\b|sure\b|too\b|to\b|that\b|always\b|final\b|confirmed\b|decided\b|fixed\b|certain\b)\w)",
     re.IGNORECASE,
 )
 
@@ -235,17 +237,18 @@ def provisional(text: str) -> bool:
     return bool(PROVISIONAL.search(text or ""))
 
 
-#: a replacement ("X instead of Y", "X rather than Y", "用X而不是Y") names what it replaces: Y
-_REPLACEMENT = re.compile(r"\b(?:instead of|rather than)\b(?P<obj>[^.,;!?。，；！？\n]*)|而不是(?P<zh>[^。，；！？,.;!?\n]*)",
-                          re.IGNORECASE)
+#: a replacement ("X instead of Y", "X rather than Y", "用X而不是Y", "it's X, not Y") names what it replaces: Y
+_REPLACEMENT = re.compile(r"(?:\b(?:instead of|rather than)\b|,\s*not\b)(?P<obj>[^.,;!?。，；！？\n]*)|"
+                          r"而不是(?P<zh>[^。，；！？,.;!?\n]*)", re.IGNORECASE)
 _PHRASE_END = re.compile(r"\s+(?:in|on|at|for|with|from|because|when|since|to|and|but|so|now|these days|anymore)\b",
                          re.IGNORECASE)
-_REPLACEMENT_ONLY = re.compile(r"^(?:instead of|rather than)$", re.IGNORECASE)
+_REPLACEMENT_ONLY = re.compile(r"^(?:instead of|rather than|,\s*not)$", re.IGNORECASE)
 
 
 def replaced_phrase(text: str) -> str | None:
     """What a correction replaces when its only explicit marker is a replacement:
-    'I use coconut oil instead of butter' -> 'butter'; None when another explicit
+    'I use coconut oil instead of butter' -> 'butter', 'my dentist appointment is Thursday,
+    not Tuesday' -> 'Tuesday'; None when another explicit
     marker ('changed to', '更正', 'no longer') says outright that something changed,
     or when there is no replacement. "instead of" is ordinary language (a recipe,
     a plan) far more often than a correction, so such a text may retire only an older

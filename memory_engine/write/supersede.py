@@ -78,7 +78,9 @@ class CorrectionFinder:
     (:func:`memory_engine.write.intents.marker_clause`): only the same speaker's memories
     (:func:`~memory_engine.write.correction.same_speaker`), never from an assistant or tool
     text; a weak marker ('cancel', 'actually', "don't", '不要') only in a first-person clause
-    that contradicts a stated preference; long identifiers (>= 3 digits) must not differ."""
+    that contradicts a stated preference; long identifiers (>= 3 digits) must not differ; a
+    replacement ('X instead of Y', 'X, not Y') only a memory that names Y and shares the subject
+    apart from Y."""
 
     TYPES = (MemoryType.SEMANTIC.value, MemoryType.EPISODIC.value, MemoryType.PROCEDURAL.value)
 
@@ -108,6 +110,10 @@ class CorrectionFinder:
         replaced = replaced_phrase(clean) if strength == "explicit" else None
         replaced_terms = set(content_terms(replaced)) - rules.MARKER_TERMS if replaced else set()
         new_terms = set(content_terms(clause)) - rules.MARKER_TERMS
+        if replaced is not None:
+            # the replaced value says which memory is meant, not what it is about: the subject must be
+            # shared apart from it ('Thursday, not Tuesday' must not retire 'spin class on Tuesday')
+            new_terms = set(content_terms(clean)) - rules.MARKER_TERMS - replaced_terms
         new_idents = _long_identifiers(clean)
         neg_new = rules.polarity(clause)
         out = []

@@ -119,3 +119,28 @@ def test_a_request_whose_fact_was_never_stored_brings_no_unrelated_fact(make_eng
     res = eng.retrieve("Ship this box of books to my brother", user_id="u", session_id="s2",
                        now=t0 + timedelta(days=4))
     assert [h.content for h in res.hits] == []
+
+
+def test_a_contrast_names_the_value_it_corrects():
+    from memory_engine.write.intents import correction_strength, replaced_phrase
+
+    assert replaced_phrase("Actually my city is Suzhou, not Hangzhou") == "Hangzhou"
+    assert replaced_phrase("Actually my dentist appointment is Thursday at 3pm, not Tuesday") == "Tuesday"
+    assert correction_strength("Actually my city is Suzhou, not Hangzhou", True) == "explicit"
+    # ordinary contrasts name no old value
+    for text in ("The food was great, not bad at all", "I like it, not only for the price",
+                 "We went home, not to the party"):
+        assert replaced_phrase(text) is None and correction_strength(text, False) is None
+
+
+def test_a_contrast_correction_retires_only_the_memory_naming_the_old_value(make_engine, t0):
+    eng = make_engine()
+    old = eng.add("My dentist appointment is on Tuesday at 3pm", user_id="u", session_id="s1", now=t0).memory_id
+    gym = eng.add("I go to spin class on Tuesday evenings", user_id="u", session_id="s1",
+                  now=t0 + timedelta(minutes=1)).memory_id
+    new = eng.add("Actually my dentist appointment is Thursday at 3pm, not Tuesday", user_id="u", session_id="s2",
+                  now=t0 + timedelta(days=1))
+    assert new.superseded_ids == (old,)
+    assert eng.memory(gym, user_id="u").status.value == "current"
+    res = eng.retrieve("When am I getting my teeth checked?", user_id="u", session_id="s3", now=t0 + timedelta(days=2))
+    assert res.ids[:1] == [new.memory_id] and old not in res.ids
