@@ -4,6 +4,7 @@ query embedding, bundled as one :class:`QueryPlan` per call."""
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -38,28 +39,59 @@ _SPEAKER = re.compile(r"^\s*([A-Za-z\u4e00-\u9fff][^\s:：/]{0,15})\s*[:：](?!/
 ASSISTANT_LABELS = frozenset("assistant ai bot chatbot agent system model gpt 助手 小助手 助理 机器人 系统 客服 ai助手".split())
 
 
+#: the two sides' usual labels, recognised also inside one line ('用户：... 助手：... 用户：...')
+_KNOWN_LABEL = re.compile(
+    r"(?:^|(?<=[\s。！？!?.，,；;]))(用户|助手|客服|机器人|user|assistant|human|ai|bot)\s*[:：](?!//)\s*", re.IGNORECASE)
+
+
+def _turns(query: str) -> list[tuple[str, str]] | None:
+    """(label lower-cased, text) per turn, or None: JSON chat messages ([{"role", "content"}, ...]),
+    lines that all open with a speaker label, or one text cut at two or more known labels."""
+    q = query.strip()
+    if q.startswith("[") and q.endswith("]"):
+        try:
+            msgs = json.loads(q)
+        except ValueError:
+            msgs = None
+        if isinstance(msgs, list) and len(msgs) >= 2 and all(
+                isinstance(m, dict) and isinstance(m.get("role"), str) and isinstance(m.get("content"), str)
+                for m in msgs):
+            return [(m["role"].strip().lower(), m["content"].strip()) for m in msgs]
+    lines = [ln for ln in q.splitlines() if ln.strip()]
+    if len(lines) >= 2:
+        turns = []
+        for ln in lines:
+            m = _SPEAKER.match(ln)
+            if m is None:
+                break
+            turns.append((m.group(1).lower(), ln[m.end():].strip()))
+        else:
+            return turns
+    marks = list(_KNOWN_LABEL.finditer(q))
+    if len(marks) < 2 or q[:marks[0].start()].strip():
+        return None
+    return [(m.group(1).lower(), q[m.end():(marks[i + 1].start() if i + 1 < len(marks) else len(q))].strip())
+            for i, m in enumerate(marks)]
+
+
 def dialogue_text(query: str, max_chars: int) -> str | None:
     """The user's side of a dialogue query, or None when ``query`` is not one.
 
-    A dialogue query is at least two non-empty lines that all start with a speaker label
-    ('用户：', 'User:', 'A:'); the result is the text of the turns whose label is not an
-    assistant's (:data:`ASSISTANT_LABELS`), labels removed, newest last, keeping only the
-    latest turns that fit in ``max_chars`` characters (at least the last one, cut to its
-    last ``max_chars``). Why: the current conversation names the past event in the user's
-    own words, mostly in the last turns; the assistant's replies ('听起来很治愈') and the
-    labels themselves match every memory alike, and an embedder reads only the leading
-    window of a long text (e5: 512 tokens, about 500 Chinese characters), which would keep
-    the oldest turns and drop the newest. If every turn is the assistant's, all are kept.
+    A dialogue query is a JSON list of chat messages (``role`` / ``content``), at least two
+    non-empty lines that all start with a speaker label ('用户：', 'User:', 'A:'), or one text
+    that starts with a known label and holds two or more ('用户：... 助手：... 用户：...'). The
+    result is the text of the turns whose label is not an assistant's
+    (:data:`ASSISTANT_LABELS`), labels removed, newest last, keeping only the latest turns
+    that fit in ``max_chars`` characters (at least the last one, cut to its last
+    ``max_chars``). Why: the current conversation names the past event in the user's own
+    words, mostly in the last turns; the assistant's replies ('听起来很治愈') and the labels
+    themselves match every memory alike, and an embedder reads only the leading window of a
+    long text (e5: 512 tokens, about 500 Chinese characters), which would keep the oldest
+    turns and drop the newest. If every turn is the assistant's, all are kept.
     ``max_chars`` >= 1 (ConfigError at the planner)."""
-    lines = [ln for ln in query.splitlines() if ln.strip()]
-    if len(lines) < 2:
+    turns = _turns(query)
+    if turns is None:
         return None
-    turns = []
-    for ln in lines:
-        m = _SPEAKER.match(ln)
-        if m is None:
-            return None
-        turns.append((m.group(1).lower(), ln[m.end():].strip()))
     said = [t for who, t in turns if who not in ASSISTANT_LABELS and t] or [t for _, t in turns if t]
     kept: list[str] = []
     used = 0

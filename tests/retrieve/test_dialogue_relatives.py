@@ -35,9 +35,19 @@ def test_dialogue_text_keeps_the_newest_turns_within_the_window():
     assert dialogue_text("用户：" + "很长" * 50 + "\n助手：嗯", 10) == ("很长" * 50)[-10:]
 
 
+def test_dialogue_text_reads_chat_messages_and_inline_labels():
+    msgs = '[{"role": "user", "content": "明天要考试了"}, {"role": "assistant", "content": "加油"}, ' \
+           '{"role": "user", "content": "怕又考砸"}]'
+    assert dialogue_text(msgs, 500) == "明天要考试了\n怕又考砸"
+    inline = "用户：明天要考试了 助手：加油！ 用户：怕又考砸"
+    assert dialogue_text(inline, 500) == "明天要考试了\n怕又考砸"
+    assert dialogue_text("User: I'm nervous. Assistant: why? User: the exam", 500) == "I'm nervous.\nthe exam"
+
+
 @pytest.mark.parametrize("text", ["我喜欢喝冰美式", "第一行\n第二行", "用户：只有一行", "Note: x\nplain line",
                                   "What did Caroline say about her mom?", "10:30 开会\n11:00 午饭",
-                                  "see https://a.example/x\nhttps://b.example/y"])
+                                  "see https://a.example/x\nhttps://b.example/y",
+                                  "我问了助手：怎么办，用户：不知道", '[1, 2]', '[{"role": "user"}]'])
 def test_not_a_dialogue(text):
     assert dialogue_text(text, 500) is None
 
