@@ -284,6 +284,7 @@ def run_memwb(convs: list[Conversation], data: Path, embedder: str, strategies: 
     from memory_engine.text import content_terms, count_tokens, sparse_document
 
     _one_thread()
+    commit = git_commit(Path(__file__).resolve().parents[1])  # before the engine loads: the figures belong to it
     backend, model, label = EMBEDDERS[embedder]
     cfg = EngineConfig(workspace=tempfile.mkdtemp(prefix="memwb-side-")).with_overrides({
         "embedding.backend": backend, "embedding.model": model,
@@ -364,7 +365,7 @@ def run_memwb(convs: list[Conversation], data: Path, embedder: str, strategies: 
         print(f"memwb {strategy} ({label}): recall@10 {out[f'memwb-{strategy}']['recall@10']:.3f} "
               f"on {len(per_q)} questions", file=sys.stderr, flush=True)
     return {"system": "memwb", "strategies": out, "data": str(data), "conversations": [c.id for c in convs],
-            "embedder": label, "overrides": overrides, "commit": git_commit(Path(__file__).resolve().parents[1])}
+            "embedder": label, "overrides": overrides, "commit": commit}
 
 
 # --------------------------------------------------------------------------- comparison (the project's venv)
@@ -427,7 +428,8 @@ def compare(results: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
         lines.append(f"{name:<30} {s['embedder'][:32]:<32}{cells}")
     lines.append("target (issue 16): memwb defaults >= x1.5 mem0 at the same embedder")
     for r in results:
-        lines.append(f"  {r['system']}: {r.get('command', '?')}" + (f"  (at {r['commit']})" if r.get("commit") else ""))
+        who = r["system"] + (f" ({r['embedder']})" if r.get("embedder") else "")
+        lines.append(f"  {who}: {r.get('command', '?')}" + (f"  [memwb at {r['commit'][:7]}]" if r.get("commit") else ""))
         for name, s in r["strategies"].items():
             if s.get("routes"):
                 lines.append(f"    {name} search routes: {s['routes']}")
@@ -481,9 +483,10 @@ def main(argv: list[str] | None = None) -> int:
             m0_argv = ["mem0", str(a.paths[0]), "--out", str(m0_out)]
             m0_argv += ["--conversations", a.conversations] if a.conversations else []
             m0_argv += ["--limit-questions", str(a.limit_questions)] if a.limit_questions else []
-            subprocess.run([a.mem0_python, __file__, *m0_argv], check=True,
+            subprocess.run([a.mem0_python, __file__, *m0_argv], check=True, stdout=sys.stderr,
                            env={**os.environ, "MEM0_TELEMETRY": "False", "PYTHONPATH": ""})
             m0 = json.loads(m0_out.read_text(encoding="utf-8"))
+            m0["command"] = f"(this run: {a.mem0_python} {Path(__file__).name} {shlex.join(m0_argv[:2])})"
         results = [m0]
         for e in (x.strip() for x in a.embedders.split(",") if x.strip()):
             if e not in EMBEDDERS:
