@@ -119,27 +119,31 @@ class Categories:
     def __init__(self, embedder: CachedEmbedder, cfg: IntentSection) -> None:
         self.embedder, self.cfg = embedder, cfg
         self.examples = load_examples(cfg.exemplars)
-        self._banks: dict[str, tuple[_Bank, _Bank]] = {}
+        self._banks: dict[str, _Bank] = {}
         self._lock = threading.Lock()
 
     @property
     def enabled(self) -> bool:
         return self.cfg.enabled
 
-    def _bank(self) -> tuple[_Bank, _Bank]:
-        version = self.embedder.version
+    def _bank(self, kind: str) -> _Bank:
+        """The example vectors of ``kind`` ('q' requests as queries, 'd' facts as documents), embedded on
+        first use per embedding version (each kind only when needed: a process that only retrieves never
+        embeds the example facts; about 40-55 short texts each, ~1 s with e5 on one core)."""
+        key = f"{kind}:{self.embedder.version}"
         with self._lock:
-            banks = self._banks.get(version)
-        if banks is None:
-            ex = self.examples
-            rq = [(n, t) for n, ts in ex.requests.items() for t in ts]
-            fc = [(n, t) for n, ts in ex.facts.items() for t in ts]
-            qv = np.stack([self.embedder.embed_query(t) for _, t in rq])
-            fv = self.embedder.embed_documents([t for _, t in fc])
-            banks = (_Bank(qv, [n for n, _ in rq]), _Bank(fv, [n for n, _ in fc]))
+            bank = self._banks.get(key)
+        if bank is None:
+            ex = self.examples.requests if kind == "q" else self.examples.facts
+            rows = [(n, t) for n, ts in ex.items() for t in ts]
+            if kind == "q":
+                vecs = np.stack([self.embedder.embed_query(t) for _, t in rows])
+            else:
+                vecs = self.embedder.embed_documents([t for _, t in rows])
+            bank = _Bank(vecs, [n for n, _ in rows])
             with self._lock:
-                self._banks[version] = banks
-        return banks
+                self._banks[key] = bank
+        return bank
 
     @staticmethod
     def _decide(ranked: list[tuple[float, str]], min_score: float, margin: float) -> CategoryLabel | None:
@@ -156,7 +160,7 @@ class Categories:
         a call)."""
         if not self.cfg.enabled:
             return None
-        return self._decide(self._bank()[0].nearest(vec), self.cfg.query_min_score, self.cfg.query_margin)
+        return self._decide(self._bank("q").nearest(vec), self.cfg.query_min_score, self.cfg.query_margin)
 
     def of_fact(self, vec: np.ndarray, fact_key: str | None = None) -> CategoryLabel | None:
         """The category of a statement (its document embedding), or None; a structured fact key naming a
@@ -168,7 +172,7 @@ class Categories:
             for name, words in self.examples.keys.items():
                 if parts & set(words):
                     return CategoryLabel(name, 1.0, 1.0)
-        return self._decide(self._bank()[1].nearest(vec), self.cfg.fact_min_score, self.cfg.fact_margin)
+        return self._decide(self._bank("d").nearest(vec), self.cfg.fact_min_score, self.cfg.fact_margin)
 
 
 def category_of(payload: dict[str, Any]) -> str | None:
