@@ -16,6 +16,15 @@ prints recall@10, MRR@10 and latency per variant. ``--distribution`` prints the
 percentiles of the query cosine of the best evidence item vs the best item of
 another user's store (a never-stored question) and the median over the store.
 ``--cache DIR`` keeps the vectors between runs (e5 embeds ~15-60 texts/s here).
+
+``--write-path`` (issue 16, write side) stores every turn through ``MemoryEngine.add`` at the
+defaults (+ each ``--variant``) instead, and prints recall@10 beside every turn stored, the
+write outcomes, the evidence turns kept, every supersession, and why each evidence turn the
+every-turn store found is missing (rejected, candidate pool, archived, merged or stored but
+outranked); ``--bare`` gives ``add`` only the text and time (no session, no speaker).
+
+    PYTHONPATH=. python benchmarks/retrieval_study.py locomo-dev --write-path --cache /tmp/memwb-vectors
+    PYTHONPATH=. python benchmarks/retrieval_study.py memdaily --write-path --cache /tmp/memwb-vectors
 """
 
 from __future__ import annotations
@@ -121,12 +130,13 @@ def run_variant(base: EngineConfig, overrides: dict[str, Any], emb: CachedEmbedd
 
 
 def write_path(base: EngineConfig, overrides: dict[str, Any], emb: CachedEmbedder, cases: list[Case],
-               raw: dict[tuple[str, str], list[str]] | None = None) -> dict[str, Any]:
+               raw: dict[tuple[str, str], list[str]] | None = None, bare: bool = False) -> dict[str, Any]:
     """Every event through ``MemoryEngine.add`` at the defaults (+ ``overrides``), then every
     question: recall@10 of the evidence labels (a merged memory counts for every turn merged
     into it), evidence turns kept retrievable, supersessions (old/new text), and, when ``raw``
     (question -> labels of the every-turn top 10) is given, why each evidence label the
-    every-turn store found is missing through the write path."""
+    every-turn store found is missing through the write path. ``bare``: ``add`` gets the text
+    and time only (no session, no metadata such as the speaker), as a caller that knows nothing else."""
     eng = MemoryEngine.in_memory(base.with_overrides(overrides), embedder=emb)
     labels: dict[str, set[str]] = {}
     writes: dict[tuple[str, str], Any] = {}
@@ -136,8 +146,8 @@ def write_path(base: EngineConfig, overrides: dict[str, Any], emb: CachedEmbedde
     for c in cases:
         for ev in c.events:
             user = ev.user or c.id
-            wr = eng.add(ev.text, user_id=user, tenant_id="study", session_id=ev.session, role=ev.role,
-                         metadata=ev.metadata, now=ev.at)
+            wr = eng.add(ev.text, user_id=user, tenant_id="study", session_id=None if bare else ev.session,
+                         role=ev.role, metadata=None if bare else ev.metadata, now=ev.at)
             writes[(user, ev.label)] = wr
             texts[(user, ev.label)] = ev.text
             key = wr.outcome if wr.outcome != "rejected" else f"rejected:{(wr.reason or '').split(':')[0]}"
@@ -238,6 +248,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--write-path", action="store_true",
                     help="Store through MemoryEngine.add (defaults + each --variant) and report the loss "
                          "against every turn stored, per mechanism.")
+    ap.add_argument("--bare", action="store_true",
+                    help="With --write-path: add() gets text and time only (no session id, no speaker metadata).")
     ap.add_argument("--json", type=Path, default=None)
     a = ap.parse_args(argv)
     base = EngineConfig(workspace=tempfile.mkdtemp(prefix="memwb-study-ws-")).with_overrides(
@@ -258,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
         out["variants"] = []
         for v in a.variant or [""]:
             ov = dict(kv.split("=", 1) for kv in v.split(",") if kv.strip())
-            r = write_path(base, ov, emb, cases, raw)
+            r = write_path(base, ov, emb, cases, raw, bare=a.bare)
             out["variants"].append(r)
             kinds: dict[str, int] = {}
             for x in r["losses"]:
