@@ -7,7 +7,8 @@ memories with evidence and lists them in the write result and its span.
 Rules (every number is ``write.*`` configuration):
 
 * only the same speaker corrects their own statement: the same role, and the
-  same ``metadata.speaker`` when both carry one (in a dialog between Caroline
+  same ``metadata.speaker`` when both carry one (else the speaker label a transcript
+  line opens with, "Melanie: ...", so a dialogue written without metadata is judged alike) (in a dialog between Caroline
   and Melanie, Melanie's "actually" never retires Caroline's memory); an
   assistant / tool text never retires anything (the engine never calls this for them);
 * the corrected part of the new text (:func:`memory_engine.write.rules.correction_scope`,
@@ -32,6 +33,7 @@ Rules (every number is ``write.*`` configuration):
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,12 +64,36 @@ class SupersedeParams:
     min_shared: int
 
 
-def same_speaker(new_role: str, new_meta: dict[str, Any], old_payload: dict[str, Any]) -> bool:
-    """Same role, and the same ``metadata.speaker`` when both name one (case-insensitive)."""
+#: a transcript line's speaker label: one or two capitalised words ("Melanie: ...", "Mary Ann: ...")
+#: or two to four Chinese characters ("小王：...") before a colon (not a URL's "://")
+_SPEAKER_LABEL = re.compile(r"^\s*([A-Z][a-z]+(?: [A-Z][a-z]+)?|[\u4e00-\u9fff]{2,4})\s*[:：](?!//)\s*\S")
+#: labels that head a note rather than name a speaker ("Update: ...", "更正：...")
+_HEADER_WORDS = frozenset(
+    """update note notes reminder correction todo fyi summary re subject title question answer edit addendum
+    important warning info status news tip idea plan goal agenda result results recap remember update
+    更正 更新 备注 提醒 补充 注意 总结 问题 回答 重要 计划 目标 结论 待办 说明 通知 修改 纠正""".split()
+)
+
+
+def speaker_of(meta: dict[str, Any] | None, content: str = "") -> str:
+    """Who said it: ``metadata.speaker`` (lower-cased), else the speaker label the text opens with
+    (a conversation imported without metadata: "Melanie: ..."), else ''. A note header
+    ("Update: ...", "更正：...") is no speaker."""
+    s = str((meta or {}).get("speaker") or "").strip().lower()
+    if s:
+        return s
+    m = _SPEAKER_LABEL.match(content or "")
+    label = m.group(1).lower() if m else ""
+    return "" if label in _HEADER_WORDS else label
+
+
+def same_speaker(new_role: str, new_meta: dict[str, Any], old_payload: dict[str, Any], new_content: str = "") -> bool:
+    """Same role, and the same speaker (:func:`speaker_of`: ``metadata.speaker``, else the text's
+    speaker label) when both name one (case-insensitive)."""
     if (old_payload.get("role") or "user") != new_role:
         return False
-    a = str((new_meta or {}).get("speaker") or "").strip().lower()
-    b = str((old_payload.get("metadata") or {}).get("speaker") or "").strip().lower()
+    a = speaker_of(new_meta, new_content)
+    b = speaker_of(old_payload.get("metadata"), str(old_payload.get("content") or ""))
     return not (a and b and a != b)
 
 

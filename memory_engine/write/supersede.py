@@ -28,7 +28,7 @@ from ..scope import Scope
 from ..store.base import VectorStore
 from ..text import content_terms, identifiers
 from . import rules
-from .correction import SupersedeParams, judge, same_speaker
+from .correction import SupersedeParams, judge, same_speaker, speaker_of
 from .intents import EXPLICIT_CORRECTION, about_speaker, correction_strength, marker_clause, replaced_phrase
 from .records import deprecate_patch
 
@@ -118,7 +118,7 @@ class CorrectionFinder:
         neg_new = rules.polarity(clause)
         out = []
         for p in self.store.search_dense(vec.tolist(), scope.filter(memory_types=self.TYPES), self.limit):
-            if not scope.owns(p) or not same_speaker(role, meta, p.payload):
+            if not scope.owns(p) or not same_speaker(role, meta, p.payload, clean):
                 continue
             sim = self.embedder.rescale(p.score)
             old_text = p.payload.get("content", "")
@@ -126,8 +126,8 @@ class CorrectionFinder:
             if new_idents and old_idents and not (new_idents & old_idents):
                 continue  # different entities (card 尾号0988 vs 尾号8890)
             # the speakers' own names ("Gina: ..." prefixes every line of Gina) are no evidence
-            names = content_terms(str(meta.get("speaker") or "")) | content_terms(
-                str((p.payload.get("metadata") or {}).get("speaker") or ""))
+            names = content_terms(speaker_of(meta, clean)) | content_terms(
+                speaker_of(p.payload.get("metadata"), old_text))
             old_terms = set(p.payload.get("terms") or ()) - rules.MARKER_TERMS - names
             if replaced is not None and not (replaced_terms & old_terms):
                 continue  # a replacement names what it replaces; this memory does not say it

@@ -122,3 +122,20 @@ def test_the_search_term_key_is_the_workspaces(make_engine, t0):
     a, b = make_engine(), make_engine()  # same workspace folder: the same secret, so old terms stay findable
     assert a._pii_key() == b._pii_key() != b""
     assert (Path(a.config.workspace) / "pseudonym.salt").exists()
+
+
+def test_a_dialogue_written_without_metadata_keeps_speakers_apart(engine, t0):
+    from memory_engine.write.correction import speaker_of
+
+    old = engine.add("Maria: Thanks, John! Your words really mean a lot. It's always nice to know that what I'm "
+                     "doing is making an impact.", user_id="u", session_id="s1", now=t0)
+    new = engine.add("John: Lately, I've been stumped about something. Don't feel like I'm making much of an impact "
+                     "here, which has me questioning my decisions and goals.", user_id="u", session_id="s2",
+                     now=t0 + timedelta(days=30))
+    assert new.superseded_ids == ()
+    assert engine.memory(old.memory_id, user_id="u").status.value == "current"
+    assert speaker_of(None, "Melanie: we went camping") == "melanie"
+    assert speaker_of({"speaker": "Gina"}, "John: hi") == "gina"
+    # a note header is no speaker, a URL no label
+    assert speaker_of(None, "Update: my flight is at 8") == "" == speaker_of(None, "更正：航班是九点")
+    assert speaker_of(None, "https://example.com is my blog") == ""
