@@ -328,7 +328,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 tokens=count_tokens(text),
             )
             vec = emb.embed_documents([text])[0]
-            pts.append(StoredPoint(mrec.id, vec.tolist(), sparse_document(terms), mrec.to_payload()))
+            pts.append(StoredPoint(mrec.id, vec.tolist(), sparse_document(terms, base_cfg.keyword.k1, base_cfg.keyword.b,
+                                                                     base_cfg.keyword.avg_len), mrec.to_payload()))
             c.raw_labels[mrec.id] = frozenset({ev.label})
         for i in range(0, len(pts), 500):
             raw_store.upsert(pts[i : i + 500])

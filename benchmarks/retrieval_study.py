@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from memory_engine import EngineConfig, MemoryEngine
+from memory_engine.config import KeywordSection
 from memory_engine.embedding import CachedEmbedder, make_embedder
 from memory_engine.evaluation.importers import import_locomo, import_memdaily
 from memory_engine.evaluation.suite import Case, load_suites
@@ -88,7 +89,11 @@ def warm_cache(emb: CachedEmbedder, cases: list[Case], cache: Path | None) -> No
                      vecs=np.stack([emb._get((kind, t)) for t in keys]))
 
 
-def build_store(emb: CachedEmbedder, cases: list[Case]) -> tuple[EdgeStore, dict[str, str]]:
+def build_store(emb: CachedEmbedder, cases: list[Case], keyword: KeywordSection | None = None
+                ) -> tuple[EdgeStore, dict[str, str]]:
+    """Every turn of ``cases`` as an episodic memory; BM25 document weights of ``keyword``
+    (None = the config defaults). Returns the store and {memory id: turn label}."""
+    kw = keyword or KeywordSection()
     store = EdgeStore(ephemeral=True)
     store.ensure_collection(emb.dim)
     labels: dict[str, str] = {}
@@ -103,7 +108,7 @@ def build_store(emb: CachedEmbedder, cases: list[Case]) -> tuple[EdgeStore, dict
                                metadata=dict(ev.metadata or {}), importance=0.5,
                                source=Source.USER_STATED, created_at=ts, updated_at=ts, last_access_at=ts,
                                embedding_version=emb.version, terms=terms, tokens=count_tokens(text))
-            pts.append(StoredPoint(rec.id, emb.embed_documents([text])[0].tolist(), sparse_document(terms),
+            pts.append(StoredPoint(rec.id, emb.embed_documents([text])[0].tolist(), sparse_document(terms, kw.k1, kw.b, kw.avg_len),
                                    rec.to_payload()))
             labels[rec.id] = ev.label
     for i in range(0, len(pts), 500):
@@ -285,11 +290,16 @@ def main(argv: list[str] | None = None) -> int:
         out["distribution"] = distribution(emb, cases)
         print(json.dumps(out, indent=2, ensure_ascii=False))
     else:
-        store, labels = build_store(emb, cases)
+        store, labels = build_store(emb, cases, base.keyword)
         out["variants"] = []
         for v in a.variant or [""]:
             ov = dict(kv.split("=", 1) for kv in v.split(",") if kv.strip())
-            r = run_variant(base, ov, emb, store, labels, cases)
+            # keyword.* are document-side BM25 weights: a variant that sets them gets its own store
+            own = build_store(emb, cases, base.with_overrides(ov).keyword)[0] if any(
+                k.startswith("keyword.") for k in ov) else None
+            r = run_variant(base, ov, emb, own or store, labels, cases)
+            if own is not None:
+                own.close()
             out["variants"].append(r)
             print(f"{a.dataset} {ov or 'defaults'}: recall@10 {r['recall@10']:.3f}  MRR@10 {r['mrr@10']:.3f}  "
                   f"n={r['n']}  p50 {r['p50_ms']:.1f} ms  p95 {r['p95_ms']:.1f} ms", flush=True)

@@ -583,6 +583,23 @@ class TracingSection(_Section):
 _SECTIONS: dict[str, type[_Section]] = {}
 
 
+class KeywordSection(_Section):
+    """BM25 document-side weights of the keyword route (computed when a memory is written;
+    Qdrant's IDF modifier supplies the IDF at query time)."""
+
+    k1: float = Field(
+        1.2, gt=0.0, description="BM25 term-frequency saturation k1 (Robertson & Zaragoza 2009). A memory stores "
+        "its distinct terms (tf = 1), so k1 only scales the length normalisation."
+    )
+    b: float = Field(
+        0.0, ge=0.0, le=1.0, description="BM25 length normalisation b, applied when a memory is written (stored "
+        "memories keep their weights until rewritten or re-embedded). 0 (Lucene's 0.75 before issue 16): a long "
+        "memory that names the query's rare words is no weaker evidence than a short one; LoCoMo dev recall@10 "
+        "+0.02, golden suites unchanged (sweep in benchmarks/README.md)."
+    )
+    avg_len: float = Field(12.0, gt=0.0, description="Expected memory length in terms for the length normalisation.")
+
+
 class LimitsSection(_Section):
     max_query_chars: int = Field(2000, ge=1, description="Longest retrieve query in characters (ValidationError beyond).")
     max_text_chars: int = Field(
@@ -649,6 +666,7 @@ class EngineConfig(BaseSettings):
     write: WriteSection = Field(default_factory=WriteSection, description="Write pipeline.")
     retrieval: RetrievalSection = Field(default_factory=RetrievalSection, description="Retrieval pipeline.")
     intent: IntentSection = Field(default_factory=IntentSection, description="Facts by intent: request and fact categories.")
+    keyword: KeywordSection = Field(default_factory=KeywordSection, description="BM25 weights of the keyword route.")
     lifecycle: LifecycleSection = Field(default_factory=LifecycleSection, description="Decay, archive, expiry, consolidation.")
     working: WorkingSection = Field(default_factory=WorkingSection, description="Working memory and context budgets.")
     tracing: TracingSection = Field(default_factory=TracingSection, description="Spans and exporters.")

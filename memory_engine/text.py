@@ -188,11 +188,13 @@ def term_id(term: str) -> int:
     return zlib.crc32(term.encode("utf-8")) & 0xFFFFFFFF
 
 
-def sparse_document(terms: Iterable[str], k1: float = 1.2, b: float = 0.75, avg_len: float = 12.0) -> SparseVec:
+def sparse_document(terms: Iterable[str], k1: float = 1.2, b: float = 0.0, avg_len: float = 12.0) -> SparseVec:
     """BM25 document-side weights tf*(k1+1)/(tf + k1*(1 - b + b*len/avg_len)).
 
     ``avg_len`` is the expected document length in terms (memories are short
-    sentences; 12 is typical). IDF is applied by Qdrant's IDF modifier.
+    sentences; 12 is typical). IDF is applied by Qdrant's IDF modifier. The
+    defaults are those of the ``keyword`` config section (writers pass theirs);
+    with b = 0 and distinct terms every weight is 1 (IDF-weighted term overlap).
     """
     counts = Counter(terms)
     n = sum(counts.values())

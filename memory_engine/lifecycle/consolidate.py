@@ -180,7 +180,7 @@ def _new_record(eng: Host, content: str, base: MemoryRecord, sources: Sequence[M
         access_count=sum(r.access_count for r in sources),
         supersedes=tuple(r.id for r in sources) if supersedes else (),
     )
-    upsert_records(eng.store, [rec], eng.embedder.embed_documents([content]))
+    upsert_records(eng.store, [rec], eng.embedder.embed_documents([content]), eng.config.keyword)
     return rec
 
 

@@ -188,14 +188,16 @@ def reembed(
                 old = have.get(p.id)
                 if (old is not None and old.dense is not None and old.payload.get("embedding_version") == new_version
                         and old.payload.get("content") == p.payload.get("content")):
-                    points.append(payload_point(p.id, old.dense, {**p.payload, "embedding_version": new_version}))
+                    points.append(payload_point(p.id, old.dense, {**p.payload, "embedding_version": new_version},
+                                                eng.config.keyword))
                     reused += 1
                 else:
                     todo.append(p)
             if todo:
                 vecs = embedder.embed_documents([str(p.payload.get("content", "")) for p in todo])
                 for p, v in zip(todo, vecs, strict=True):
-                    points.append(payload_point(p.id, v, {**p.payload, "embedding_version": new_version}))
+                    points.append(payload_point(p.id, v, {**p.payload, "embedding_version": new_version},
+                                                eng.config.keyword))
                 embedded += len(todo)
             target.upsert(points)
             batches += 1

@@ -199,7 +199,7 @@ def ingest_events(eng: Host, requests: Sequence[WriteRequest]) -> list[WriteResu
         results[i] = WriteResult(WriteOutcome.STORED.value, rec.id, "event", importance=rec.importance,
                                  memory_type=mtype.value, redactions=kinds)
     if recs:
-        upsert_records(eng.store, recs, eng.embedder.embed_documents([r.content for r in recs]))
+        upsert_records(eng.store, recs, eng.embedder.embed_documents([r.content for r in recs]), eng.config.keyword)
     for i, r in enumerate(requests):
         res = results[i]
         assert res is not None

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..config import WriteSection
+from ..config import KeywordSection, WriteSection
 from ..embedding import CachedEmbedder
 from ..errors import ConfigError
 from ..models import MemoryRecord, MemoryStatus, MemoryType, WriteOutcome, WriteResult
@@ -30,12 +30,14 @@ class CandidatePool:
     stored as a new episodic candidate (``candidate``/``uncertain``).
     Raises ConfigError at construction for ``candidate_promote_count`` < 1."""
 
-    def __init__(self, store: VectorStore, embedder: CachedEmbedder, cfg: WriteSection) -> None:
+    def __init__(self, store: VectorStore, embedder: CachedEmbedder, cfg: WriteSection,
+                 keyword: KeywordSection | None = None) -> None:
         if cfg.candidate_promote_count < 1:
             raise ConfigError("write.candidate_promote_count must be >= 1", key="write.candidate_promote_count")
         self.store, self.embedder = store, embedder
         self.similarity, self.candidates = cfg.dedup_similarity, cfg.dedup_candidates
         self.promote_count = cfg.candidate_promote_count
+        self.keyword = keyword
 
     def add(self, rec: MemoryRecord, vec: np.ndarray, scope: Scope, redactions: tuple[str, ...]) -> WriteResult:
         ts = rec.created_at
@@ -58,6 +60,6 @@ class CandidatePool:
                                memory_type=old.memory_type.value, redactions=redactions)
         meta = {**rec.metadata, "_sessions": [rec.session_id] if rec.session_id else []}
         new = replace(rec, memory_type=MemoryType.EPISODIC, status=MemoryStatus.CANDIDATE, metadata=meta)
-        upsert_records(self.store, [new], vec[None, :])
+        upsert_records(self.store, [new], vec[None, :], self.keyword)
         return WriteResult(WriteOutcome.CANDIDATE.value, new.id, "uncertain", importance=new.importance,
                            memory_type=new.memory_type.value, redactions=redactions)

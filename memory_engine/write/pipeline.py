@@ -92,7 +92,7 @@ class WritePipeline:
         self.dedup = DuplicateFinder(store, embedder, w)
         self.corrections = CorrectionFinder(store, embedder, w, config.retrieval.route_limit)
         self.superseder = Superseder(store, w.supersede_mode, config.lifecycle, w.undo_days)
-        self.candidates = CandidatePool(store, embedder, w)
+        self.candidates = CandidatePool(store, embedder, w, config.keyword)
         self.forgetter = Forgetter(store, embedder, w)
         self.order = SessionOrder(store, w)
         self.categories = Categories(embedder, config.intent)
@@ -190,7 +190,7 @@ class WritePipeline:
             if label is not None:
                 meta = {**meta, "_category": label.name}
         rec = replace(rec, memory_type=mtype, metadata=meta, supersedes=tuple(superseded))
-        upsert_records(self.store, [rec], vec[None, :])
+        upsert_records(self.store, [rec], vec[None, :], self.config.keyword)
         if superseded:
             try:
                 self.superseder.supersede(superseded, rec.id, req.ts)

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..config import KeywordSection
 from ..models import MemoryRecord, MemoryStatus, MemoryType, Source
 from ..retrieve import temporal
 from ..store.base import StoredPoint, VectorStore
@@ -59,21 +60,26 @@ def build_record(
     )
 
 
-def point(rec: MemoryRecord, vec: np.ndarray | Sequence[float]) -> StoredPoint:
-    """The store point of ``rec``: its dense vector, the BM25 sparse vector of its terms, its payload."""
-    return payload_point(rec.id, vec, rec.to_payload())
+def point(rec: MemoryRecord, vec: np.ndarray | Sequence[float], keyword: KeywordSection | None = None) -> StoredPoint:
+    """The store point of ``rec``: its dense vector, the BM25 sparse vector of its terms (weights of the
+    ``keyword`` config section, None = its defaults), its payload."""
+    return payload_point(rec.id, vec, rec.to_payload(), keyword)
 
 
-def payload_point(memory_id: str, vec: np.ndarray | Sequence[float], payload: dict[str, Any]) -> StoredPoint:
+def payload_point(memory_id: str, vec: np.ndarray | Sequence[float], payload: dict[str, Any],
+                  keyword: KeywordSection | None = None) -> StoredPoint:
     """The store point of a stored payload with a (new) dense vector; the sparse vector is
-    rebuilt from ``payload["terms"]`` (re-embedding copies records this way)."""
+    rebuilt from ``payload["terms"]`` with the ``keyword`` BM25 weights (re-embedding copies records this way)."""
     dense = vec.tolist() if isinstance(vec, np.ndarray) else list(vec)
-    return StoredPoint(memory_id, dense, sparse_document(payload.get("terms") or ()), payload)
+    kw = keyword or KeywordSection()
+    return StoredPoint(memory_id, dense, sparse_document(payload.get("terms") or (), kw.k1, kw.b, kw.avg_len), payload)
 
 
-def upsert_records(store: VectorStore, recs: Sequence[MemoryRecord], vecs: np.ndarray | Sequence[Any]) -> None:
-    """Upsert ``recs`` with their vectors (row i of ``vecs`` belongs to ``recs[i]``) in one call."""
-    store.upsert([point(r, v) for r, v in zip(recs, vecs, strict=True)])
+def upsert_records(store: VectorStore, recs: Sequence[MemoryRecord], vecs: np.ndarray | Sequence[Any],
+                   keyword: KeywordSection | None = None) -> None:
+    """Upsert ``recs`` with their vectors (row i of ``vecs`` belongs to ``recs[i]``) in one call;
+    ``keyword``: the BM25 weights (None = the config defaults)."""
+    store.upsert([point(r, v, keyword) for r, v in zip(recs, vecs, strict=True)])
 
 
 def touch_patch(rec: MemoryRecord, ts: float, *, updated: bool = False) -> dict[str, Any]:
