@@ -55,6 +55,8 @@ def test_not_a_dialogue(text):
 def test_relatives_longest_word_and_general_words():
     assert relatives("我舅舅的生日是哪天") == {"maternal_uncle"}
     assert relatives("我姑妈来了") == {"paternal_aunt"}  # not '妈'
+    assert relatives("我爸妈都退休了") == {"mother", "father"}
+    assert relatives("My sons and uncles") == {"son", "maternal_uncle", "paternal_uncle"}
     assert relatives("the kids") == {"son", "daughter"}
     assert relatives("Is my daughter allergic?") & relatives("our kids") == {"daughter"}
     assert relatives("王先生和阿姨") == frozenset()  # forms of address, not relatives
