@@ -46,7 +46,8 @@ _KNOWN_LABEL = re.compile(
 
 def _turns(query: str) -> list[tuple[str, str]] | None:
     """(label lower-cased, text) per turn, or None: JSON chat messages ([{"role", "content"}, ...]),
-    lines that all open with a speaker label, or one text cut at two or more known labels."""
+    lines that all open with a speaker label, or one text that opens with a known label, cut at
+    every known label ('用户：...' alone is one turn: the label is no word of the user's)."""
     q = query.strip()
     if q.startswith("[") and q.endswith("]"):
         try:
@@ -68,7 +69,7 @@ def _turns(query: str) -> list[tuple[str, str]] | None:
         else:
             return turns
     marks = list(_KNOWN_LABEL.finditer(q))
-    if len(marks) < 2 or q[:marks[0].start()].strip():
+    if not marks or q[:marks[0].start()].strip():
         return None
     return [(m.group(1).lower(), q[m.end():(marks[i + 1].start() if i + 1 < len(marks) else len(q))].strip())
             for i, m in enumerate(marks)]
@@ -79,7 +80,7 @@ def dialogue_text(query: str, max_chars: int) -> str | None:
 
     A dialogue query is a JSON list of chat messages (``role`` / ``content``), at least two
     non-empty lines that all start with a speaker label ('用户：', 'User:', 'A:'), or one text
-    that starts with a known label and holds two or more ('用户：... 助手：... 用户：...'). The
+    that starts with a known label ('用户：... 助手：... 用户：...', or '用户：...' alone). The
     result is the text of the turns whose label is not an assistant's
     (:data:`ASSISTANT_LABELS`), labels removed, newest last, keeping only the latest turns
     that fit in ``max_chars`` characters (at least the last one, cut to its last
@@ -113,7 +114,8 @@ class QueryPlan:
     ``ts`` / ``now``: the call's clock (epoch seconds / aware datetime); ``relatives`` the
     relatives a question names (:func:`memory_engine.text.relatives`; empty for a dialogue,
     where another relative's story is a fair association); ``dialogue``: the query is a
-    conversation and ``text``/``terms`` are its user turns (:func:`dialogue_text`)."""
+    conversation of several turns and ``text``/``terms`` are its user turns
+    (:func:`dialogue_text`; a single labelled turn is read without its label, as a question)."""
 
     query: str
     text: str
@@ -181,12 +183,15 @@ class QueryPlanner:
     def plan(self, query: str, scope: Scope, session_id: str | None, ts: float, now: datetime) -> QueryPlan:
         date_range = temporal.resolve(query, now) if self.temporal else None
         said = dialogue_text(query, self.dialogue_max_chars) if self.dialogue else None
-        terms = content_terms(said or query) - VAGUE_TERMS
-        rewritten = None if said else self.rewriter.rewrite(query, terms, scope, session_id)
-        text = rewritten or said or query
+        # a conversation of several turns (one labelled turn is a plain question without its label)
+        turns = said is not None and "\n" in said
+        own = said or query
+        terms = content_terms(own) - VAGUE_TERMS
+        rewritten = None if turns else self.rewriter.rewrite(own, terms, scope, session_id)
+        text = rewritten or own
         route_terms = content_terms(rewritten) if rewritten else terms
         pii_terms = frozenset(fingerprints(redact(query, self.pii), self.pii_key, self.pii)) if self.pii_key else frozenset()
         return QueryPlan(query=query, text=text, rewritten=rewritten, terms=terms, route_terms=route_terms | pii_terms,
                          cover_terms=terms or route_terms, identifiers=frozenset(identifiers(text)) | pii_terms,
                          date_range=date_range, vector=self.embedder.embed_query(text), session_id=session_id,
-                         ts=ts, now=now, relatives=frozenset() if said else relatives(query), dialogue=said is not None)
+                         ts=ts, now=now, relatives=frozenset() if turns else relatives(own), dialogue=turns)

@@ -42,9 +42,10 @@ def test_dialogue_text_reads_chat_messages_and_inline_labels():
     inline = "用户：明天要考试了 助手：加油！ 用户：怕又考砸"
     assert dialogue_text(inline, 500) == "明天要考试了\n怕又考砸"
     assert dialogue_text("User: I'm nervous. Assistant: why? User: the exam", 500) == "I'm nervous.\nthe exam"
+    assert dialogue_text("用户：只有一行", 500) == "只有一行"  # one labelled turn: the label is no word of the user's
 
 
-@pytest.mark.parametrize("text", ["我喜欢喝冰美式", "第一行\n第二行", "用户：只有一行", "Note: x\nplain line",
+@pytest.mark.parametrize("text", ["我喜欢喝冰美式", "第一行\n第二行", "Note: x\nplain line",
                                   "What did Caroline say about her mom?", "10:30 开会\n11:00 午饭",
                                   "see https://a.example/x\nhttps://b.example/y",
                                   "我问了助手：怎么办，用户：不知道", '[1, 2]', '[{"role": "user"}]'])
@@ -101,6 +102,7 @@ def test_another_relatives_fact_is_no_answer(make_engine, t0):
     assert eng.retrieve("我舅舅的生日是哪天", user_id="u", now=later).hits == []
     assert eng.retrieve("我哥哥在哪里上班", user_id="u", now=later).hits == []
     assert eng.retrieve("Is my daughter allergic to anything?", user_id="u", now=later).hits == []
+    assert eng.retrieve("用户：我舅舅的生日是哪天", user_id="u", now=later).hits == []  # one labelled turn
     # the stored relative is still found, by name or by a general word
     assert [h.memory_id for h in eng.retrieve("我姑姑的生日是哪天", user_id="u", now=later).hits][:1] == [aunt]
     assert eng.retrieve("are the kids allergic to anything", user_id="u", now=later).hits
