@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import Any
 
 _SIGNALS: dict[str, re.Pattern[str]] = {
     "override": re.compile(
@@ -152,12 +153,20 @@ def injection_signals(text: str) -> tuple[str, ...]:
     return found
 
 
-def injection_score(signals: tuple[str, ...], weights: Mapping[str, float]) -> float:
-    """Sum of ``weights`` of the signals found (a signal without a weight counts 0)."""
-    return sum(float(weights.get(s, 0.0)) for s in set(signals))
+#: every signal name (each has a weight field of the same name in ``write.injection_weights``)
+SIGNAL_NAMES: tuple[str, ...] = (*_SIGNALS, "addressed_instruction")
 
 
-def planted_instruction(text: str, weights: Mapping[str, float], threshold: float) -> tuple[str, ...]:
+def injection_score(signals: tuple[str, ...], weights: Mapping[str, float] | Any) -> float:
+    """Sum of ``weights`` of the signals found: a mapping, or the ``write.injection_weights``
+    section whose fields are read by signal name (getattr(weights, signal)); a signal
+    without a weight counts 0."""
+    if isinstance(weights, Mapping):
+        return sum(float(weights.get(s, 0.0)) for s in set(signals))
+    return sum(float(getattr(weights, s, 0.0)) for s in set(signals))
+
+
+def planted_instruction(text: str, weights: Mapping[str, float] | Any, threshold: float) -> tuple[str, ...]:
     """The signals of ``text`` when their score reaches ``threshold`` (the text is flagged), else ()."""
     sig = injection_signals(text)
     return sig if sig and injection_score(sig, weights) >= threshold else ()

@@ -116,7 +116,7 @@ class WritePipeline:
             req = replace(req, fact=None, metadata={**req.metadata, "_not_a_fact": True})
         if req.role == "tool" and self.config.write.flag_tool_injection:
             w = self.config.write
-            flags = planted_instruction(clean, w.injection_weights.model_dump(), w.injection_threshold)
+            flags = planted_instruction(clean, w.injection_weights, w.injection_threshold)
             if flags:
                 req = replace(req, metadata={**req.metadata, "_flags": list(flags)})
         has_fact = req.fact is not None

@@ -29,8 +29,14 @@ def test_every_config_field_is_read_by_the_library():
     # half-lives are looked up by memory type name: getattr(retrieval.half_life_days, memory_type)
     assert set(HalfLives.model_fields) == {t.value for t in MemoryType}
     assert "getattr(rcfg.half_life_days, mtype" in src
+    # planted-instruction weights are read by signal name: getattr(write.injection_weights, signal)
+    from memory_engine.config import InjectionWeights
+    from memory_engine.write.injection import SIGNAL_NAMES
+
+    assert set(InjectionWeights.model_fields) == set(SIGNAL_NAMES)
+    assert "getattr(weights, s" in src
     unread = [dotted for dotted, _ in _leaves(EngineConfig)
-              if not dotted.startswith("retrieval.half_life_days.")
+              if not dotted.startswith(("retrieval.half_life_days.", "write.injection_weights."))
               and not re.search(r"\." + re.escape(dotted.rsplit(".", 1)[-1]) + r"\b", src)
               and f'"{dotted}"' not in src]
     assert unread == []
