@@ -144,3 +144,15 @@ def test_a_contrast_correction_retires_only_the_memory_naming_the_old_value(make
     assert eng.memory(gym, user_id="u").status.value == "current"
     res = eng.retrieve("When am I getting my teeth checked?", user_id="u", session_id="s3", now=t0 + timedelta(days=2))
     assert res.ids[:1] == [new.memory_id] and old not in res.ids
+
+
+def test_category_evidence_passes_the_floor_but_is_not_lent_to_neighbours():
+    from memory_engine.retrieve.context import smooth
+    from memory_engine.retrieve.fusion import Candidate
+
+    fact = Candidate("fact", similarity=0.05, category_match=0.45, fused=0.3)
+    neighbour = Candidate("next", similarity=0.05, fused=0.1)
+    assert fact.relevance == 0.45
+    out = {c.memory_id: c for c in smooth([fact, neighbour], [("fact", "next", 1)], weight=0.5, relevance_share=0.6)}
+    # the turn next to a courier fact is not what a parcel request needs: it borrows nothing from the category
+    assert out["next"].relevance == pytest.approx(0.05)
