@@ -274,13 +274,21 @@ def correction_strength(text: str, marker_found: bool) -> str | None:
 
 
 _CLAUSE_END = re.compile(r"[.!?。！？;；\n]+")
+#: a comma before a conjunction opens a new clause: a negation does not reach past it ("I don't have to
+#: stress about it, so I can just enjoy my movies" negates the stress, not the movies)
+_CLAUSE_JOIN = re.compile(
+    r"[,，、]\s*(?:(?:and\s+)?(?:so|but|because|since|though|although|while|whereas|yet|then|which|so that)\b"
+    r"|所以|但是|但|可是|不过|因为|然后|而且|于是|因此|只是)",
+    re.IGNORECASE,
+)
 _FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'll|i'd|me|my|mine|myself)\b|我|俺|本人", re.IGNORECASE)
 
 
 def marker_clause(text: str, *markers: re.Pattern[str]) -> str:
     """The corrected part of ``text``: from the first match of any of ``markers`` to the
-    end of the sentence holding the first match of each ('Thanks Jon! Keep going and don't
-    stop dreaming. See you' -> "don't stop dreaming"; "Please don't recommend games any
+    end of the sentence holding the first match of each, or to a comma before a conjunction
+    ('Thanks Jon! Keep going and don't stop dreaming. See you' -> "don't stop dreaming";
+    "I don't have to stress, so I can enjoy my movies" -> "don't have to stress"; "Please don't recommend games any
     more, courses included" -> "don't recommend games any more, courses included");
     the whole text when no marker matches."""
     found = [m for m in (rx.search(text) for rx in markers) if m]
@@ -288,8 +296,8 @@ def marker_clause(text: str, *markers: re.Pattern[str]) -> str:
         return text
     start = min(m.start() for m in found)
     stop = max(m.end() for m in found)
-    end = _CLAUSE_END.search(text, stop)
-    return text[start: end.start() if end else len(text)]
+    ends = [m.start() for m in (_CLAUSE_END.search(text, stop), _CLAUSE_JOIN.search(text, stop)) if m]
+    return text[start: min(ends) if ends else len(text)]
 
 
 def about_speaker(clause: str) -> bool:

@@ -15,6 +15,7 @@ the shared terms where no correction text names the subject.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterable, Set
 from typing import Any
 
@@ -131,6 +132,8 @@ class CorrectionFinder:
             old_terms = set(p.payload.get("terms") or ()) - rules.MARKER_TERMS - names
             if replaced is not None and not (replaced_terms & old_terms):
                 continue  # a replacement names what it replaces; this memory does not say it
+            if replaced is not None and not _affirms(old_text, replaced_terms):
+                continue  # 'instead of giving up' replaces nothing in "I'm not giving up": it agrees with it
             osig = rules.signals(old_text)
             ev = judge(p.id, strength=strength, scope_terms=new_terms - names, old_terms=old_terms, similarity=sim,
                        new_negated=neg_new, old_negated=rules.polarity(old_text), params=self.params,
@@ -138,6 +141,16 @@ class CorrectionFinder:
             if ev is not None:
                 out.append((p.id, p.payload.get("memory_type", MemoryType.SEMANTIC.value), ev.as_dict()))
         return out
+
+
+_SENTENCE = re.compile(r"[^.!?。！？;；\n]+")
+
+
+def _affirms(text: str, terms: set[str]) -> bool:
+    """True when a sentence of ``text`` that carries one of ``terms`` is not negated: a memory
+    that says "I'm not giving up" does not state what "instead of giving up" replaces."""
+    hits = [s for s in _SENTENCE.findall(text) if content_terms(s) & terms]
+    return any(not rules.polarity(s) for s in hits) if hits else True
 
 
 class Superseder:

@@ -144,6 +144,28 @@ def test_a_replacement_retires_only_a_memory_naming_what_it_replaces(engine, t0)
     assert yto in sf.superseded_ids
 
 
+def test_a_replacement_never_retires_a_memory_that_denies_the_replaced_thing(engine, t0):
+    # "instead of giving up" agrees with "I'm not giving up": nothing is replaced
+    stay = engine.add("This month has been rough at work, but I'm not giving up on the marathon training!",
+                      user_id="u", now=t0).memory_id
+    r = engine.add("Instead of giving up on the marathon training, I turned the setback into a slower plan",
+                   user_id="u", now=t0 + timedelta(days=5))
+    assert r.superseded_ids == () and engine.memory(stay, user_id="u").status.value == "current"
+
+
+def test_a_negation_does_not_reach_past_a_conjunction(engine, t0):
+    # the negation is about work; the hiking and board games after ", so" are affirmed, not contradicted
+    fun = engine.add("I love hiking and board games with my friends", user_id="u", now=t0).memory_id
+    r = engine.add("I don't have to work this weekend, so I can go hiking and play board games with my friends",
+                   user_id="u", now=t0 + timedelta(days=3))
+    assert r.superseded_ids == () and engine.memory(fun, user_id="u").status.value == "current"
+    # the same negation inside its own clause still flips the older preference
+    horror = engine.add("I really like horror movies", user_id="u", now=t0).memory_id
+    flip = engine.add("I don't like horror movies any more, so stop suggesting them", user_id="u",
+                      now=t0 + timedelta(days=4))
+    assert horror in flip.superseded_ids
+
+
 def test_preference_flip_latest_value_is_current(engine, t0):
     a = engine.add("I prefer tea in the morning", user_id="u", now=t0).memory_id
     b = engine.add("I switched to coffee in the morning instead of tea", user_id="u", now=t0 + timedelta(days=1))
