@@ -512,6 +512,11 @@ class IntentSection(_Section):
         0.02, ge=0.0, le=2.0, description="...and exceeds the runner-up category's (the `none` class included) by "
         "at least this."
     )
+    min_query_terms: int = Field(
+        2, ge=0, description="A query with fewer content terms is never routed: one word ('coffee', 'hobbies') names "
+        "a topic to look up, not a task that needs a fact, and the category's memories would pass the floor in "
+        "place of the memory that says the word's meaning (fresh-user trial: 'coffee' -> the allergy fact)."
+    )
     limit: int = Field(
         3, ge=0, description="At most this many of the owner's memories of the routed category join the candidates, "
         "newest first (0 = route off; tagging at write still runs)."

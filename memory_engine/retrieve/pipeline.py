@@ -27,6 +27,7 @@ from ..embedding import CachedEmbedder, cjk_baseline
 from ..models import CandidateExplanation, Hit, from_epoch
 from ..scope import Scope
 from ..store.base import ScoredPayload, VectorStore
+from ..text import content_terms
 from ..write.categories import Categories
 from ..write.pii import PiiSettings
 from .candidates import CandidateBuilder, pool_routes
@@ -99,7 +100,7 @@ class RetrievalPipeline:
         types = tuple(req.memory_types) if req.memory_types else None
         flt = scope.filter(memory_types=types, statuses=self.builder.statuses())
         category = None
-        if self.categories.enabled:
+        if self.categories.enabled and len(content_terms(req.query)) >= self.config.intent.min_query_terms:
             # the user's own words say what the request needs; a vague-query rewrite only widens recall
             qvec = plan.vector if plan.rewritten is None else self.embedder.embed_query(req.query)
             label = self.categories.of_query(qvec)

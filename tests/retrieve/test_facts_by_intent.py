@@ -156,3 +156,18 @@ def test_category_evidence_passes_the_floor_but_is_not_lent_to_neighbours():
     out = {c.memory_id: c for c in smooth([fact, neighbour], [("fact", "next", 1)], weight=0.5, relevance_share=0.6)}
     # the turn next to a courier fact is not what a parcel request needs: it borrows nothing from the category
     assert out["next"].relevance == pytest.approx(0.05)
+
+
+@pytest.mark.parametrize("word", ["coffee", "奶茶", "hobbies"])
+def test_a_one_word_query_is_a_topic_not_a_request(make_engine, t0, word):
+    # fresh-user trial: "coffee" was routed to 'food' and answered with the peanut allergy at the
+    # category's relevance; a one-word query names a topic, so only memories about it may answer
+    eng = make_engine()
+    eng.add("I'm allergic to peanuts, even a trace makes me sick", user_id="u", session_id="s1", now=t0)
+    eng.add("我不吃香菜，一点都不行", user_id="u", session_id="s1", now=t0 + timedelta(minutes=1))
+    res = eng.retrieve(word, user_id="u", session_id="s2", now=t0 + timedelta(days=2))
+    assert not any("intent" in h.sources for h in res.hits)
+    assert not any("peanut" in h.content or "香菜" in h.content for h in res.hits)
+    # a request of a few words still reaches the fact it needs
+    res = eng.retrieve("Order us some takeout for lunch", user_id="u", session_id="s2", now=t0 + timedelta(days=2))
+    assert res.hits and "peanut" in res.hits[0].content
