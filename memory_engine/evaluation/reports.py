@@ -161,6 +161,7 @@ def render_table(run: EvalRun, outcome: CiOutcome | None = None) -> str:
                      f"test {c.get('test', {}).get('cases', 0)} cases; this run: {split.get('part', 'all')}")
     if s.miss_kinds:
         lines.append("missed relevant labels: " + ", ".join(f"{k} {v}" for k, v in sorted(s.miss_kinds.items())))
+    lines.extend(_failed_lines(run))
     parts = quality_by_split(run)
     if parts:  # the quality figures of each part, as the rank metrics above
         for part, qf in parts.items():
@@ -201,6 +202,25 @@ def _ragas_line(r: dict[str, Any]) -> str:
 
 def _failed_queries(run: EvalRun) -> list[QueryResult]:
     return [q for q in run.queries if not q.passed]
+
+
+def _failed_lines(run: EvalRun, limit: int = 20) -> list[str]:
+    """The terminal's why-not: one line per failed query (its key, the first failed assertion and
+    the first missed label with its kind), at most ``limit``; the Markdown/JSON reports hold all."""
+    failed = _failed_queries(run)
+    if not failed:
+        return []
+    out = [f"failed queries ({len(failed)}):"]
+    for q in failed[:limit]:
+        bad = next((a for a in q.assertions if not a.passed), None)
+        why = f"{bad.name}: {_snip(bad.detail, 90)}" if bad else ""
+        if q.misses:
+            m = q.misses[0]
+            why += f"{'; ' if why else ''}{m.label} {m.kind.value}"
+        out.append(f"  {q.key}  {_snip(q.text, 50)!r}  {why}")
+    if len(failed) > limit:
+        out.append(f"  ... and {len(failed) - limit} more (--out DIR writes report.md with every why-not)")
+    return out
 
 
 def _md_escape(s: str) -> str:

@@ -157,6 +157,8 @@ def test_html_is_self_contained_and_table_and_json() -> None:
     assert "Metrics by category" in html and "&lt;b&gt;" in html
     t = render_table(r)
     assert "category:cat_b" in t and "cases passed 1/2" in t
+    # the terminal names each failed query with why-not, not only the Markdown report
+    assert "failed queries (1):" in t and "s/c2/qc" in t and "c outranked" in t
     d = run_to_dict(r)
     json.dumps(d)
     assert d["cases"][1]["passed"] is False and d["cases"][0]["queries"][0]["key"] == "s/c1/qa"
