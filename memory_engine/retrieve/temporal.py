@@ -33,7 +33,11 @@ _EN_NUM = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seve
 _WEEKDAYS_EN = {d: i for i, d in enumerate(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))}
 _WEEKDAYS_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 
+_WD_EN = r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_WD_ZH = r"(?:周|星期|礼拜)([一二三四五六日天])"
 _PATTERNS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"大后天"), "d+3"),
+    (re.compile(r"(?<!之)后天|\bday after tomorrow\b"), "d+2"),
     (re.compile(r"大前天|three days ago"), "d-3"),
     (re.compile(r"前天|day before yesterday"), "d-2"),
     (re.compile(r"昨天|昨晚|昨日|\byesterday\b|\blast night\b"), "d-1"),
@@ -41,17 +45,31 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"明天|\btomorrow\b"), "d+1"),
     (re.compile(r"(\d+|[一两二三四五六七八九十])\s*天(?:以)?前"), "ndays"),
     (re.compile(r"\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+days?\s+ago\b", re.I), "ndays"),
-    (re.compile(r"上(?:周|星期|礼拜)([一二三四五六日天])"), "zh_last_weekday"),
-    (re.compile(r"(?:这|本)(?:周|星期|礼拜)([一二三四五六日天])"), "zh_this_weekday"),
-    (re.compile(r"\blast\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.I), "en_last_weekday"),
-    (re.compile(r"\bon\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.I), "en_last_weekday"),
+    (re.compile(r"(\d+|[一两二三四五六七八九十])\s*天(?:以)?后"), "ndays_ahead"),
+    (re.compile(r"\bin\s+(\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+days?\b", re.I), "ndays_ahead"),
+    (re.compile(r"上(?:个)?" + _WD_ZH), "zh_last_weekday"),
+    (re.compile(r"(?<!上)下(?:个)?" + _WD_ZH), "zh_next_weekday"),
+    (re.compile(r"(?:这|本)(?:个)?" + _WD_ZH), "zh_this_weekday"),
+    (re.compile(r"\blast\s+" + _WD_EN + r"\b", re.I), "en_last_weekday"),
+    (re.compile(r"\bnext\s+" + _WD_EN + r"\b", re.I), "en_next_weekday"),
+    (re.compile(r"\b(?:this\s+)?coming\s+" + _WD_EN + r"\b", re.I), "en_coming_weekday"),
+    (re.compile(r"\b(?:for|by|until|till)\s+(?:this\s+)?" + _WD_EN + r"\b", re.I), "en_coming_weekday"),
+    (re.compile(r"\bthis\s+" + _WD_EN + r"\b", re.I), "en_this_weekday"),
+    (re.compile(r"\bon\s+" + _WD_EN + r"\b", re.I), "en_weekday"),
+    (re.compile(r"(?<![上下这本个每0-9一二两三四五六七八九十])" + _WD_ZH), "zh_weekday"),
+    (re.compile(r"\b" + _WD_EN + r"\b(?!s)", re.I), "en_weekday"),
     (re.compile(r"上(?:周|星期|礼拜)末|\blast weekend\b", re.I), "last_weekend"),
+    (re.compile(r"下(?:个)?(?:周|星期|礼拜)末|\bnext weekend\b", re.I), "next_weekend"),
+    (re.compile(r"(?:这|本)(?:个)?(?:周|星期|礼拜)末|(?<![上下])周末|\bthis weekend\b|\bthe weekend\b", re.I), "this_weekend"),
     (re.compile(r"(\d+|[一两二三四五六七八九十])\s*(?:个)?(?:周|星期|礼拜)(?:以)?前"), "nweeks"),
     (re.compile(r"\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+weeks?\s+ago\b", re.I), "nweeks"),
     (re.compile(r"上上(?:周|星期|礼拜)|\bthe week before last\b", re.I), "week_before_last"),
     (re.compile(r"上(?:周|星期|礼拜)|\blast week\b", re.I), "last_week"),
+    (re.compile(r"下(?:个)?(?:周|星期|礼拜)|\bnext week\b", re.I), "next_week"),
     (re.compile(r"(?:这|本)(?:周|星期|礼拜)|\bthis week\b", re.I), "this_week"),
+    (re.compile(r"下(?:个)?月\s*(" + r"[0-9０-９一二两三四五六七八九十]{1,3}" + r")\s*(?:日|号)"), "next_month_day"),
     (re.compile(r"上(?:个)?月|\blast month\b", re.I), "last_month"),
+    (re.compile(r"下(?:个)?月|\bnext month\b", re.I), "next_month"),
     (re.compile(r"(?:这|本)(?:个)?月|\bthis month\b", re.I), "this_month"),
     (re.compile(r"去年|\blast year\b", re.I), "last_year"),
 ]
@@ -68,6 +86,36 @@ _ABSOLUTE: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MON + r"\.?(?:,?\s+\d{4})?\b", re.I), "en"),
     (re.compile(r"\b" + _MON + r"\s+\d{4}\b", re.I), "en_month"),
 ]
+
+
+#: tense/aspect cues of the clause that names a bare weekday ("on Saturday", "周六"): a
+#: statement about the future means the coming one, a past-tense statement the past one
+_FUTURE_CUES = re.compile(
+    r"\b(?:will|shall|gonna|going to|plan(?:ning)? to|about to|upcoming|coming|next|tomorrow|tonight|soon)\b"
+    r"|'ll\b|\b(?:am|is|are|'m|'s|'re)\s+(?:\w+\s+)?\w+ing\b"
+    r"|要|会|打算|准备|计划|将|想|下(?:个)?(?:周|星期|礼拜|月)|这(?:个)?(?:周|星期|礼拜)|本周|明天|后天|安排", re.I)
+_PAST_CUES = re.compile(
+    r"\b(?:was|were|did|went|had|got|made|came|saw|met|took|gave|told|said|bought|spent|ago|last|yesterday)\b"
+    r"|\b\w+ed\b|了|过|上(?:个)?(?:周|星期|礼拜|月)|昨|前天", re.I)
+#: present tense ("What do I have on Friday?", "I have yoga on Friday"): the coming one
+_PRESENT_CUES = re.compile(r"\b(?:do|does|have|has|am|is|are)\b|有", re.I)
+_CLAUSE_END = re.compile(r"[.;!?。；！？，,]|\b(?:and|but|then|so|because)\b", re.I)
+
+
+def prefers_future(text: str, pos: int = 0) -> bool:
+    """Whether a weekday named without 'last'/'next' at ``pos`` of ``text`` means the coming
+    one, judged on its clause (split at punctuation and 'and'/'but'/'so'...): an explicit
+    future or progressive cue ('will', "'ll", 'going to', 'is visiting', '要', '打算',
+    '下周') -> True; else a past-tense cue ('went', 'visited', 'did', '了', '上周') -> False;
+    else a present-tense verb ('do I have', 'is', '有') -> True; no cue -> False (the past one)."""
+    starts = [m.end() for m in _CLAUSE_END.finditer(text, 0, pos)]
+    end = _CLAUSE_END.search(text, pos)
+    clause = text[starts[-1] if starts else 0: end.start() if end else len(text)]
+    if _FUTURE_CUES.search(clause):
+        return True
+    if _PAST_CUES.search(clause):
+        return False
+    return bool(_PRESENT_CUES.search(clause))
 
 
 @dataclass(frozen=True)
@@ -161,6 +209,18 @@ def warm_up() -> None:
     _dateparser().parse("June 3 2020", languages=["en"])
 
 
+def _weekday(ref: datetime, weekday: int, future: bool) -> tuple[datetime, datetime]:
+    """The day of ``weekday`` (0 = Monday) nearest after (``future``) or before ``ref``'s day,
+    never ``ref``'s day itself: dateparser with ``RELATIVE_BASE`` = ``ref`` (wall clock in the
+    user's timezone) and ``PREFER_DATES_FROM`` = 'future' / 'past'."""
+    base = ref.replace(tzinfo=None)
+    parsed = _dateparser().parse(tuple(_WEEKDAYS_EN)[weekday], languages=["en"], settings={
+        "RELATIVE_BASE": base, "PREFER_DATES_FROM": "future" if future else "past"})
+    if parsed is None:  # dateparser always reads an English weekday name; a guard, not a path
+        raise ValidationError(f"cannot resolve weekday {weekday}")
+    return _day(ref, (parsed.date() - base.date()).days)
+
+
 def _absolute(text: str, ref: datetime) -> DateRange | None:
     for rx, kind in _ABSOLUTE:
         m = rx.search(text)
@@ -235,9 +295,24 @@ def resolve(text: str, ref: datetime) -> DateRange | None:
         elif kind == "zh_this_weekday":
             a = monday + timedelta(days=_WEEKDAYS_ZH[m.group(1)])
             b = a + timedelta(days=1)
-        elif kind == "en_last_weekday":
-            back = (ref.weekday() - _WEEKDAYS_EN[m.group(1).lower()]) % 7 or 7
-            a, b = _day(ref, -back)
+        elif kind == "zh_next_weekday":
+            a = monday + timedelta(days=7 + _WEEKDAYS_ZH[m.group(1)])
+            b = a + timedelta(days=1)
+        elif kind in ("en_last_weekday", "en_next_weekday", "en_coming_weekday", "en_this_weekday", "en_weekday",
+                      "zh_weekday"):
+            wd = _WEEKDAYS_ZH[m.group(1)] if kind == "zh_weekday" else _WEEKDAYS_EN[m.group(1).lower()]
+            if kind == "en_this_weekday":  # 'this Saturday': that day of the current Monday-based week
+                a = monday + timedelta(days=wd)
+                b = a + timedelta(days=1)
+            else:
+                future = kind in ("en_next_weekday", "en_coming_weekday") or (
+                    kind in ("en_weekday", "zh_weekday") and prefers_future(low, m.start()))
+                a, b = _weekday(ref, wd, future)
+        elif kind == "ndays_ahead":
+            n = _num(m.group(1))
+            if n <= 0:
+                continue
+            a, b = _day(ref, n)
         elif kind == "nweeks":
             n = _num(m.group(1))
             if n <= 0:
@@ -245,12 +320,28 @@ def resolve(text: str, ref: datetime) -> DateRange | None:
             a, b = monday - timedelta(days=7 * n), monday - timedelta(days=7 * (n - 1))
         elif kind == "last_weekend":
             a, b = monday - timedelta(days=2), monday
+        elif kind == "this_weekend":
+            a, b = monday + timedelta(days=5), monday + timedelta(days=7)
+        elif kind == "next_weekend":
+            a, b = monday + timedelta(days=12), monday + timedelta(days=14)
+        elif kind == "next_week":
+            a, b = monday + timedelta(days=7), monday + timedelta(days=14)
+        elif kind == "next_month_day":
+            first = ref.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+            try:
+                a = (first + timedelta(days=32)).replace(day=_zh_int(m.group(1)))
+            except ValueError:
+                continue
+            b = a + timedelta(days=1)
         elif kind == "week_before_last":
             a, b = monday - timedelta(days=14), monday - timedelta(days=7)
-        elif kind in ("last_month", "this_month"):
+        elif kind in ("last_month", "this_month", "next_month"):
             first = ref.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
             if kind == "last_month":
                 a, b = (first - timedelta(days=1)).replace(day=1), first
+            elif kind == "next_month":
+                a = (first + timedelta(days=32)).replace(day=1)
+                b = (a + timedelta(days=32)).replace(day=1)
             else:
                 a, b = first, (first + timedelta(days=32)).replace(day=1)
         elif kind == "last_year":

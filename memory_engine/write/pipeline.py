@@ -24,7 +24,7 @@ from typing import Any
 from ..config import EngineConfig
 from ..embedding import CachedEmbedder
 from ..errors import StoreError
-from ..models import MemoryType, WriteOutcome, WriteResult
+from ..models import MemoryRecord, MemoryType, WriteOutcome, WriteResult
 from ..scope import Scope
 from ..store.base import VectorStore
 from ..text import content_terms
@@ -137,6 +137,17 @@ class WritePipeline:
         return WriteResult(WriteOutcome.FORGOTTEN.value, None, "forget_intent" if ids else "forget_intent:no_match",
                            tuple(ids), redactions=kinds, evidence=tuple(m.as_dict() for m in matches))
 
+    def _inherit_event_time(self, rec: MemoryRecord, superseded: list[str]) -> MemoryRecord:
+        """A correction naming no date ('Actually the dentist is at 4pm, not 3pm') keeps the
+        event time of the first memory it retires that has one, so 'What do I have on
+        December 8?' still finds the appointment after the correction."""
+        rows = {p.id: p.payload for p in self.store.retrieve(superseded)}
+        for pid in superseded:
+            start = (rows.get(pid) or {}).get("event_start")
+            if start is not None:
+                return replace(rec, event_start=start, event_end=rows[pid].get("event_end"))
+        return rec
+
     def _store(self, req: AddRequest, clean: str, kinds: tuple[str, ...], sig: rules.Signals, imp: float,
                mtype: MemoryType, uncertain: bool, below: bool = False, pii_terms: tuple[str, ...] = ()) -> WriteResult:
         scope = Scope(req.tenant_id, req.user_id, self.embedder.version)
@@ -190,6 +201,8 @@ class WritePipeline:
             if label is not None:
                 meta = {**meta, "_category": label.name}
         rec = replace(rec, memory_type=mtype, metadata=meta, supersedes=tuple(superseded))
+        if superseded and rec.event_start is None:
+            rec = self._inherit_event_time(rec, superseded)
         upsert_records(self.store, [rec], vec[None, :], self.config.keyword)
         if superseded:
             try:
