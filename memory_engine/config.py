@@ -200,6 +200,11 @@ class WriteSection(_Section):
         0.3, ge=0.0, le=1.0, description="Rescaled dense similarity between a forget instruction's target ('forget that "
         "I live in Berlin' -> 'I live in Berlin') and a memory, at least, for the memory to be forgotten."
     )
+    forget_named_similarity: float = Field(
+        0.1, ge=0.0, le=1.0, description="Lower similarity floor for a memory that carries EVERY content term of a "
+        "forget target ('forget the train' -> 'I take the 8:15 train to work': a one-word target embedded as a query "
+        "scores 0.1-0.3 against a longer memory on e5); the words name it, the floor only drops unrelated senses."
+    )
     forget_term_overlap: float = Field(
         0.5, ge=0.0, le=1.0, description="Share of the forget target's content terms a memory must carry to be forgotten "
         "(similarity AND term overlap: the instruction names what it forgets)."

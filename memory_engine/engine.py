@@ -242,7 +242,9 @@ class MemoryEngine:
 
         Returns :class:`WriteResult` with outcome ``stored`` / ``merged`` /
         ``rejected`` / ``candidate`` / ``forgotten`` (a forget instruction:
-        ``superseded_ids`` and ``evidence`` name what it archived). Every
+        ``superseded_ids`` and ``evidence`` name what it archived; a forget
+        instruction naming no memory is ``rejected`` with reason
+        ``forget_intent:no_match`` and is not stored). Every
         substantive statement is kept (below ``write.threshold`` as an episodic
         memory); only noise is rejected. ``role`` ``assistant`` / ``tool`` texts are
         kept as episodic records of what was said, never the user's fact; tool

@@ -137,7 +137,9 @@ class MemoryRecord:
 class WriteResult:
     """Outcome of :meth:`MemoryEngine.add`.
 
-    ``outcome`` is one of ``stored``, ``merged``, ``rejected``, ``candidate``;
+    ``outcome`` is one of ``stored``, ``merged``, ``rejected``, ``candidate``, ``forgotten``
+    (a forget request that archived memories; one that named none is ``rejected`` with
+    reason ``forget_intent:no_match``: nothing archived, the request not stored);
     ``memory_id`` the new record (stored/candidate) or the one merged into,
     ``None`` when rejected; ``reason`` a short machine-readable reason
     (``chit_chat``, ``below_threshold:0.50``, ``duplicate_of:<id>``, ``supersedes`` on a

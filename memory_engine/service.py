@@ -367,7 +367,7 @@ OPENAPI: dict[str, Any] = {
                   "memory_type": _S, "metadata": {"type": "object"},
                   "fact": _obj({"key": _S, "value": {}}, ["key", "value"]), "now": _NOW,
                   "permanent": {"type": "boolean"}}, ["user_id", "text"]),
-            _obj({"outcome": {"enum": ["stored", "merged", "rejected", "candidate"]}, "memory_id": {"type": ["string", "null"]},
+            _obj({"outcome": {"enum": ["stored", "merged", "rejected", "candidate", "forgotten"]}, "memory_id": {"type": ["string", "null"]},
                   "reason": _S, "superseded_ids": {"type": "array", "items": _S}}, ["outcome"]),
         )},  # fmt: skip
         "/v1/retrieve": {"post": _op(

@@ -10,7 +10,8 @@ A memory is named when BOTH hold (numbers are ``write.*`` configuration):
 * rescaled dense similarity between the target and the memory >= ``forget_similarity``;
 * the memory carries at least ``forget_term_overlap`` of the target's content
   terms (its own terms, plus the parts of its fact key: ``user.address``
-  answers "my address").
+  answers "my address"); a memory carrying all of them needs only
+  ``forget_named_similarity`` ('forget the train' names 'I take the 8:15 train').
 
 When no memory carries the target's words (a topic: "my medication" for "I take
 sertraline", "我工资" for "月薪两万五"), the single nearest memory is named when its
@@ -19,7 +20,9 @@ similarity is >= ``forget_topic_similarity`` and exceeds the next one's by
 as a query (a short phrase asking for memories).
 
 An empty target ("forget what I just said", "删除我刚才说的") names the
-owner's newest memory of the session (else overall) written before the instruction.
+owner's newest memory of the request's session (of any session only when the
+request has none) written before the instruction; a request naming a topic never
+gets an empty target (see ``forget_target``).
 
 Archived memories get ``status = deprecated``, ``archived = 1`` and
 ``forgotten_at`` / ``undo_until`` / ``status_before``; :meth:`Forgetter.undo`
@@ -83,7 +86,9 @@ class Forgetter:
         """Memories of the owner the target names, best first (at most ``write.forget_limit``)."""
         owned = [tenant_id, user_id]
         if not target.strip():
-            for sess in ((session_id,) if session_id else ()) + (None,):
+            # a bare pronoun ('forget it') means the message just before it: the same session's newest memory
+            # when the request has a session (never an older session's), else the owner's newest
+            for sess in (session_id,):
                 flt = self._filter(tenant_id, user_id, session_id=sess, created_before=ts)
                 rows = self.store.scroll(flt, limit=1, order_by="created_at", descending=True)
                 if rows and [rows[0].payload.get("tenant_id"), rows[0].payload.get("user_id")] == owned:
@@ -104,7 +109,8 @@ class Forgetter:
             sims.append((float(sim), p))
             shared = t_terms & _memory_terms(p.payload)
             share = len(shared) / len(t_terms)
-            if sim >= self.cfg.forget_similarity and share >= self.cfg.forget_term_overlap:
+            floor = self.cfg.forget_named_similarity if share >= 1.0 else self.cfg.forget_similarity
+            if sim >= floor and share >= self.cfg.forget_term_overlap:
                 out.append(ForgetMatch(p.id, float(sim), tuple(sorted(shared)), share))
         if not out and sims:
             # a topic rather than the memory's words ('my medication' for 'I take sertraline', '我工资' for

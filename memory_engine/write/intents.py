@@ -90,11 +90,12 @@ _ZH_KEEP_NEG_BA = re.compile(r"(?:别|不要|不用|不必|无需|甭|不需要)
 _ZH_UNSAY = re.compile(r"(?:就)?当我(?:没|没有)(?:说|讲|提)(?:过)?(?:吧|好了|哈)?$")
 #: 'delete' addressed to the assistant about the speaker's own details needs no record noun
 _ZH_ADDRESSED_OWN = re.compile(r"(?:你|帮我|麻烦|请).*我的|我的.*(?:你|帮我)")
-_ZH_TOPIC = re.compile(r"^(?:关于|有关|至于)|(?:的事情?|那件事|这件事|那条|这条|的信息|的记录)$")
+_ZH_TOPIC = re.compile(r"^(?:关于|有关|至于|我说的|我说过的)|(?:的事情?|那件事|这件事|那个事情?|这个事情?|那事|这事|那条|这条|那个|"
+                       r"的信息|的记录|的话题)$")
 _ZH_HEAD = re.compile(r"^(?:请|麻烦|帮我|帮忙|你|就|都|也|再|以后|今后|从现在起|从今以后|之后|算了|一下|掉|把|将|"
                       r"关于|有关|至于|那个|这个|那条|这条|那些|这些|所有|全部|给我|替我|"
                       r"我(?:之前|刚才|刚刚|上次|前面)?(?:跟你)?(?:说|讲|提|告诉你)(?:过)?的?(?:那些|那个|那条)?)+")
-_ZH_TAIL = re.compile(r"(?:的(?:事情?|那条|那些|记忆|记录|信息|内容|资料|话)|这件事|那件事|这个|那个|这条|那条|记忆|记录|"
+_ZH_TAIL = re.compile(r"(?:的(?:事情?|那条|那些|记忆|记录|信息|内容|资料|话)|这件事|那件事|(?:这个|那个)(?:事情?)?|那事|这事|这条|那条|记忆|记录|"
                       r"信息|资料|的事|吧|了|啦|哦|呀|吗|一下|掉|就|都|你|也|再)+$")
 _ZH_EMPTY = frozenset({"", "它", "这", "那", "这些", "那些", "刚才", "刚刚", "我刚才说", "刚才说", "我说的", "我刚才说的", "话", "那些话",
                        "那句话", "这句话", "那段话", "这段话", "上一条", "上条", "刚才那条", "刚才那句", "那段", "这段"})
@@ -143,6 +144,28 @@ def _en_forget_clause(clause: str) -> str | None:
         return None
     target = _EN_TAIL.sub("", _EN_POINTER.sub("", rest, count=1)).strip(" ,.;:!?\"'")
     return "" if _EN_EMPTY.match(target) else target
+
+
+#: a clause naming a topic without a verb: "never mind the train thing", "about my commute", "as for the
+#: 8:15 train", "that gym stuff": a topic marker before it, or a topic noun ending it
+_EN_TOPIC_LEAD = re.compile(r"^\s*(?:(?:never ?mind|nvm|forget|about|regarding|re|as (?:for|to)|what i said about|"
+                            r"the (?:thing|stuff|part|bit) about)\b[\s:,]*)+", re.I)
+_EN_TOPIC_END = re.compile(r"\b(?:thing|things|stuff|business|matter|story|topic|part|bit)\s*$", re.I)
+#: a clause with a subject and a verb is a statement, not a topic ("I'll book the hotel myself")
+_EN_STATEMENT = re.compile(r"\b(?:i|i'm|i'll|i've|i'd|we|we're|we'll|you|he|she|they|it's|that's|is|are|was|were|"
+                           r"will|would|can|have|has|had|do|does|did)\b", re.I)
+
+
+def _en_topic(clause: str) -> str:
+    """The topic a verbless clause names ('never mind the train thing' -> 'train', 'about my commute' ->
+    'my commute'), '' when the clause names none or is a statement."""
+    c = clause.strip().replace("’", "'")
+    lead = _EN_TOPIC_LEAD.match(c)
+    rest = c[lead.end():] if lead else _EN_LEAD.sub("", c)
+    if not (lead or _EN_TOPIC_END.search(rest)) or _EN_STATEMENT.search(rest) or len(rest.split()) > 6:
+        return ""
+    t = _EN_TAIL.sub("", _EN_POINTER.sub("", rest, count=1)).strip(" ,.;:!?\"'")
+    return "" if _EN_EMPTY.match(t) or not content_terms(t) else t
 
 
 def _zh_clean(target: str) -> str:
@@ -209,6 +232,9 @@ def forget_target(text: str) -> str | None:
         got = _zh_forget_clause(clause) if zh else _en_forget_clause(clause)
         if zh and got is None:
             got = _en_forget_clause(clause) if not re.search(r"[\u4e00-\u9fff]", clause) else None
+        if zh and got is None and i > 0 and _ZH_TOPIC.search(clauses[i - 1].strip()) \
+                and re.fullmatch(rf"\s*(?:{_ZH_DROP.pattern})(?:了|吧|啦|一下)*\s*", clause, re.I):
+            got = ""  # 健身那事，删了吧: a bare 'delete' after a topic clause deletes that topic (not a file)
         if got is None:
             others.append(clause)
             continue
@@ -216,6 +242,14 @@ def forget_target(text: str) -> str | None:
             got = _zh_clean(clauses[i - 1])  # 关于我前任的事，你都忘了吧: the topic clause names the target
         if found is None or (not found and got):
             found = got
+    if found == "":
+        # a pronoun ('forget it') next to a clause naming a topic ('never mind the train thing, forget it',
+        # '火车那个事，忘了吧') means the topic, never the newest memory: the named topic wins wherever it stands
+        for o in others:
+            topic = (_zh_clean(o) if _ZH_TOPIC.search(o.strip()) else "") if re.search(r"[\u4e00-\u9fff]", o) \
+                else _en_topic(o)
+            if topic:
+                return topic
     if found == "" and any(len(content_terms(_EN_LEAD.sub("", o))) >= 2 for o in others):
         return None
     return found

@@ -134,7 +134,9 @@ class WritePipeline:
         if ids:
             statuses = {p.id: str(p.payload.get("status") or "current") for p in self.store.retrieve(ids)}
             self.forgetter.archive(ids, req.ts, statuses)
-        return WriteResult(WriteOutcome.FORGOTTEN.value, None, "forget_intent" if ids else "forget_intent:no_match",
+        if not ids:  # nothing named: say so (outcome rejected = nothing stored, nothing archived), never 'forgotten'
+            return WriteResult(WriteOutcome.REJECTED.value, None, "forget_intent:no_match", redactions=kinds)
+        return WriteResult(WriteOutcome.FORGOTTEN.value, None, "forget_intent",
                            tuple(ids), redactions=kinds, evidence=tuple(m.as_dict() for m in matches))
 
     def _inherit_event_time(self, rec: MemoryRecord, superseded: list[str]) -> MemoryRecord:

@@ -93,7 +93,7 @@ def test_forget_intent_archives_what_it_names_with_undo(engine, t0):
 def test_forget_with_nothing_named_archives_nothing(engine, t0):
     ids = [engine.add(t, user_id="u", now=t0).memory_id for t in ("I love sushi", "My sister lives in Lyon")]
     r = engine.add("forget that I have a dog", user_id="u", now=t0 + timedelta(minutes=5))
-    assert r.outcome == "forgotten" and r.superseded_ids == () and r.reason == "forget_intent:no_match"
+    assert r.outcome == "rejected" and r.superseded_ids == () and r.reason == "forget_intent:no_match"
     assert all(engine.memory(i, user_id="u").status.value == "current" for i in ids)
 
 
