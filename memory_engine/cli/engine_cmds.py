@@ -103,7 +103,7 @@ def add_cmd(
     set_: SetOpt = None,
     workspace: WorkspaceOpt = None,
 ) -> None:
-    """Write one memory through the write pipeline and print the outcome (stored/merged/rejected/candidate)."""
+    """Write one memory through the write pipeline and print the outcome (stored/merged/rejected/candidate/forgotten)."""
     f = None
     if fact:
         if "=" not in fact:
