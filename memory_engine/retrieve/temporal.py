@@ -60,7 +60,8 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b" + _WD_EN + r"\b(?!s)", re.I), "en_weekday"),
     (re.compile(r"上(?:周|星期|礼拜)末|\blast weekend\b", re.I), "last_weekend"),
     (re.compile(r"下(?:个)?(?:周|星期|礼拜)末|\bnext weekend\b", re.I), "next_weekend"),
-    (re.compile(r"(?:这|本)(?:个)?(?:周|星期|礼拜)末|(?<![上下])周末|\bthis weekend\b|\bthe weekend\b", re.I), "this_weekend"),
+    (re.compile(r"(?:这|本)(?:个)?(?:周|星期|礼拜)末|\b(?:this|for the) weekend\b", re.I), "this_weekend"),
+    (re.compile(r"(?<![上下每])周末|\b(?:the|on|at|over)\s+(?:the\s+)?weekend\b", re.I), "weekend"),
     (re.compile(r"(\d+|[一两二三四五六七八九十])\s*(?:个)?(?:周|星期|礼拜)(?:以)?前"), "nweeks"),
     (re.compile(r"\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+weeks?\s+ago\b", re.I), "nweeks"),
     (re.compile(r"上上(?:周|星期|礼拜)|\bthe week before last\b", re.I), "week_before_last"),
@@ -320,6 +321,11 @@ def resolve(text: str, ref: datetime) -> DateRange | None:
             a, b = monday - timedelta(days=7 * n), monday - timedelta(days=7 * (n - 1))
         elif kind == "last_weekend":
             a, b = monday - timedelta(days=2), monday
+        elif kind == "weekend":  # '周末去了公园' is the last one, '周末要去公园' the coming one
+            if prefers_future(low, m.start()) or ref.weekday() >= 5:
+                a, b = monday + timedelta(days=5), monday + timedelta(days=7)
+            else:
+                a, b = monday - timedelta(days=2), monday
         elif kind == "this_weekend":
             a, b = monday + timedelta(days=5), monday + timedelta(days=7)
         elif kind == "next_weekend":
