@@ -21,6 +21,12 @@ differently: "confirmed for May 19 at the lake house").
 What the assistant suggested or a tool returned ranks below what the user said about
 the same subject, whatever their times (:func:`defer_to_user`,
 ``retrieval.stale_user_precedence``).
+
+An explicit correction that names the replaced value of an older memory it did not archive
+("My daughter is six" <- "Actually she's seven, not six": no subject term shared) lists
+that memory in its ``metadata._corrects`` (memory_engine/write/supersede.py); whenever both
+are candidates the older one ranks below the correction, whatever their sessions or
+similarity (:func:`demote_corrected`).
 """
 
 from __future__ import annotations
@@ -40,7 +46,7 @@ from ..write.correction import same_speaker
 from ..write.intents import provisional
 from .fusion import Candidate
 
-__all__ = ["StaleValues", "competing", "defer_to_user", "demote_stale", "states_something"]
+__all__ = ["StaleValues", "competing", "defer_to_user", "demote_corrected", "demote_stale", "states_something"]
 
 #: a sentence: text up to and including its end mark (or the end of the text)
 _SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
@@ -150,6 +156,28 @@ def defer_to_user(ranked: list[Candidate], vectors: dict[str, np.ndarray], roles
     return out, capped
 
 
+def demote_corrected(ranked: list[Candidate], corrects: dict[str, tuple[str, ...]], discount: float
+                     ) -> tuple[list[Candidate], dict[str, str]]:
+    """Cap the fused score of every candidate an explicit correction among ``ranked`` links
+    (``corrects``: correction id -> the older ids it corrects) at ``discount`` x the correction's,
+    so the replaced value never ranks first. Returns the re-sorted candidates and {older id: correction id}."""
+    present = {c.memory_id for c in ranked}
+    fused = {c.memory_id: c.fused for c in ranked}
+    capped: dict[str, str] = {}
+    for new, olds in corrects.items():
+        if new not in present:
+            continue
+        for old in olds:
+            if old in present and old != new and fused[old] > discount * fused[new]:
+                fused[old] = discount * fused[new]
+                capped[old] = new
+    if not capped:
+        return ranked, {}
+    out = [replace(c, fused=fused[c.memory_id]) if c.memory_id in capped else c for c in ranked]
+    out.sort(key=lambda c: (-c.fused, c.memory_id))
+    return out, capped
+
+
 def _newer_value(old: Candidate, new: Candidate, relevance_share: float) -> bool:
     """Whether ``new`` can stand for a newer value of what ``old`` answers: found on its own
     (not only through an entity hop, whose relevance is borrowed), about as relevant, covering
@@ -202,4 +230,8 @@ class StaleValues:
             roles = {c.memory_id: str(payloads.get(c.memory_id, {}).get("role") or "user") for c in head}
             demoted, _ = defer_to_user(demoted, vecs, roles, self.embedder.rescale, self.similarity, self.discount,
                                        self.user_relevance_share)
+        corrects = {c.memory_id: tuple(str(i) for i in links) for c in head
+                    if (links := (payloads.get(c.memory_id, {}).get("metadata") or {}).get("_corrects"))}
+        if corrects:
+            demoted, _ = demote_corrected(demoted, corrects, self.discount)
         return demoted + tail

@@ -106,6 +106,7 @@ EXPLICIT_CORRECTION = re.compile(
     r"\b(correction|i meant|i mean[t]?,|changed? (?:it |that )?to|switch(?:ed)? to|no longer|not anymore|"
     r"any ?more\b|instead of|rather than|moved to|update[d]?:|scratch that|that'?s wrong|i was wrong)|"
     # a contrast that names the wrong value: "my city is Suzhou, not Hangzhou" (replacement, see replaced_phrase)
+    r"[，,]\s*不是(?=[^。，；！？,.;!?\n]{1,12}(?:$|[。！？!?.]))|"
     r",\s*not\b(?=\s+(?!only\b|just\b|even\b|yet\b|really\b|bad\b|sure\b|too\b|to\b|that\b|always\b|final\b|confirmed\b|decided\b|fixed\b|certain\b)\w)",
     re.IGNORECASE,
 )
@@ -273,10 +274,19 @@ def provisional(text: str) -> bool:
 
 #: a replacement ("X instead of Y", "X rather than Y", "用X而不是Y", "it's X, not Y") names what it replaces: Y
 _REPLACEMENT = re.compile(r"(?:\b(?:instead of|rather than)\b|,\s*not\b)(?P<obj>[^.,;!?。，；！？\n]*)|"
-                          r"而不是(?P<zh>[^。，；！？,.;!?\n]*)", re.IGNORECASE)
+                          r"(?:而不是|[，,]\s*不是)(?P<zh>[^。，；！？,.;!?\n]*)", re.IGNORECASE)
+#: a contrast names the wrong value after the right one: 'it's 4pm, not 3pm', '七岁了，不是六岁'
+_CONTRAST = re.compile(r",\s*not\b|[，,]\s*不是")
 _PHRASE_END = re.compile(r"\s+(?:in|on|at|for|with|from|because|when|since|to|and|but|so|now|these days|anymore)\b",
                          re.IGNORECASE)
-_REPLACEMENT_ONLY = re.compile(r"^(?:instead of|rather than|,\s*not)$", re.IGNORECASE)
+_REPLACEMENT_ONLY = re.compile(r"^(?:instead of|rather than|,\s*not|[，,]\s*不是)$", re.IGNORECASE)
+
+
+def contrast_replacement(text: str) -> bool:
+    """Whether the replacement in ``text`` (see :func:`replaced_phrase`) is a contrast, 'X, not Y' /
+    'X，不是Y', which restates only the corrected value, not the rest of what it corrects."""
+    m = _REPLACEMENT.search(text)
+    return m is not None and _CONTRAST.match(m.group(0)) is not None
 
 
 def replaced_phrase(text: str) -> str | None:

@@ -37,7 +37,7 @@ from .facts import FactBook, fact_key
 from .forgetting import Forgetter
 from .gate import WriteGate
 from .injection import planted_instruction
-from .intents import forget_target
+from .intents import EXPLICIT_CORRECTION, forget_target
 from .order import SessionOrder
 from .pii import PiiSettings
 from .records import build_record, touch_patch, upsert_records
@@ -166,6 +166,7 @@ class WritePipeline:
             return self.candidates.add(rec, vec, scope, kinds)
         superseded: list[str] = []
         evidence: list[dict[str, Any]] = []
+        corrects: list[str] = []
         if req.fact is not None:
             key, value = fact_key(req.fact["key"]), req.fact["value"]
             old = self.facts.current(scope, key)
@@ -189,13 +190,22 @@ class WritePipeline:
                 self.superseder.confirm_if_repeated(dup, req.ts)
                 return WriteResult(WriteOutcome.MERGED.value, dup.id, f"duplicate_of:{dup.id}", importance=imp,
                                    memory_type=mtype.value, redactions=kinds)
-            if sig.correction and not below:  # an uncurated remark retires nothing
-                related = self.corrections.find(clean, vec, scope, req.metadata, req.role)
+            # 'she's seven, not six' carries no marker word of the rules: the explicit pattern counts too
+            explicit = sig.correction or EXPLICIT_CORRECTION.search(clean) is not None
+            if explicit:
+                related, links = self.corrections.examine(clean, vec, scope, req.metadata, req.role)
+                if below:
+                    related = []  # an uncurated remark retires nothing; a link archives nothing, so it stays
                 superseded.extend(pid for pid, _, _ in related)
                 evidence.extend(ev for _, _, ev in related)
+                if links:  # older statements of the replaced value it does not archive: ranked below it
+                    corrects = [ev["id"] for ev in links]
+                    evidence.extend(links)
                 if related and req.hint is None:
                     mtype = MemoryType(related[0][1])  # a correction replaces a memory of the same kind
         meta = rec.metadata
+        if corrects:  # read by the retrieve stale stage (retrieve/stale.py demote_corrected)
+            meta = {**meta, "_corrects": corrects}
         if mtype != MemoryType.FACT and req.role == "user" and rules.is_constraint(clean, sig):
             meta = {**meta, "_kind": "constraint"}
         if req.role == "user" and self.categories.enabled:  # what a request of that kind will need (issue 16)

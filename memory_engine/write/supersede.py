@@ -10,6 +10,19 @@ two memories are about the same thing when their model-rescaled similarity is >=
 min(|A|, |B|) >= ``write.supersede_keyword_overlap``, correction marker words
 excluded); a similarity >= ``write.supersede_strong_similarity`` may stand in for
 the shared terms where no correction text names the subject.
+
+Data rule for a contrast ('X, not Y', 'X，不是Y', :func:`~memory_engine.write.intents.contrast_replacement`):
+it restates only the corrected value, so it retires an older memory only when that memory
+holds no content terms beyond the subject they share and Y ("My dentist appointment is on
+Tuesday at 3pm" <- "... is Thursday at 3pm, not Tuesday"). An older memory with more in it
+("dentist appointment next Tuesday at 3pm" <- "Actually the dentist is at 4pm, not 3pm")
+stays current: archiving it would lose "next Tuesday". It is *linked* instead, like an
+older memory that states Y without a shared subject term ("My daughter is six" <- "Actually
+she's seven, not six"): the correction's ``metadata._corrects`` lists its id, the write
+result's evidence says so (``rule`` = ``corrects``, ``archived`` False) and the retrieve
+stale stage ranks it below the correction whenever both are candidates
+(:func:`memory_engine.retrieve.stale.demote_corrected`). Y is matched on content terms
+with numbers normalised (:func:`number_terms`: 六 / 6 / six).
 """
 
 from __future__ import annotations
@@ -30,10 +43,52 @@ from ..store.base import VectorStore
 from ..text import content_terms, identifiers
 from . import rules
 from .correction import SupersedeParams, judge, same_speaker, speaker_of
-from .intents import EXPLICIT_CORRECTION, about_speaker, correction_strength, marker_clause, replaced_phrase
+from .intents import (
+    EXPLICIT_CORRECTION,
+    about_speaker,
+    contrast_replacement,
+    correction_strength,
+    marker_clause,
+    replaced_phrase,
+)
 from .records import deprecate_patch
 
-__all__ = ["CorrectionFinder", "SubjectRule", "Superseder", "term_share"]
+__all__ = ["CorrectionFinder", "SubjectRule", "Superseder", "number_terms", "term_share"]
+
+_EN_NUMBERS = {w: str(i) for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty".split())}
+# terms are stemmed ('twelve' -> 'twelv'): the stems name the numbers too
+_EN_NUMBERS |= {t: n for w, n in list(_EN_NUMBERS.items()) for t in content_terms(w)}
+_ZH_DIGITS = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"两": 2}
+_ZH_NUMBER = re.compile(r"^([零一二两三四五六七八九十]{1,3})(.*)$")
+
+
+def _zh_number(s: str) -> int | None:
+    """'六' -> 6, '十二' -> 12, '二十' -> 20, '二十三' -> 23; None for anything else."""
+    if "十" not in s:
+        return _ZH_DIGITS[s] if len(s) == 1 else None
+    tens, _, ones = s.partition("十")
+    if len(tens) > 1 or len(ones) > 1:
+        return None
+    return (_ZH_DIGITS.get(tens, 1) if tens else 1) * 10 + (_ZH_DIGITS.get(ones, 0) if ones else 0)
+
+
+def number_terms(terms: Iterable[str]) -> set[str]:
+    """``terms`` with numbers normalised so a value matches across spellings: 'six' -> {'6'},
+    '六岁' -> {'6岁', '6'}, '9' -> {'9'}; any other term as it is."""
+    out: set[str] = set()
+    for t in terms:
+        if t in _EN_NUMBERS:
+            out.add(_EN_NUMBERS[t])
+            continue
+        m = _ZH_NUMBER.match(t)
+        n = _zh_number(m.group(1)) if m else None
+        if m is not None and n is not None:
+            out.update({f"{n}{m.group(2)}", str(n)})
+        else:
+            out.add(t)
+    return out
 
 
 def term_share(a: Set[str], b: Set[str]) -> float:
@@ -95,21 +150,30 @@ class CorrectionFinder:
 
     def find(self, clean: str, vec: np.ndarray, scope: Scope, metadata: dict[str, Any] | None = None,
              role: str = "user") -> list[tuple[str, str, dict[str, Any]]]:
+        return self.examine(clean, vec, scope, metadata, role)[0]
+
+    def examine(self, clean: str, vec: np.ndarray, scope: Scope, metadata: dict[str, Any] | None = None,
+                role: str = "user") -> tuple[list[tuple[str, str, dict[str, Any]]], list[dict[str, Any]]]:
+        """(what :meth:`find` retires, the older memories the correction only *links*: evidence dicts
+        with ``id``, ``rule`` = 'corrects', ``replaced_terms``, ``kept_terms``, ``similarity``,
+        ``archived`` False; module docstring). Only a replacement ('X, not Y', 'X instead of Y') links."""
         if role != "user":
-            return []  # what the assistant or a tool said never retires the user's statement
+            return [], []  # what the assistant or a tool said never retires the user's statement
         strength = correction_strength(clean, rules.CORRECTION.search(clean) is not None)
         if strength is None:
-            return []
+            return [], []
         if strength == "explicit":
             clause = marker_clause(clean, EXPLICIT_CORRECTION, rules.CORRECTION)
         else:
             clause = marker_clause(clean, rules.CORRECTION)
             if not about_speaker(clause):
-                return []  # "don't forget your passion": about someone else, not a change of the speaker's own
+                return [], []  # "don't forget your passion": about someone else, not a change of the speaker's own
         meta = metadata or {}
         # 'coconut oil instead of butter' may only retire a memory that names butter
         replaced = replaced_phrase(clean) if strength == "explicit" else None
         replaced_terms = set(content_terms(replaced)) - rules.MARKER_TERMS if replaced else set()
+        replaced_nums = number_terms(replaced_terms)
+        contrast = replaced is not None and contrast_replacement(clean)
         new_terms = set(content_terms(clause)) - rules.MARKER_TERMS
         if replaced is not None:
             # the replaced value says which memory is meant, not what it is about: the subject must be
@@ -117,7 +181,8 @@ class CorrectionFinder:
             new_terms = set(content_terms(clean)) - rules.MARKER_TERMS - replaced_terms
         new_idents = _long_identifiers(clean)
         neg_new = rules.polarity(clause)
-        out = []
+        out: list[tuple[str, str, dict[str, Any]]] = []
+        links: list[dict[str, Any]] = []
         for p in self.store.search_dense(vec.tolist(), scope.filter(memory_types=self.TYPES), self.limit):
             if not scope.owns(p) or not same_speaker(role, meta, p.payload, clean):
                 continue
@@ -130,26 +195,31 @@ class CorrectionFinder:
             names = content_terms(speaker_of(meta, clean)) | content_terms(
                 speaker_of(p.payload.get("metadata"), old_text))
             old_terms = set(p.payload.get("terms") or ()) - rules.MARKER_TERMS - names
-            if replaced is not None and not (replaced_terms & old_terms):
+            if replaced is not None and not (replaced_nums & number_terms(old_terms)):
                 continue  # a replacement names what it replaces; this memory does not say it
-            if replaced is not None and not _affirms(old_text, replaced_terms):
+            if replaced is not None and not _affirms(old_text, replaced_nums):
                 continue  # 'instead of giving up' replaces nothing in "I'm not giving up": it agrees with it
             osig = rules.signals(old_text)
             ev = judge(p.id, strength=strength, scope_terms=new_terms - names, old_terms=old_terms, similarity=sim,
                        new_negated=neg_new, old_negated=rules.polarity(old_text), params=self.params,
                        old_stance=(osig.preference or osig.decision) and not osig.uncertain)
-            if ev is not None:
+            kept = number_terms(old_terms) - number_terms(new_terms) - replaced_nums if contrast else set()
+            if ev is not None and not kept:
                 out.append((p.id, p.payload.get("memory_type", MemoryType.SEMANTIC.value), ev.as_dict()))
-        return out
+            elif replaced is not None:  # it states Y: outranked by the correction, nothing archived
+                links.append({"id": p.id, "rule": "corrects", "replaced_terms": sorted(replaced_terms),
+                              "kept_terms": sorted(kept), "similarity": round(sim, 4), "archived": False})
+        return out, links
 
 
 _SENTENCE = re.compile(r"[^.!?。！？;；\n]+")
 
 
 def _affirms(text: str, terms: set[str]) -> bool:
-    """True when a sentence of ``text`` that carries one of ``terms`` is not negated: a memory
+    """True when a sentence of ``text`` that carries one of ``terms`` (numbers normalised,
+    :func:`number_terms`) is not negated: a memory
     that says "I'm not giving up" does not state what "instead of giving up" replaces."""
-    hits = [s for s in _SENTENCE.findall(text) if content_terms(s) & terms]
+    hits = [s for s in _SENTENCE.findall(text) if number_terms(content_terms(s)) & terms]
     return any(not rules.polarity(s) for s in hits) if hits else True
 
 
