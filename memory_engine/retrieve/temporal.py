@@ -99,7 +99,8 @@ _PAST_CUES = re.compile(
     r"\b(?:was|were|did|went|had|got|made|came|saw|met|took|gave|told|said|bought|spent|ago|last|yesterday)\b"
     r"|\b\w+ed\b|了|过|上(?:个)?(?:周|星期|礼拜|月)|昨|前天", re.I)
 #: present tense ("What do I have on Friday?", "I have yoga on Friday"): the coming one
-_PRESENT_CUES = re.compile(r"\b(?:do|does|have|has|am|is|are)\b|有", re.I)
+#: (a clause opening on an -ing verb is a plan with "I'm" left out: 'Taking the cat to the vet on Wednesday')
+_PRESENT_CUES = re.compile(r"\b(?:do|does|have|has|am|is|are)\b|^\s*[a-z]+ing\b|有", re.I)
 _CLAUSE_END = re.compile(r"[.;!?。；！？，,]|\b(?:and|but|then|so|because)\b", re.I)
 
 
@@ -108,7 +109,8 @@ def prefers_future(text: str, pos: int = 0) -> bool:
     one, judged on its clause (split at punctuation and 'and'/'but'/'so'...): an explicit
     future or progressive cue ('will', "'ll", 'going to', 'is visiting', '要', '打算',
     '下周') -> True; else a past-tense cue ('went', 'visited', 'did', '了', '上周') -> False;
-    else a present-tense verb ('do I have', 'is', '有') -> True; no cue -> False (the past one)."""
+    else a present-tense verb ('do I have', 'is', '有') or a clause opening on an -ing verb
+    ('Taking the cat to the vet on Wednesday') -> True; no cue -> False (the past one)."""
     starts = [m.end() for m in _CLAUSE_END.finditer(text, 0, pos)]
     end = _CLAUSE_END.search(text, pos)
     clause = text[starts[-1] if starts else 0: end.start() if end else len(text)]

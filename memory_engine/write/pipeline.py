@@ -141,8 +141,8 @@ class WritePipeline:
 
     def _inherit_event_time(self, rec: MemoryRecord, superseded: list[str]) -> MemoryRecord:
         """A correction naming no date ('Actually the dentist is at 4pm, not 3pm') keeps the
-        event time of the first memory it retires that has one, so 'What do I have on
-        December 8?' still finds the appointment after the correction."""
+        event time of the first memory it retires or links (``_corrects``) that has one, so
+        'What do I have on December 8?' still finds the corrected appointment."""
         rows = {p.id: p.payload for p in self.store.retrieve(superseded)}
         for pid in superseded:
             start = (rows.get(pid) or {}).get("event_start")
@@ -213,8 +213,8 @@ class WritePipeline:
             if label is not None:
                 meta = {**meta, "_category": label.name}
         rec = replace(rec, memory_type=mtype, metadata=meta, supersedes=tuple(superseded))
-        if superseded and rec.event_start is None:
-            rec = self._inherit_event_time(rec, superseded)
+        if (superseded or corrects) and rec.event_start is None:
+            rec = self._inherit_event_time(rec, superseded + corrects)
         upsert_records(self.store, [rec], vec[None, :], self.config.keyword)
         if superseded:
             try:
