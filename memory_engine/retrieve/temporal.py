@@ -55,7 +55,7 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b(?:this\s+)?coming\s+" + _WD_EN + r"\b", re.I), "en_coming_weekday"),
     (re.compile(r"\b(?:for|by|until|till)\s+(?:this\s+)?" + _WD_EN + r"\b", re.I), "en_coming_weekday"),
     (re.compile(r"\bthis\s+" + _WD_EN + r"\b", re.I), "en_this_weekday"),
-    (re.compile(r"\bon\s+" + _WD_EN + r"\b", re.I), "en_weekday"),
+    (re.compile(r"\bon\s+" + _WD_EN + r"\b", re.I), "en_on_weekday"),
     (re.compile(r"(?<![上下这本个每0-9一二两三四五六七八九十])" + _WD_ZH), "zh_weekday"),
     (re.compile(r"\b" + _WD_EN + r"\b(?!s)", re.I), "en_weekday"),
     (re.compile(r"上(?:周|星期|礼拜)末|\blast weekend\b", re.I), "last_weekend"),
@@ -101,7 +101,28 @@ _PAST_CUES = re.compile(
 #: present tense ("What do I have on Friday?", "I have yoga on Friday"): the coming one
 #: (a clause opening on an -ing verb is a plan with "I'm" left out: 'Taking the cat to the vet on Wednesday')
 _PRESENT_CUES = re.compile(r"\b(?:do|does|have|has|am|is|are)\b|^\s*[a-z]+ing\b|有", re.I)
+#: a habit names no one day: 'I always go to the gym on Friday evenings', '周末经常一个人看'
+_HABIT_CUES = re.compile(r"\b(?:always|usually|often|every|normally|typically|tend to)\b|经常|通常|一般|总是|每", re.I)
 _CLAUSE_END = re.compile(r"[.;!?。；！？，,]|\b(?:and|but|then|so|because)\b", re.I)
+
+
+def _clause(text: str, pos: int) -> str:
+    starts = [m.end() for m in _CLAUSE_END.finditer(text, 0, pos)]
+    end = _CLAUSE_END.search(text, pos)
+    return text[starts[-1] if starts else 0: end.start() if end else len(text)]
+
+
+def tense(text: str, pos: int = 0) -> str | None:
+    """'habit' (the clause at ``pos`` says always/every/经常/每...), 'future' or 'past' by
+    :func:`prefers_future`'s cues, or None when the clause has no cue at all."""
+    clause = _clause(text, pos)
+    if _HABIT_CUES.search(clause):
+        return "habit"
+    if _FUTURE_CUES.search(clause):
+        return "future"
+    if _PAST_CUES.search(clause):
+        return "past"
+    return "future" if _PRESENT_CUES.search(clause) else None
 
 
 def prefers_future(text: str, pos: int = 0) -> bool:
@@ -111,9 +132,7 @@ def prefers_future(text: str, pos: int = 0) -> bool:
     '下周') -> True; else a past-tense cue ('went', 'visited', 'did', '了', '上周') -> False;
     else a present-tense verb ('do I have', 'is', '有') or a clause opening on an -ing verb
     ('Taking the cat to the vet on Wednesday') -> True; no cue -> False (the past one)."""
-    starts = [m.end() for m in _CLAUSE_END.finditer(text, 0, pos)]
-    end = _CLAUSE_END.search(text, pos)
-    clause = text[starts[-1] if starts else 0: end.start() if end else len(text)]
+    clause = _clause(text, pos)
     if _FUTURE_CUES.search(clause):
         return True
     if _PAST_CUES.search(clause):
@@ -302,14 +321,20 @@ def resolve(text: str, ref: datetime) -> DateRange | None:
             a = monday + timedelta(days=7 + _WEEKDAYS_ZH[m.group(1)])
             b = a + timedelta(days=1)
         elif kind in ("en_last_weekday", "en_next_weekday", "en_coming_weekday", "en_this_weekday", "en_weekday",
-                      "zh_weekday"):
+                      "en_on_weekday", "zh_weekday"):
+            said = tense(low, m.start())
+            # a habit names no day; a bare weekday without any tense cue is too weak to date ('on Friday' is
+            # the past one, as before)
+            if kind in ("en_weekday", "en_on_weekday", "zh_weekday") and (
+                    said == "habit" or (said is None and kind != "en_on_weekday")):
+                continue
             wd = _WEEKDAYS_ZH[m.group(1)] if kind == "zh_weekday" else _WEEKDAYS_EN[m.group(1).lower()]
             if kind == "en_this_weekday":  # 'this Saturday': that day of the current Monday-based week
                 a = monday + timedelta(days=wd)
                 b = a + timedelta(days=1)
             else:
                 future = kind in ("en_next_weekday", "en_coming_weekday") or (
-                    kind in ("en_weekday", "zh_weekday") and prefers_future(low, m.start()))
+                    kind in ("en_weekday", "en_on_weekday", "zh_weekday") and said == "future")
                 a, b = _weekday(ref, wd, future)
         elif kind == "ndays_ahead":
             n = _num(m.group(1))
@@ -324,7 +349,10 @@ def resolve(text: str, ref: datetime) -> DateRange | None:
         elif kind == "last_weekend":
             a, b = monday - timedelta(days=2), monday
         elif kind == "weekend":  # '周末去了公园' is the last one, '周末要去公园' the coming one
-            if prefers_future(low, m.start()) or ref.weekday() >= 5:
+            said = tense(low, m.start())
+            if said in (None, "habit"):  # '周末经常看电影', '周末推荐一部电影': no one weekend
+                continue
+            if said == "future" or ref.weekday() >= 5:
                 a, b = monday + timedelta(days=5), monday + timedelta(days=7)
             else:
                 a, b = monday - timedelta(days=2), monday

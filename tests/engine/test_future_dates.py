@@ -57,6 +57,10 @@ def test_tense_is_judged_on_the_clause_that_names_the_day():
     assert not prefers_future(text, text.index("on Saturday"))
     assert prefers_future(text, text.index("on Tuesday"))
     assert resolve("一周一次去游泳", THU) is None  # '一周一' is 'once a week', not Monday
+    # a habit names no day; a bare weekend without any tense cue is not dated either
+    assert resolve("I always go to the gym on Friday evenings", THU) is None
+    assert resolve("我喜欢看恐怖片，周末经常一个人看", THU) is None
+    assert resolve("周末推荐一部电影", THU) is None
 
 
 @pytest.mark.integration
