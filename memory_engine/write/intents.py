@@ -312,9 +312,26 @@ def correction_strength(text: str, marker_found: bool) -> str | None:
     """'explicit' when the text says outright that something changed or was
     wrong, 'weak' when it only carries a marker word used in ordinary language
     too (``marker_found`` = the write rules' CORRECTION marker matched), else None."""
-    if EXPLICIT_CORRECTION.search(text):
+    if any(_states_change(text, m) for m in EXPLICIT_CORRECTION.finditer(text)):
         return "explicit"
     return "weak" if marker_found else None
+
+
+_SENTENCE_END = re.compile(r"[.!?。！？\n]")
+_ANY_MORE = re.compile(r"any ?more", re.IGNORECASE)
+_NEGATED = re.compile(r"n't|\b(?:not|never|no)\b|不|没", re.IGNORECASE)
+
+
+def _states_change(text: str, m: re.Match[str]) -> bool:
+    """An explicit marker counts only in a statement: a question ("Have you made any more art
+    lately?") asks, it corrects nothing; and "any more" says a change only under a negation
+    ("I don't eat meat any more"), not as a quantifier ("any more art")."""
+    start = max((e.end() for e in _SENTENCE_END.finditer(text, 0, m.start())), default=0)
+    end = _SENTENCE_END.search(text, m.end())
+    if end is not None and end.group(0) in "?？":
+        return False
+    sentence = text[start: end.start() if end else len(text)]
+    return not (_ANY_MORE.fullmatch(m.group(0).strip()) and not _NEGATED.search(sentence))
 
 
 _CLAUSE_END = re.compile(r"[.!?。！？;；\n]+")

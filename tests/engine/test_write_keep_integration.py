@@ -242,3 +242,19 @@ def test_locomo_dialog_turns_never_supersede(engine, t0, speaker, old, new):
     n = engine.add(f"{speaker}: {new}", user_id="conv", metadata=meta, now=t0 + timedelta(days=7))
     assert (o.outcome, n.outcome) == ("stored", "stored") and n.superseded_ids == ()
     assert engine.memory(o.memory_id, user_id="conv").status.value == "current"
+
+
+def test_a_question_or_a_quantifier_is_no_correction(engine, t0):
+    # "any more" as a quantifier, inside a question: LoCoMo dev had one such turn retire six memories
+    olds = [engine.add(t, user_id="u", session_id="s1", now=t0 + timedelta(minutes=i)).memory_id
+            for i, t in enumerate(["Your pottery is amazing, I love the blue glaze on your bowls",
+                                   "What's the main idea behind your pottery?"])]
+    for text in ("I'm so proud of you. Have you made any more pottery lately? [shared image: a blue bowl]",
+                 "Have you made any more pottery lately?", "你太厉害了。你还会再做陶艺吗？不再做了吗？"):
+        r = engine.add(text, user_id="u", session_id="s2", now=t0 + timedelta(days=2))
+        assert r.superseded_ids == (), (text, r.evidence)
+    assert all(engine.memory(i, user_id="u").status.value == "current" for i in olds)
+    # the same marker under a negation, in a statement, still corrects
+    tea = engine.add("I drink green tea every evening", user_id="u", now=t0).memory_id
+    r = engine.add("I don't drink green tea any more", user_id="u", now=t0 + timedelta(days=3))
+    assert tea in r.superseded_ids
