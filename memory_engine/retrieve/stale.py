@@ -116,11 +116,7 @@ def demote_stale(ranked: list[Candidate], vectors: dict[str, np.ndarray], writte
             if fused[a] > cap:
                 fused[a] = cap
                 newer_of[a] = b
-    if not newer_of:
-        return ranked, {}
-    out = [replace(c, fused=fused[c.memory_id]) if c.memory_id in newer_of else c for c in ranked]
-    out.sort(key=lambda c: (-c.fused, c.memory_id))
-    return out, newer_of
+    return _recapped(ranked, fused, newer_of)
 
 
 def defer_to_user(ranked: list[Candidate], vectors: dict[str, np.ndarray], roles: dict[str, str], rescale: Any,
@@ -149,11 +145,7 @@ def defer_to_user(ranked: list[Candidate], vectors: dict[str, np.ndarray], roles
             if fused[o.memory_id] > discount * fused[u.memory_id]:
                 fused[o.memory_id] = discount * fused[u.memory_id]
                 capped[o.memory_id] = u.memory_id
-    if not capped:
-        return ranked, {}
-    out = [replace(c, fused=fused[c.memory_id]) if c.memory_id in capped else c for c in ranked]
-    out.sort(key=lambda c: (-c.fused, c.memory_id))
-    return out, capped
+    return _recapped(ranked, fused, capped)
 
 
 def demote_corrected(ranked: list[Candidate], corrects: dict[str, tuple[str, ...]], discount: float
@@ -171,11 +163,7 @@ def demote_corrected(ranked: list[Candidate], corrects: dict[str, tuple[str, ...
             if old in present and old != new and fused[old] > discount * fused[new]:
                 fused[old] = discount * fused[new]
                 capped[old] = new
-    if not capped:
-        return ranked, {}
-    out = [replace(c, fused=fused[c.memory_id]) if c.memory_id in capped else c for c in ranked]
-    out.sort(key=lambda c: (-c.fused, c.memory_id))
-    return out, capped
+    return _recapped(ranked, fused, capped)
 
 
 def _newer_value(old: Candidate, new: Candidate, relevance_share: float) -> bool:
@@ -235,3 +223,14 @@ class StaleValues:
         if corrects:
             demoted, _ = demote_corrected(demoted, corrects, self.discount)
         return demoted + tail
+
+
+def _recapped(ranked: list[Candidate], fused: dict[str, float], capped: dict[str, str]
+              ) -> tuple[list[Candidate], dict[str, str]]:
+    """``ranked`` with the capped candidates' new fused scores, re-sorted (score desc, id), and
+    ``capped`` ({capped id: the memory it yields to}); ``ranked`` unchanged when nothing was capped."""
+    if not capped:
+        return ranked, {}
+    out = [replace(c, fused=fused[c.memory_id]) if c.memory_id in capped else c for c in ranked]
+    out.sort(key=lambda c: (-c.fused, c.memory_id))
+    return out, capped

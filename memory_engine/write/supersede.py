@@ -212,14 +212,11 @@ class CorrectionFinder:
         return out, links
 
 
-_SENTENCE = re.compile(r"[^.!?。！？;；\n]+")
-
-
 def _affirms(text: str, terms: set[str]) -> bool:
     """True when a sentence of ``text`` that carries one of ``terms`` (numbers normalised,
     :func:`number_terms`) is not negated: a memory
     that says "I'm not giving up" does not state what "instead of giving up" replaces."""
-    hits = [s for s in _SENTENCE.findall(text) if number_terms(content_terms(s)) & terms]
+    hits = [s for s in rules.sentences(text) if number_terms(content_terms(s)) & terms]
     return any(not rules.polarity(s) for s in hits) if hits else True
 
 
