@@ -256,6 +256,14 @@ class WriteSection(_Section):
     injection_weights: InjectionWeights = Field(
         default_factory=InjectionWeights, description="Weights of the planted-instruction signals."
     )
+    confirm_window_s: float = Field(
+        1800.0, ge=0.0, description="A user turn that only accepts what was just offered ('yes, book that one', "
+        "'好，就它了') makes the session's latest memory the user's when the assistant said it at most this many "
+        "seconds before (write/roles.py); 0 = off."
+    )
+    confirm_max_terms: int = Field(
+        4, ge=0, description="At most this many content terms in a confirmation (it names nothing new of its own)."
+    )
     dedup_reworded_similarity: float = Field(
         0.85, ge=0.0, le=1.0, description="Rescaled similarity at or above which a reworded statement merges into an "
         "existing memory when they also share dedup_term_overlap of their content terms (Jaccard) and agree on "

@@ -44,6 +44,7 @@ from ..errors import ConfigError
 from ..store.base import VectorStore
 from ..write.correction import same_speaker
 from ..write.intents import provisional
+from ..write.roles import author_role
 from .fusion import Candidate
 
 __all__ = ["StaleValues", "competing", "defer_to_user", "demote_corrected", "demote_stale", "states_something"]
@@ -215,7 +216,8 @@ class StaleValues:
         demoted, _ = demote_stale(head, vecs, written, self.embedder.rescale, self.similarity, self.discount,
                                   self.relevance_share, may_compete, tentative, self.provisional_similarity)
         if self.user_precedence:
-            roles = {c.memory_id: str(payloads.get(c.memory_id, {}).get("role") or "user") for c in head}
+            # a suggestion the user confirmed speaks for the user (write/roles.py)
+            roles = {c.memory_id: author_role(payloads.get(c.memory_id, {})) for c in head}
             demoted, _ = defer_to_user(demoted, vecs, roles, self.embedder.rescale, self.similarity, self.discount,
                                        self.user_relevance_share)
         corrects = {c.memory_id: tuple(str(i) for i in links) for c in head

@@ -1,6 +1,8 @@
 """The write pipeline (SEED_DIGEST section 3, issue 16), run per call::
 
-    clean + redact -> forget intent (archive what it names, stop) -> gate (noise
+    clean + redact -> forget intent (archive what it names, stop) -> confirmation
+    ("yes, book that one": the assistant turn it takes up becomes the user's, write/roles.py)
+    -> gate (noise
     rejection, importance, type; below the threshold kept as episodic) -> roles
     (assistant/tool: never a fact; tool: planted-instruction flags) -> embed ->
     candidate pool (hedges) | fact overwrite | dedup (touch, confirm) ->
@@ -41,6 +43,7 @@ from .intents import EXPLICIT_CORRECTION, forget_target
 from .order import SessionOrder
 from .pii import PiiSettings
 from .records import build_record, touch_patch, upsert_records
+from .roles import Confirmer, confirmation_extra_terms, is_confirmation
 from .supersede import CorrectionFinder, Superseder
 
 __all__ = ["AddRequest", "WritePipeline", "WriteRun"]
@@ -96,6 +99,7 @@ class WritePipeline:
         self.forgetter = Forgetter(store, embedder, w)
         self.order = SessionOrder(store, w)
         self.categories = Categories(embedder, config.intent)
+        self.confirmer = Confirmer(store, w)
 
     def run(self, req: AddRequest) -> WriteRun:
         """Apply one request; returns the outcome (stored / merged / rejected / candidate).
@@ -111,6 +115,10 @@ class WritePipeline:
             target = forget_target(clean)
             if target is not None:  # "forget that I ...": acts on the store, is not stored itself
                 return WriteRun(self._forget(req, target, kinds), clean)
+        if req.role == "user" and req.fact is None and is_confirmation(clean, self.confirmer.max_terms):
+            merged = self._confirm(req, clean, kinds)  # "yes, book that one": the suggestion becomes the user's
+            if merged is not None:
+                return WriteRun(merged, clean)
         if req.role != "user" and req.fact is not None:
             # what the assistant or a tool said is never the user's fact (kept as a record of what was said)
             req = replace(req, fact=None, metadata={**req.metadata, "_not_a_fact": True})
@@ -138,6 +146,18 @@ class WritePipeline:
             return WriteResult(WriteOutcome.REJECTED.value, None, "forget_intent:no_match", redactions=kinds)
         return WriteResult(WriteOutcome.FORGOTTEN.value, None, "forget_intent",
                            tuple(ids), redactions=kinds, evidence=tuple(m.as_dict() for m in matches))
+
+    def _confirm(self, req: AddRequest, clean: str, kinds: tuple[str, ...]) -> WriteResult | None:
+        """Mark the assistant turn a confirmation takes up as the user's (write/roles.py); the result
+        'merged' into it when the confirmation names nothing new, else None (the turn is stored too)."""
+        scope = Scope(req.tenant_id, req.user_id, self.embedder.version)
+        offer = self.confirmer.offer(scope, req.session_id, req.ts)
+        if offer is None:
+            return None
+        self.confirmer.confirm(offer, clean, req.ts)
+        if confirmation_extra_terms(clean):
+            return None
+        return WriteResult(WriteOutcome.MERGED.value, offer.id, f"confirms:{offer.id}", redactions=kinds)
 
     def _inherit_event_time(self, rec: MemoryRecord, superseded: list[str]) -> MemoryRecord:
         """A correction naming no date ('Actually the dentist is at 4pm, not 3pm') keeps the
