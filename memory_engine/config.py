@@ -379,6 +379,11 @@ class RetrievalSection(_Section):
         1.0, ge=0.0, le=1.0, description="Multiplier on fused scores of user-stated memories (seed 004: user-stated > inferred)."
     )
     inferred_weight: float = Field(0.85, ge=0.0, le=1.0, description="Multiplier on fused scores of model-inferred memories.")
+    assistant_needs_addressee: bool = Field(
+        True, description="What the assistant said (an unconfirmed suggestion, guess or restatement) answers only a "
+        "query that refers to the assistant or its suggestion ('what did you recommend', '你上次推荐的'), never a "
+        "first-person question about the user ('do I like X', '我最后买了哪个'): retrieve/addressee.py."
+    )
     tool_weight: float = Field(
         0.85, ge=0.0, le=1.0, description="Multiplier on fused scores of tool / web content (source 'tool'): "
         "what a page said is not the user's statement."

@@ -22,6 +22,7 @@ from ..store.base import ScoredPayload, VectorStore
 from ..text import _CJK, content_terms, relatives
 from ..write.categories import category_of
 from . import temporal
+from .addressee import may_answer
 from .crosslang import cross_coverage
 from .fusion import Candidate
 from .query import QueryPlan
@@ -59,16 +60,19 @@ class RoutePool:
         self.fact_ids: set[str] = set()
 
 
-def pool_routes(channels: Mapping[str, list[ScoredPayload]], scope: Scope, exclude_flagged: bool = False) -> RoutePool:
+def pool_routes(channels: Mapping[str, list[ScoredPayload]], scope: Scope, exclude_flagged: bool = False,
+                user_only: bool = False) -> RoutePool:
     """Merge channel lists (each best first) into a :class:`RoutePool`, skipping rows of another owner
-    (defence in depth: the filter already isolates) and, with ``exclude_flagged``, memories flagged
-    at write for planted instructions (``retrieval.exclude_flagged``: they stay out of the context)."""
+    (defence in depth: the filter already isolates), with ``exclude_flagged`` memories flagged
+    at write for planted instructions (``retrieval.exclude_flagged``: they stay out of the context)
+    and with ``user_only`` (``QueryPlan.user_only``) what the assistant said unconfirmed
+    (:func:`memory_engine.retrieve.addressee.may_answer`)."""
     pool = RoutePool()
     for channel, rows in channels.items():
         for i, p in enumerate(rows, start=1):
             if channel == "fact":
                 pool.fact_ids.add(p.id)
-            if not scope.owns(p) or (exclude_flagged and p.payload.get("flagged")):
+            if not scope.owns(p) or (exclude_flagged and p.payload.get("flagged")) or not may_answer(p.payload, user_only):
                 continue
             pool.payloads[p.id] = p.payload
             pool.ranks.setdefault(p.id, {})[channel] = i

@@ -28,6 +28,7 @@ from ..config import RetrievalSection
 from ..errors import ConfigError
 from ..scope import Scope
 from ..store.base import StoreFilter, VectorStore
+from .addressee import may_answer
 from .candidates import CandidateBuilder, is_cjk
 from .fusion import Candidate
 from .query import QueryPlan
@@ -138,8 +139,8 @@ class ConversationContext:
             for p, d in self._neighbours(parent.memory_id, payloads[parent.memory_id], flt):
                 if p.id == parent.memory_id or not scope.owns(p):
                     continue
-                if self.exclude_flagged and p.payload.get("flagged"):
-                    continue  # a planted instruction next to the user's turn stays out like everywhere else
+                if (self.exclude_flagged and p.payload.get("flagged")) or not may_answer(p.payload, plan.user_only):
+                    continue  # a planted instruction (or the assistant's word on the user) stays out like everywhere else
                 links.append((parent.memory_id, p.id, d))
                 if p.id not in known and p.id not in rows:
                     rows[p.id] = p

@@ -15,6 +15,7 @@ from ..errors import ConfigError
 from ..scope import Scope
 from ..store.base import StoreFilter, VectorStore
 from ..text import _CJK, _jieba, _jieba_lock, content_terms, entities, sparse_query
+from .addressee import may_answer
 from .candidates import CandidateBuilder, is_cjk
 from .fusion import Candidate
 from .query import QueryPlan
@@ -77,6 +78,8 @@ class EntityHop:
             vecs = {p.id: p.dense for p in self.store.retrieve(missing, with_vectors=True)} if missing else {}
             for rank, p in enumerate(rows, start=1):
                 if p.id == parent.memory_id or not scope.owns(p) or (self.exclude_flagged and p.payload.get("flagged")):
+                    continue
+                if not may_answer(p.payload, plan.user_only):
                     continue
                 if len(out) >= self.limit:
                     break

@@ -110,7 +110,7 @@ class RetrievalPipeline:
         for route in self.routes:
             rows = route.search(rq)
             channels.setdefault(route.channel, []).extend(rows)
-        pool = pool_routes(channels, scope, self.config.retrieval.exclude_flagged)
+        pool = pool_routes(channels, scope, self.config.retrieval.exclude_flagged, plan.user_only)
         fused = self.fuse(self.builder.assemble(pool, plan, category))
         links: list[Link] = []
         if self.context.enabled and fused:

@@ -19,6 +19,7 @@ from ..store.base import VectorStore
 from ..text import content_terms, identifiers, relatives, surface_words
 from ..write.pii import PiiSettings, fingerprints, redact
 from . import temporal
+from .addressee import about_user_only
 
 __all__ = ["ASSISTANT_LABELS", "VAGUE", "VAGUE_TERMS", "QueryPlan", "QueryPlanner", "VagueRewriter", "dialogue_text"]
 
@@ -115,7 +116,10 @@ class QueryPlan:
     relatives a question names (:func:`memory_engine.text.relatives`; empty for a dialogue,
     where another relative's story is a fair association); ``dialogue``: the query is a
     conversation of several turns and ``text``/``terms`` are its user turns
-    (:func:`dialogue_text`; a single labelled turn is read without its label, as a question)."""
+    (:func:`dialogue_text`; a single labelled turn is read without its label, as a question);
+    ``user_only``: a first-person question about the user that does not refer to the assistant
+    (:func:`memory_engine.retrieve.addressee.about_user_only`): the assistant's unconfirmed words may
+    not answer it (``retrieval.assistant_needs_addressee``; never for a dialogue query)."""
 
     query: str
     text: str
@@ -131,6 +135,7 @@ class QueryPlan:
     now: datetime
     relatives: frozenset[str] = frozenset()
     dialogue: bool = False
+    user_only: bool = False
 
 
 class VagueRewriter:
@@ -179,6 +184,7 @@ class QueryPlanner:
         self.dialogue = rcfg.dialogue_queries
         self.dialogue_max_chars = rcfg.dialogue_max_chars
         self.pii, self.pii_key = pii, pii_key
+        self.addressee = rcfg.assistant_needs_addressee
 
     def plan(self, query: str, scope: Scope, session_id: str | None, ts: float, now: datetime) -> QueryPlan:
         date_range = temporal.resolve(query, now) if self.temporal else None
@@ -194,4 +200,5 @@ class QueryPlanner:
         return QueryPlan(query=query, text=text, rewritten=rewritten, terms=terms, route_terms=route_terms | pii_terms,
                          cover_terms=terms or route_terms, identifiers=frozenset(identifiers(text)) | pii_terms,
                          date_range=date_range, vector=self.embedder.embed_query(text), session_id=session_id,
-                         ts=ts, now=now, relatives=frozenset() if turns else relatives(own), dialogue=turns)
+                         ts=ts, now=now, relatives=frozenset() if turns else relatives(own), dialogue=turns,
+                         user_only=self.addressee and not turns and about_user_only(own))

@@ -31,8 +31,11 @@ def test_defer_to_user_caps_the_assistant_on_the_same_subject_only():
 
 @pytest.fixture(scope="module")
 def engines():
+    # the addressee gate (retrieve/addressee.py) would drop the assistant's turn from a first-person
+    # question altogether; off here, so the precedence stage alone is what is measured
     on = MemoryEngine.in_memory(EngineConfig().with_overrides({"tracing.enabled": False,
-                                                               "retrieval.touch_on_hit": False}))
+                                                               "retrieval.touch_on_hit": False,
+                                                               "retrieval.assistant_needs_addressee": False}))
     off = MemoryEngine(on.config.with_overrides({"retrieval.stale_user_precedence": False}), embedder=on.embedder,
                        store=on.store, ephemeral=True)
     yield on, off

@@ -17,6 +17,18 @@ def test_chinese_acknowledgements_with_glue_words_are_noise(text):
 
 
 @pytest.mark.unit
+@pytest.mark.parametrize("text", ["笑死", "哈哈哈太好笑了", "笑哭了哈哈", "嘿嘿嘿", "绝了绝了"])
+def test_laughter_is_an_acknowledgement(text):
+    assert noise_reason(text) == "chit_chat"
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("text", ["笑死我了，我妈把我的猫叫成狗", "他讲的笑话笑死我了", "同事说绝了这家店的烤鸭"])
+def test_laughter_with_a_story_is_kept(text):
+    assert noise_reason(text) is None
+
+
+@pytest.mark.unit
 @pytest.mark.parametrize("text", ["那就周五见", "我先走了", "安排一下周五的会议", "谢谢你帮我订了酒店", "老板说下周一开会",
                                   "我知道了他的电话", "小助手你好，我想订一张去上海的票"])
 def test_glue_words_do_not_swallow_content(text):

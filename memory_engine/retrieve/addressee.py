@@ -1,0 +1,67 @@
+"""Whom a query asks about (issue 16, failure class 7): may what the assistant said answer it?
+
+What the assistant suggested, guessed or restated is a record of *its* words. A first-person
+question about the user ("do I like squash?", "which place did I decide on?", "我最后买了哪个",
+"我喜欢喝什么咖啡") asks what the user said, did or owns, and the assistant's suggestion is no
+answer to it, however close its words: it is left out of the candidates
+(``retrieval.assistant_needs_addressee``). A question that refers to the assistant or to its
+suggestion ("what did you recommend?", "the sport you suggested", "your advice on the hotel",
+"你上次推荐的那家店", "你当时建议我买哪款") is answered by it. A query that is neither (no first
+person: "Kyoto hotel near the station") leaves assistant memories in, at
+``retrieval.inferred_weight``.
+
+Decided by structure, not by sentences: a second-person subject ("you", "你", "您") or the
+assistant named ("the assistant", "助手") before a verb of saying or proposing; a second-person
+possessive before a suggestion noun ("your suggestion"); a suggestion noun or a passive
+suggestion about the user ("recommended to me", "推荐给我", "给我推荐的"); first person: I / me /
+my / we, 我 / 咱. A suggestion the user confirmed is the user's (:func:`memory_engine.write.roles.author_role`).
+Pure functions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ..write.roles import author_role
+
+__all__ = ["about_user_only", "may_answer", "refers_to_assistant"]
+
+#: past verbs of saying / proposing: "you suggested", not the request "can you tell me"
+_SAID_EN = (r"(?:said|suggested|recommended|mentioned|told|proposed|advised|picked|chose|found|gave|sent|showed|listed|"
+            r"thought|guessed|wrote|offered|came up with|pointed out|brought up|meant)")
+_SAY_EN = r"(?:say|suggest|recommend|mention|tell|propose|advise|pick|choose|find|give|send|show|list|think|guess|write|offer)"
+_SAY_ZH = r"(?:说|讲|推荐|建议|提到|提过|提起|提议|介绍|推|安利|给|发|找|选|挑|列|猜|觉得|认为|回答|答|写|举)"
+
+_TO_ASSISTANT = re.compile(
+    rf"\b(?:you|u|ya)\b(?:\s+\w+){{0,2}}?\s+{_SAID_EN}\b|\b(?:did|didn'?t|do|would|will)\s+(?:you|u|(?:the|my)\s+(?:assistant|bot|ai|chatbot|agent))\s+(?:\w+\s+)?"
+    rf"{_SAY_EN}\b|"
+    rf"\b(?:the|my)\s+(?:assistant|bot|ai|chatbot|agent)\b(?:\s+\w+){{0,2}}?\s+{_SAID_EN}\b|"
+    r"\byour\s+(?:\w+\s+)?(?:suggestions?|recommendations?|advice|ideas?|picks?|proposals?|answers?|lists?|guess(?:es)?|"
+    r"tips?|options?|choices?|words)\b|"
+    r"\b(?:suggestions?|recommendations?|advice|tips?)\b|\b(?:recommended|suggested|proposed)\s+(?:to|for)\s+(?:me|us)\b|"
+    rf"(?:你|您|你们)(?:上次|之前|刚才|刚刚|昨天|前天|那天|当时|以前|早上|上回|先前|一开始)?(?:跟我|给我|帮我|向我|和我|对我|替我)?"
+    rf"{_SAY_ZH}|(?:助手|AI|ai|机器人|小助手)(?:上次|之前|刚才|当时)?{_SAY_ZH}|"
+    r"(?:推荐|建议)(?:给我|过|的)|给我推荐(?:的|过)|被推荐",
+    re.IGNORECASE,
+)
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|i'd|i'll|me|my|mine|myself|we|we're|our|ours|us)\b|我|咱", re.IGNORECASE)
+
+
+def refers_to_assistant(query: str) -> bool:
+    """The query refers to the assistant or to its suggestion (module docstring)."""
+    return bool(_TO_ASSISTANT.search(query or ""))
+
+
+def about_user_only(query: str) -> bool:
+    """A first-person question about the user that does not refer to the assistant: what the
+    assistant said may not answer it."""
+    q = query or ""
+    return bool(_FIRST_PERSON.search(q)) and not refers_to_assistant(q)
+
+
+def may_answer(payload: Mapping[str, Any], user_only: bool) -> bool:
+    """Whether a memory may answer a query; ``user_only`` = :func:`about_user_only` of the query
+    (when the feature is on). Only an unconfirmed assistant memory is ever refused."""
+    return not (user_only and author_role(payload) == "assistant")
