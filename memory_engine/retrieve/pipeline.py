@@ -125,7 +125,7 @@ class RetrievalPipeline:
                 fused = self.hop.discount(refused, hopped, parent_score)
                 kept, below = self.floor.split(fused)
         if self.stale.enabled and len(kept) > 1:
-            kept = self.stale.apply(kept, pool.payloads, req.top_k)
+            kept = self.stale.apply(kept, pool.payloads, req.top_k, precedence=not plan.to_assistant)
             rank = {c.memory_id: c for c in kept}
             fused = sorted((rank.get(c.memory_id, c) for c in fused), key=lambda c: (-c.fused, c.memory_id))
         final, over_k, over_budget = self.budget.take(kept, req.top_k)

@@ -19,7 +19,7 @@ from ..store.base import VectorStore
 from ..text import content_terms, identifiers, relatives, surface_words
 from ..write.pii import PiiSettings, fingerprints, redact
 from . import temporal
-from .addressee import about_user_only
+from .addressee import about_user_only, refers_to_assistant
 
 __all__ = ["ASSISTANT_LABELS", "VAGUE", "VAGUE_TERMS", "QueryPlan", "QueryPlanner", "VagueRewriter", "dialogue_text"]
 
@@ -119,7 +119,9 @@ class QueryPlan:
     (:func:`dialogue_text`; a single labelled turn is read without its label, as a question);
     ``user_only``: a first-person question about the user that does not refer to the assistant
     (:func:`memory_engine.retrieve.addressee.about_user_only`): the assistant's unconfirmed words may
-    not answer it (``retrieval.assistant_needs_addressee``; never for a dialogue query)."""
+    not answer it (``retrieval.assistant_needs_addressee``; never for a dialogue query); ``to_assistant``:
+    the query refers to the assistant or its suggestion (:func:`memory_engine.retrieve.addressee.refers_to_assistant`),
+    so the assistant's words are the answer and do not defer to the user's (retrieve/stale.py)."""
 
     query: str
     text: str
@@ -136,6 +138,7 @@ class QueryPlan:
     relatives: frozenset[str] = frozenset()
     dialogue: bool = False
     user_only: bool = False
+    to_assistant: bool = False
 
 
 class VagueRewriter:
@@ -201,4 +204,5 @@ class QueryPlanner:
                          cover_terms=terms or route_terms, identifiers=frozenset(identifiers(text)) | pii_terms,
                          date_range=date_range, vector=self.embedder.embed_query(text), session_id=session_id,
                          ts=ts, now=now, relatives=frozenset() if turns else relatives(own), dialogue=turns,
-                         user_only=self.addressee and not turns and about_user_only(own))
+                         user_only=self.addressee and not turns and about_user_only(own),
+                         to_assistant=self.addressee and not turns and refers_to_assistant(own))

@@ -198,7 +198,10 @@ class StaleValues:
         self.across_sessions, self.statements_only = rcfg.stale_across_sessions, rcfg.stale_statements_only
         self.enabled = rcfg.stale_discount < 1.0
 
-    def apply(self, kept: list[Candidate], payloads: dict[str, dict[str, Any]], top_k: int) -> list[Candidate]:
+    def apply(self, kept: list[Candidate], payloads: dict[str, dict[str, Any]], top_k: int,
+              precedence: bool = True) -> list[Candidate]:
+        """``precedence=False`` (a query about what the assistant said, retrieve/addressee.py) skips the
+        user precedence: the assistant's suggestion is then the answer, not a rival of the user's words."""
         head, tail = kept[: top_k + self.window], kept[top_k + self.window:]
         if len(head) < 2:
             return kept
@@ -215,7 +218,7 @@ class StaleValues:
 
         demoted, _ = demote_stale(head, vecs, written, self.embedder.rescale, self.similarity, self.discount,
                                   self.relevance_share, may_compete, tentative, self.provisional_similarity)
-        if self.user_precedence:
+        if self.user_precedence and precedence:
             # a suggestion the user confirmed speaks for the user (write/roles.py)
             roles = {c.memory_id: author_role(payloads.get(c.memory_id, {})) for c in head}
             demoted, _ = defer_to_user(demoted, vecs, roles, self.embedder.rescale, self.similarity, self.discount,

@@ -96,3 +96,17 @@ def test_a_confirmed_suggestion_answers_as_the_users_choice(eng):
     hits = [h.memory_id for h in eng.retrieve("我带爸妈去哪泡温泉", user_id=owner, session_id="s2",
                                              now=T0 + timedelta(days=1)).hits]
     assert second in hits and first not in hits
+
+
+@pytest.mark.integration
+def test_a_question_about_the_suggestion_puts_the_suggestion_first(engines):
+    eng, off = engines
+    owner = "addr-first"
+    eng.add("在索尼和 Bose 的降噪耳机之间犹豫，主要通勤用", user_id=owner, session_id="s1", now=T0)
+    a = eng.add("我建议您选索尼的降噪耳机，通勤地铁上效果最好", user_id=owner, role="assistant", session_id="s1",
+                now=T0 + timedelta(minutes=1)).memory_id
+    eng.add("最后还是买了 Bose 的降噪耳机，戴着更舒服", user_id=owner, session_id="s2", now=T0 + timedelta(days=2))
+    q, at = "你之前建议我买哪个降噪耳机", T0 + timedelta(days=3)
+    before = [h.memory_id for h in off.retrieve(q, user_id=owner, session_id="s3", now=at).hits]
+    assert before[0] != a  # the user precedence capped the answer below the user's own words
+    assert eng.retrieve(q, user_id=owner, session_id="s3", now=at).hits[0].memory_id == a
