@@ -269,6 +269,12 @@ class WriteSection(_Section):
         "existing memory when they also share dedup_term_overlap of their content terms (Jaccard) and agree on "
         "identifiers, numbers and negation."
     )
+    dedup_across_kinds: bool = Field(
+        True, description="A reworded duplicate merges across the pipeline's own episodic / semantic / procedural "
+        "guess ('我不吃香菜，一点都不能放' kept episodic, '香菜我是一点都不吃的' curated semantic by its '我是'): the "
+        "kind is the gate's reading of incidental words, not the user's content; the kept memory takes the more "
+        "curated kind and the higher importance (write/dedup.py)."
+    )
     dedup_distinct_terms: bool = Field(
         True, description="Two statements that each carry content terms the other lacks ('window seat' / 'aisle "
         "seat', 'I take oat milk' / 'back to oat milk, soy was too sweet') are different values, never merged as "

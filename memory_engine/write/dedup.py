@@ -1,5 +1,8 @@
 """Dedup (seed 000): a statement that repeats a current memory of the same type
-touches it instead of adding a record.
+touches it instead of adding a record. "The same type" reads episodic, semantic and
+procedural as one (``write.dedup_across_kinds``): those are the gate's guess from incidental
+words ("我是" makes a statement factual), so a rewording merges across them and the kept
+memory takes the more curated kind (:func:`merged_kind_patch`).
 
 Two texts are *the same memory* when their normalised forms are equal, or their
 model-rescaled cosine is >= ``write.dedup_similarity``, or they are a rewording
@@ -19,6 +22,7 @@ decides merges in consolidation (:mod:`memory_engine.lifecycle.consolidate`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -32,7 +36,24 @@ from ..text import content_terms, identifiers
 from . import rules
 from .hygiene import adds_content, same_meaning
 
-__all__ = ["DuplicateFinder", "Identity", "identity"]
+__all__ = ["DuplicateFinder", "Identity", "identity", "merged_kind_patch"]
+
+#: the kinds the gate guesses from incidental words; a reworded duplicate merges across them
+#: (``write.dedup_across_kinds``); facts and working memory keep their own rules
+_KINDS = (MemoryType.EPISODIC, MemoryType.SEMANTIC, MemoryType.PROCEDURAL)
+#: how curated a kind is: the kept memory of a cross-kind merge takes the more curated one
+_CURATED = {MemoryType.EPISODIC: 0, MemoryType.PROCEDURAL: 1, MemoryType.SEMANTIC: 1}
+
+
+def merged_kind_patch(kept: MemoryRecord, new_kind: MemoryType, new_importance: float) -> dict[str, Any]:
+    """Payload patch for the memory a duplicate merges into: the more curated kind (an episodic
+    memory restated as a preference becomes semantic; never the reverse) and the higher importance."""
+    patch: dict[str, Any] = {}
+    if kept.memory_type in _CURATED and new_kind in _CURATED and _CURATED[new_kind] > _CURATED[kept.memory_type]:
+        patch["memory_type"] = new_kind.value
+    if new_importance > kept.importance:
+        patch["importance"] = new_importance
+    return patch
 
 
 @dataclass(frozen=True)
@@ -70,12 +91,14 @@ class DuplicateFinder:
         self.similarity, self.candidates = cfg.dedup_similarity, cfg.dedup_candidates
         self.reworded, self.overlap = cfg.dedup_reworded_similarity, cfg.dedup_term_overlap
         self.distinct = cfg.dedup_distinct_terms
+        self.across_kinds = cfg.dedup_across_kinds
 
     def find(self, clean: str, vec: np.ndarray, memory_type: MemoryType, scope: Scope,
              role: str = "user", pii_terms: tuple[str, ...] = ()) -> MemoryRecord | None:
         new = identity(clean)
         new_terms = content_terms(clean)
-        flt = scope.filter(memory_types=(memory_type.value,))
+        kinds = (memory_type,) + (_KINDS if self.across_kinds and memory_type in _KINDS else ())
+        flt = scope.filter(memory_types=tuple(dict.fromkeys(k.value for k in kinds)))
         for p in self.store.search_dense(vec.tolist(), flt, self.candidates):
             if not scope.owns(p) or (p.payload.get("role") or "user") != role:
                 continue  # the assistant repeating the user's words does not confirm them

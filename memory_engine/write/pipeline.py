@@ -34,7 +34,7 @@ from . import rules
 from .candidates import CandidatePool
 from .categories import Categories
 from .clean import Cleaner
-from .dedup import DuplicateFinder
+from .dedup import DuplicateFinder, merged_kind_patch
 from .facts import FactBook, fact_key
 from .forgetting import Forgetter
 from .gate import WriteGate
@@ -206,7 +206,8 @@ class WritePipeline:
         else:
             dup = self.dedup.find(clean, vec, mtype, scope, req.role, pii_terms)
             if dup is not None:
-                self.store.set_payload([dup.id], touch_patch(dup, req.ts, updated=True))
+                self.store.set_payload([dup.id], {**touch_patch(dup, req.ts, updated=True),
+                                                  **merged_kind_patch(dup, mtype, imp)})
                 self.superseder.confirm_if_repeated(dup, req.ts)
                 return WriteResult(WriteOutcome.MERGED.value, dup.id, f"duplicate_of:{dup.id}", importance=imp,
                                    memory_type=mtype.value, redactions=kinds)

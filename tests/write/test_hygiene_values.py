@@ -64,3 +64,15 @@ def test_an_approximate_quantity_is_no_hedge(text, uncertain):
 
     sig = rules.signals(text)
     assert sig.uncertain is uncertain and rules.hedged(text, sig) is uncertain
+
+
+@pytest.mark.integration
+def test_a_rewording_merges_across_the_gates_kind_guess_and_an_opposite_never(engine, t0):
+    a = engine.add("我不吃羊肉，一点都不能碰", user_id="u", session_id="s1", now=t0)
+    b = engine.add("羊肉我是一点都不吃的", user_id="u", session_id="s2", now=t0 + timedelta(days=2))
+    assert (a.memory_type, b.memory_type) == ("episodic", "semantic")  # the gate read '我是' as a factual statement
+    assert b.outcome == "merged" and b.memory_id == a.memory_id
+    kept = engine.memory(a.memory_id, user_id="u")
+    assert kept.memory_type.value == "semantic" and kept.importance >= b.importance  # the more curated reading
+    c = engine.add("我吃羊肉，一点都不怕膻", user_id="u", session_id="s2", now=t0 + timedelta(days=3))
+    assert c.outcome == "stored"
