@@ -528,6 +528,12 @@ class IntentSection(_Section):
         0.02, ge=0.0, le=2.0, description="...and exceeds the runner-up category's (the `none` class included) by "
         "at least this."
     )
+    max_categories: int = Field(
+        2, ge=1, description="A request (or statement) whose best categories lie within the margin of each other "
+        "is routed to (tagged with) all of them, up to this many; more is too vague a call and routes nowhere. "
+        "1 = one winner by the margin or nothing (e5 dev: a parcel request sits 0.014 from the payment examples, "
+        "'以后发件统一走顺丰' 0.015 from purchase, so neither was routed nor tagged)."
+    )
     min_query_terms: int = Field(
         2, ge=0, description="A query with fewer content terms is never routed: one word ('coffee', 'hobbies') names "
         "a topic to look up, not a task that needs a fact, and the category's memories would pass the floor in "

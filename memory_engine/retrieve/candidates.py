@@ -20,7 +20,7 @@ from ..models import MemoryStatus, Source
 from ..scope import Scope
 from ..store.base import ScoredPayload, VectorStore
 from ..text import _CJK, content_terms, relatives
-from ..write.categories import category_of
+from ..write.categories import categories_of
 from . import temporal
 from .crosslang import cross_coverage
 from .fusion import Candidate
@@ -165,15 +165,17 @@ class CandidateBuilder:
                     sims[p.id] = float(np.dot(np.asarray(p.dense, dtype=np.float32), qvec))
         return sims
 
-    def assemble(self, pool: RoutePool, plan: QueryPlan, category: str | None = None) -> list[Candidate]:
-        """Candidates of every pooled memory; ``category``: the fact category the request was routed to
-        (a memory tagged with it counts as matched with relevance ``intent.relevance``; one tagged with
-        another category has its similarity x ``intent.mismatch``)."""
+    def assemble(self, pool: RoutePool, plan: QueryPlan, categories: tuple[str, ...] | str | None = None
+                 ) -> list[Candidate]:
+        """Candidates of every pooled memory; ``categories``: the fact categories the request was routed to
+        (a memory tagged with one counts as matched with relevance ``intent.relevance``; one tagged only with
+        others has its similarity x ``intent.mismatch``)."""
         rcfg, icfg = self.rcfg, self.icfg
         sims = self.similarities(pool, plan.vector)
         q_idents, q_range, ts = plan.identifiers, plan.date_range, plan.ts
         # BM25 is unbounded: divide by the query's best keyword score (CombSUM of max-normalised scores)
         best_kw = max((s["keyword"] for s in pool.scores.values() if "keyword" in s), default=0.0)
+        routed = frozenset((categories,) if isinstance(categories, str) else categories or ())
         cands = []
         for mid, pl in pool.payloads.items():
             has_ident = bool(q_idents & set(pl.get("terms") or ()))
@@ -182,12 +184,12 @@ class CandidateBuilder:
             if "meaning" in pool.scores[mid]:
                 # a fact found by meaning is on topic by construction (similarity >= fact_similarity)
                 c = replace(c, exact_match=max(c.exact_match, rcfg.fact_meaning_relevance))
-            if category is not None:
-                tagged = category_of(pl)
-                if tagged == category:
+            if routed:
+                tagged = categories_of(pl)
+                if tagged & routed:
                     # the request needs this kind of fact, whatever the words (issue 16, facts by intent)
                     c = replace(c, category_match=icfg.relevance)
-                elif tagged is not None and icfg.mismatch < 1.0:
+                elif tagged and icfg.mismatch < 1.0:
                     c = replace(c, similarity=c.similarity * icfg.mismatch)
             if best_kw > 0 and "keyword" in pool.scores[mid]:
                 c = replace(c, keyword=min(1.0, max(0.0, pool.scores[mid]["keyword"] / best_kw)))
