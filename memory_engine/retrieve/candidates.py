@@ -196,12 +196,6 @@ class CandidateBuilder:
             if q_idents and not has_ident:
                 c = replace(c, similarity=c.similarity * rcfg.identifier_mismatch,
                             coverage=c.coverage * rcfg.identifier_mismatch, keyword=c.keyword * rcfg.identifier_mismatch)
-            if plan.relatives:
-                kin = relatives(str(pl.get("content") or ""))
-                if kin and not kin & plan.relatives:
-                    # a question about the uncle is not answered by the aunt's birthday
-                    f = rcfg.relative_mismatch
-                    c = replace(c, similarity=c.similarity * f, coverage=c.coverage * f, keyword=c.keyword * f)
             if q_range is not None:
                 # payload values are untyped (epoch seconds or None)
                 start: Any = pl.get("event_start")
@@ -215,6 +209,13 @@ class CandidateBuilder:
                     cov = temporal.coverage_with_date(plan.cover_terms, temporal.date_terms(q_range.phrase),
                                                       pl.get("terms") or ())
                     c = replace(c, temporal_match=1.0, coverage=max(c.coverage, cov))
+            if plan.relatives:
+                kin = relatives(str(pl.get("content") or ""))
+                if kin and not kin & plan.relatives:
+                    # a question about the uncle is not answered by the aunt's birthday, even on the day it names
+                    # (after the date match: the date words it covers must not undo the discount)
+                    f = rcfg.relative_mismatch
+                    c = replace(c, similarity=c.similarity * f, coverage=c.coverage * f, keyword=c.keyword * f)
             if pl.get("status") == MemoryStatus.PENDING_CONFIRMATION.value:
                 # seed 004: an unconfirmed old value shows only when strongly relevant, below the new one
                 if c.relevance < self.pending_floor:

@@ -73,3 +73,35 @@ def test_one_shared_common_word_is_no_link(make_engine):
                            now=T0 + timedelta(days=3), explain=True)
         via = {e.memory_id: e.route_ranks for e in res.explanations}
         assert ("hop" in via.get(ids[texts[1]], {})) is linked
+
+
+def test_a_sibling_child_and_people_at_work_are_relatives_of_their_own():
+    """A nephew is reached through the sibling and the son ('my brother Tom' -> "Tom's son Leo"), so a memory
+    naming them is not another relative's; a manager's memory is no answer about a colleague (both named
+    nothing before: the colleague's leave answered a question about the manager)."""
+    from memory_engine.text import relatives
+
+    assert {"nephew", "son", "elder_brother"} <= relatives("What can my nephew eat?")
+    assert {"niece", "daughter", "elder_sister"} <= relatives("给外甥女买什么礼物")
+    assert relatives("侄子") & relatives("我哥哥") and not relatives("侄子") & relatives("我姐姐")
+    assert relatives("我老板这周在哪") == {"manager"} and relatives("my coworker Ben") == {"colleague"}
+
+
+def test_a_colleagues_plan_is_no_answer_about_the_manager(engine):
+    user = "kin-work"
+    ids = _add(engine, user, ["我的上司是王蕾，做事很细", "王蕾周四去深圳见客户", "同事小刘周四调休"])
+    res = engine.retrieve("我上司周四在不在公司？", user_id=user, now=T0 + timedelta(days=4))
+    got = [h.memory_id for h in res.hits]
+    assert ids["我的上司是王蕾，做事很细"] in got and ids["王蕾周四去深圳见客户"] in got
+    assert ids["同事小刘周四调休"] not in got
+
+
+def test_the_day_a_question_names_does_not_undo_the_relative_discount(engine):
+    """'下周' covers the date words of every memory about next week: applied before that, the discount of
+    another person's memory was undone (the colleague's leave next week answered where the boss is)."""
+    user = "kin-date"
+    ids = _add(engine, user, ["我老板是周航，刚从总部调来", "周航下周在杭州开会", "同事阿杰下周请了婚假"])
+    res = engine.retrieve("我老板下周人在哪？", user_id=user, now=T0 + timedelta(days=3))
+    got = [h.memory_id for h in res.hits]
+    assert ids["周航下周在杭州开会"] in got
+    assert ids["同事阿杰下周请了婚假"] not in got
