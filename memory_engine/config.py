@@ -428,6 +428,17 @@ class RetrievalSection(_Section):
     )
     hop_limit: int = Field(3, ge=0, description="At most this many memories added by the entity hop.")
     hop_parents: int = Field(2, ge=1, description="The top hits whose entities are followed by the entity hop.")
+    hop_depth: int = Field(
+        2, ge=1, description="Links the entity hop follows in a chain: 1 = only memories linked to the top hits; 2 = "
+        "also those linked to a memory reached at the first hop (project -> dependency -> blocker, sister -> her son "
+        "-> his allergy), each ranking below the memory that reached it."
+    )
+    hop_min_shared: int = Field(
+        2, ge=1, description="Two memories are linked by the entity hop when they share a name (an entity of either, "
+        "or a name introduced by 叫/named/called) or at least this many content words the query does not hold: one "
+        "shared common word ('quarter', '下周') links unrelated memories, a project's two words ('checkout redesign') "
+        "do not."
+    )
     fact_scan_limit: int = Field(200, ge=1, description="Facts of one user the fact route scans (facts are few per user).")
     temporal_weight: float = Field(
         0.3, ge=0.0, description="Added to the fused score of memories whose event time falls in the date range the "
@@ -556,6 +567,12 @@ class IntentSection(_Section):
     fact_margin: float = Field(
         0.02, ge=0.0, le=2.0, description="...and exceeds the runner-up category's (the `none` class included) by "
         "at least this."
+    )
+    max_categories: int = Field(
+        2, ge=1, description="A request (or statement) whose best categories lie within the margin of each other "
+        "is routed to (tagged with) all of them, up to this many; more is too vague a call and routes nowhere. "
+        "1 = one winner by the margin or nothing (e5 dev: a parcel request sits 0.014 from the payment examples, "
+        "'以后发件统一走顺丰' 0.015 from purchase, so neither was routed nor tagged)."
     )
     min_query_terms: int = Field(
         2, ge=0, description="A query with fewer content terms is never routed: one word ('coffee', 'hobbies') names "

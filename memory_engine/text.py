@@ -148,6 +148,14 @@ for _words, _who in (
     ("姨妈 小姨", "maternal_aunt"), ("uncle", "maternal_uncle paternal_uncle"),
     ("aunt", "paternal_aunt maternal_aunt"), ("表哥 表姐 表弟 表妹 堂哥 堂姐 堂弟 堂妹 cousin", "cousin"),
     ("男朋友 boyfriend", "boyfriend"), ("女朋友 girlfriend", "girlfriend"),
+    # a sibling's child is named through the sibling and a son / daughter ('my sister Lena' -> "Lena's son
+    # Max"): those memories are about the nephew, not another relative
+    ("外甥", "nephew son elder_sister younger_sister"), ("侄子", "nephew son elder_brother younger_brother"),
+    ("外甥女", "niece daughter elder_sister younger_sister"), ("侄女", "niece daughter elder_brother younger_brother"),
+    ("nephew", "nephew son elder_sister younger_sister elder_brother younger_brother"),
+    ("niece", "niece daughter elder_sister younger_sister elder_brother younger_brother"),
+    # people at work: the manager's trip is no answer about a colleague's leave
+    ("领导 上司 老板 boss manager supervisor", "manager"), ("同事 colleague colleagues coworker", "colleague"),
 ):
     for _w in _words.split():
         _KIN[_w] = frozenset(_who.split())

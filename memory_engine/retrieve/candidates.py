@@ -20,7 +20,7 @@ from ..models import MemoryStatus, Source
 from ..scope import Scope
 from ..store.base import ScoredPayload, VectorStore
 from ..text import _CJK, content_terms, relatives
-from ..write.categories import category_of
+from ..write.categories import categories_of
 from . import temporal
 from .addressee import may_answer
 from .crosslang import cross_coverage
@@ -169,15 +169,17 @@ class CandidateBuilder:
                     sims[p.id] = float(np.dot(np.asarray(p.dense, dtype=np.float32), qvec))
         return sims
 
-    def assemble(self, pool: RoutePool, plan: QueryPlan, category: str | None = None) -> list[Candidate]:
-        """Candidates of every pooled memory; ``category``: the fact category the request was routed to
-        (a memory tagged with it counts as matched with relevance ``intent.relevance``; one tagged with
-        another category has its similarity x ``intent.mismatch``)."""
+    def assemble(self, pool: RoutePool, plan: QueryPlan, categories: tuple[str, ...] | str | None = None
+                 ) -> list[Candidate]:
+        """Candidates of every pooled memory; ``categories``: the fact categories the request was routed to
+        (a memory tagged with one counts as matched with relevance ``intent.relevance``; one tagged only with
+        others has its similarity x ``intent.mismatch``)."""
         rcfg, icfg = self.rcfg, self.icfg
         sims = self.similarities(pool, plan.vector)
         q_idents, q_range, ts = plan.identifiers, plan.date_range, plan.ts
         # BM25 is unbounded: divide by the query's best keyword score (CombSUM of max-normalised scores)
         best_kw = max((s["keyword"] for s in pool.scores.values() if "keyword" in s), default=0.0)
+        routed = frozenset((categories,) if isinstance(categories, str) else categories or ())
         cands = []
         for mid, pl in pool.payloads.items():
             has_ident = bool(q_idents & set(pl.get("terms") or ()))
@@ -186,24 +188,18 @@ class CandidateBuilder:
             if "meaning" in pool.scores[mid]:
                 # a fact found by meaning is on topic by construction (similarity >= fact_similarity)
                 c = replace(c, exact_match=max(c.exact_match, rcfg.fact_meaning_relevance))
-            if category is not None:
-                tagged = category_of(pl)
-                if tagged == category:
+            if routed:
+                tagged = categories_of(pl)
+                if tagged & routed:
                     # the request needs this kind of fact, whatever the words (issue 16, facts by intent)
                     c = replace(c, category_match=icfg.relevance)
-                elif tagged is not None and icfg.mismatch < 1.0:
+                elif tagged and icfg.mismatch < 1.0:
                     c = replace(c, similarity=c.similarity * icfg.mismatch)
             if best_kw > 0 and "keyword" in pool.scores[mid]:
                 c = replace(c, keyword=min(1.0, max(0.0, pool.scores[mid]["keyword"] / best_kw)))
             if q_idents and not has_ident:
                 c = replace(c, similarity=c.similarity * rcfg.identifier_mismatch,
                             coverage=c.coverage * rcfg.identifier_mismatch, keyword=c.keyword * rcfg.identifier_mismatch)
-            if plan.relatives:
-                kin = relatives(str(pl.get("content") or ""))
-                if kin and not kin & plan.relatives:
-                    # a question about the uncle is not answered by the aunt's birthday
-                    f = rcfg.relative_mismatch
-                    c = replace(c, similarity=c.similarity * f, coverage=c.coverage * f, keyword=c.keyword * f)
             if q_range is not None:
                 # payload values are untyped (epoch seconds or None)
                 start: Any = pl.get("event_start")
@@ -217,6 +213,13 @@ class CandidateBuilder:
                     cov = temporal.coverage_with_date(plan.cover_terms, temporal.date_terms(q_range.phrase),
                                                       pl.get("terms") or ())
                     c = replace(c, temporal_match=1.0, coverage=max(c.coverage, cov))
+            if plan.relatives:
+                kin = relatives(str(pl.get("content") or ""))
+                if kin and not kin & plan.relatives:
+                    # a question about the uncle is not answered by the aunt's birthday, even on the day it names
+                    # (after the date match: the date words it covers must not undo the discount)
+                    f = rcfg.relative_mismatch
+                    c = replace(c, similarity=c.similarity * f, coverage=c.coverage * f, keyword=c.keyword * f)
             if pl.get("status") == MemoryStatus.PENDING_CONFIRMATION.value:
                 # seed 004: an unconfirmed old value shows only when strongly relevant, below the new one
                 if c.relevance < self.pending_floor:

@@ -99,19 +99,19 @@ class RetrievalPipeline:
         plan = self.planner.plan(req.query, scope, req.session_id, req.ts, req.now)
         types = tuple(req.memory_types) if req.memory_types else None
         flt = scope.filter(memory_types=types, statuses=self.builder.statuses())
-        category = None
+        routed: tuple[str, ...] = ()
         if self.categories.enabled and len(content_terms(req.query)) >= self.config.intent.min_query_terms:
             # the user's own words say what the request needs; a vague-query rewrite only widens recall
             qvec = plan.vector if plan.rewritten is None else self.embedder.embed_query(req.query)
-            label = self.categories.of_query(qvec)
-            category = label.name if label is not None else None
-        rq = RouteQuery(req.query, plan.text, plan.route_terms, plan.vector, scope, flt, types, category)
+            routed = tuple(lb.name for lb in self.categories.query_labels(qvec))
+        rq = RouteQuery(req.query, plan.text, plan.route_terms, plan.vector, scope, flt, types,
+                        routed[0] if routed else None, routed[1:])
         channels: dict[str, list[ScoredPayload]] = {}
         for route in self.routes:
             rows = route.search(rq)
             channels.setdefault(route.channel, []).extend(rows)
         pool = pool_routes(channels, scope, self.config.retrieval.exclude_flagged, plan.user_only)
-        fused = self.fuse(self.builder.assemble(pool, plan, category))
+        fused = self.fuse(self.builder.assemble(pool, plan, routed))
         links: list[Link] = []
         if self.context.enabled and fused:
             fused, links = self.context.apply(fused, pool.payloads, flt, scope, plan, self.fuse)

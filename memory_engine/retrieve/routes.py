@@ -14,7 +14,7 @@ name           channel   returns
 ``fact_meaning`` meaning   facts by meaning (issue 16): the owner's facts nearest the
                          query embedding, rescaled similarity >= ``fact_similarity``
                          (a shipping request finds the default-courier fact)
-``intent``     intent    the owner's memories tagged at write with the fact category
+``intent``     intent    the owner's memories tagged at write with a fact category
                          the request was routed to (write/categories.py), newest first
 =============  ========  ==========================================================
 
@@ -59,6 +59,13 @@ class RouteQuery:
     filter: StoreFilter
     memory_types: tuple[str, ...] | None = None
     category: str | None = None
+    #: further categories the request was routed to (a close call between neighbouring kinds)
+    also: tuple[str, ...] = ()
+
+    @property
+    def categories(self) -> tuple[str, ...]:
+        """Every routed category, best first (empty = not routed)."""
+        return ((self.category,) if self.category else ()) + tuple(c for c in self.also if c != self.category)
 
 
 class Route(Protocol):
@@ -206,11 +213,20 @@ class IntentRoute:
         self.store, self.limit = store, icfg.limit if icfg.enabled else 0
 
     def search(self, q: RouteQuery) -> list[ScoredPayload]:
-        if not self.limit or q.category is None:
+        if not self.limit or not q.categories:
             return []
-        flt = replace(q.filter, metadata={**q.filter.metadata, "_category": q.category})
-        return [ScoredPayload(p.id, 1.0, p.payload)
-                for p in self.store.scroll(flt, limit=self.limit, order_by="created_at", descending=True)]
+        out: dict[str, ScoredPayload] = {}
+        for cat in q.categories:
+            # the best tag (_category) or one of a close call's tags (_categories): at most `limit` of each category
+            rows: dict[str, ScoredPayload] = {}
+            for field in ("_category", "_categories"):
+                flt = replace(q.filter, metadata={**q.filter.metadata, field: cat})
+                for p in self.store.scroll(flt, limit=self.limit, order_by="created_at", descending=True):
+                    rows.setdefault(p.id, p)
+            newest = sorted(rows.values(), key=lambda p: -float(p.payload.get("created_at") or 0.0))[: self.limit]
+            for p in newest:
+                out.setdefault(p.id, ScoredPayload(p.id, 1.0, p.payload))
+        return list(out.values())
 
 
 #: route classes by name; a new route registers here

@@ -16,6 +16,14 @@ examples (nearest-exemplar / prototype classification with a reject class):
   ``intent.fact_margin``); a structured fact whose key names a category's key word
   (``shipping.courier``) takes that category directly.
 
+Neighbouring categories are close to each other in e5's space: a parcel request sits
+near the payment examples too ('给闺蜜挑了条围巾，帮我安排一下送到她手上': shipping
++0.049 over ``none``, payment +0.035), '以后发件统一走顺丰' near purchase. Requiring one
+winner by the margin routed neither. So the decision is a *set*: every category within
+the margin of the best one (up to ``intent.max_categories``; 1 = one winner or nothing),
+provided the reject class ``none`` is not within the margin of the best; a request routed
+to two categories finds the memories of both, a statement is tagged with both.
+
 The examples are data (``categories.toml``, bilingual, a handful per category;
 ``intent.exemplars`` names another file), embedded once per embedding version.
 """
@@ -35,7 +43,7 @@ from ..config import IntentSection
 from ..embedding import CachedEmbedder
 from ..errors import ConfigError
 
-__all__ = ["NONE", "Categories", "CategoryLabel", "ExampleSet", "load_examples"]
+__all__ = ["NONE", "Categories", "CategoryLabel", "ExampleSet", "categories_of", "category_of", "load_examples"]
 
 #: the reject class: requests and statements nearer to its examples get no category
 NONE = "none"
@@ -146,37 +154,66 @@ class Categories:
         return bank
 
     @staticmethod
-    def _decide(ranked: list[tuple[float, str]], min_score: float, margin: float) -> CategoryLabel | None:
+    def _decide(ranked: list[tuple[float, str]], min_score: float, margin: float,
+                max_n: int = 1) -> tuple[CategoryLabel, ...]:
+        """The leading run of categories within ``margin`` of the best (best first), or () when the best is
+        ``none`` or below ``min_score``, ``none`` is within the margin of the best, or the run is longer than
+        ``max_n``. Each label's ``margin`` is its lead over the first class outside the run. With
+        ``max_n`` = 1 this is the one-winner rule: the best beats every other class by the margin."""
         if not ranked:
-            return None
+            return ()
         score, name = ranked[0]
-        runner = ranked[1][0] if len(ranked) > 1 else -1.0
-        if name == NONE or score < min_score or score - runner < margin:
-            return None
-        return CategoryLabel(name, round(score, 6), round(score - runner, 6))
+        if name == NONE or score < min_score:
+            return ()
+        run = [(s, n) for s, n in ranked if score - s < margin]
+        if any(n == NONE for _, n in run) or len(run) > max_n:
+            return ()
+        nxt = ranked[len(run)][0] if len(ranked) > len(run) else -1.0
+        return tuple(CategoryLabel(n, round(s, 6), round(s - nxt, 6)) for s, n in run)
 
-    def of_query(self, vec: np.ndarray) -> CategoryLabel | None:
-        """The category a request (its query embedding) needs, or None (off, reject class, too far, too close
-        a call)."""
+    def query_labels(self, vec: np.ndarray) -> tuple[CategoryLabel, ...]:
+        """The categories a request (its query embedding) needs, best first (at most ``intent.max_categories``),
+        or () (off, reject class, too far, too many close calls)."""
         if not self.cfg.enabled:
-            return None
-        return self._decide(self._bank("q").nearest(vec), self.cfg.query_min_score, self.cfg.query_margin)
+            return ()
+        return self._decide(self._bank("q").nearest(vec), self.cfg.query_min_score, self.cfg.query_margin,
+                            self.cfg.max_categories)
 
-    def of_fact(self, vec: np.ndarray, fact_key: str | None = None) -> CategoryLabel | None:
-        """The category of a statement (its document embedding), or None; a structured fact key naming a
-        category's key word wins (score 1)."""
+    def fact_labels(self, vec: np.ndarray, fact_key: str | None = None) -> tuple[CategoryLabel, ...]:
+        """The categories of a statement (its document embedding), best first, or (); a structured fact key
+        naming a category's key word wins alone (score 1)."""
         if not self.cfg.enabled:
-            return None
+            return ()
         if fact_key:
             parts = set(_KEY_SPLIT.split(str(fact_key).lower()))
             for name, words in self.examples.keys.items():
                 if parts & set(words):
-                    return CategoryLabel(name, 1.0, 1.0)
-        return self._decide(self._bank("d").nearest(vec), self.cfg.fact_min_score, self.cfg.fact_margin)
+                    return (CategoryLabel(name, 1.0, 1.0),)
+        return self._decide(self._bank("d").nearest(vec), self.cfg.fact_min_score, self.cfg.fact_margin,
+                            self.cfg.max_categories)
+
+    def of_query(self, vec: np.ndarray) -> CategoryLabel | None:
+        """The best category a request needs (:meth:`query_labels`), or None."""
+        labels = self.query_labels(vec)
+        return labels[0] if labels else None
+
+    def of_fact(self, vec: np.ndarray, fact_key: str | None = None) -> CategoryLabel | None:
+        """The best category of a statement (:meth:`fact_labels`), or None."""
+        labels = self.fact_labels(vec, fact_key)
+        return labels[0] if labels else None
 
 
 def category_of(payload: dict[str, Any]) -> str | None:
-    """The category a stored memory was tagged with at write (``metadata._category``), or None."""
+    """The (best) category a stored memory was tagged with at write (``metadata._category``), or None."""
     meta = payload.get("metadata") or {}
     cat = meta.get("_category")
     return str(cat) if cat else None
+
+
+def categories_of(payload: dict[str, Any]) -> frozenset[str]:
+    """Every category a stored memory was tagged with (``metadata._categories``, else ``_category``)."""
+    meta = payload.get("metadata") or {}
+    many = meta.get("_categories")
+    out = {str(c) for c in many} if isinstance(many, list) else set()
+    one = category_of(payload)
+    return frozenset(out | ({one} if one else set()))

@@ -230,9 +230,11 @@ class WritePipeline:
         if mtype != MemoryType.FACT and req.role == "user" and rules.is_constraint(clean, sig):
             meta = {**meta, "_kind": "constraint"}
         if req.role == "user" and self.categories.enabled:  # what a request of that kind will need (issue 16)
-            label = self.categories.of_fact(vec, rec.fact_key)
-            if label is not None:
-                meta = {**meta, "_category": label.name}
+            labels = self.categories.fact_labels(vec, rec.fact_key)
+            if labels:
+                meta = {**meta, "_category": labels[0].name}
+                if len(labels) > 1:  # a close call between neighbouring kinds: a request of either finds it
+                    meta["_categories"] = [lb.name for lb in labels]
         rec = replace(rec, memory_type=mtype, metadata=meta, supersedes=tuple(superseded))
         if (superseded or corrects) and rec.event_start is None:
             rec = self._inherit_event_time(rec, superseded + corrects)
