@@ -393,6 +393,19 @@ class RetrievalSection(_Section):
         0.3, ge=0.0, description="Added to the fused score of memories whose event time falls in the date range the "
         "query names ('last Friday', '三天前'); relative dates in memories are resolved against their own write time.",
     )
+    speaker_weight: float = Field(
+        0.1, ge=0.0, description="Added to the fused score of a memory whose own speaker (metadata.speaker, else "
+        "its transcript label 'Melanie: ...') the query names ('Where did Priya go hiking?'): in a conversation "
+        "of several people the named person's own turns answer, the others' turns addressing them by name do "
+        "not (LoCoMo dev: 83% of the evidence turns vs 56% of the other top-10 turns are the named speaker's; "
+        "benchmarks/README.md). 0 = off. The speaker's name also counts as a covered query word "
+        "(retrieval.speaker_coverage)."
+    )
+    speaker_coverage: bool = Field(
+        True, description="A query word that names the memory's speaker counts as covered for the relevance "
+        "floor, as a date the query names is matched by the memory's time: a turn stored with "
+        "metadata.speaker = 'Priya' does not repeat her name in its text."
+    )
     constraints_on_recommend: bool = Field(
         True, description="Recommendation-type queries (推荐/recommend/suggest) also return the user's active "
         "constraints through the fact route (seed 001: constraints block a scope).",
