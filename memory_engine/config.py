@@ -394,8 +394,8 @@ class RetrievalSection(_Section):
         "query names ('last Friday', '三天前'); relative dates in memories are resolved against their own write time.",
     )
     speaker_weight: float = Field(
-        0.1, ge=0.0, description="Added to the fused score of a memory whose own speaker (metadata.speaker, else "
-        "its transcript label 'Melanie: ...') the query names ('Where did Priya go hiking?'): in a conversation "
+        0.1, ge=0.0, description="Added to the fused score of a memory whose own speaker (metadata.speaker) "
+        "the query names ('Where did Priya go hiking?'): in a conversation "
         "of several people the named person's own turns answer, the others' turns addressing them by name do "
         "not (LoCoMo dev: 83% of the evidence turns vs 56% of the other top-10 turns are the named speaker's; "
         "benchmarks/README.md). 0 = off. The speaker's name also counts as a covered query word "

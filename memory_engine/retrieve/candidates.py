@@ -22,7 +22,6 @@ from ..scope import Scope
 from ..store.base import ScoredPayload, VectorStore
 from ..text import _CJK, content_terms, relatives
 from ..write.categories import category_of
-from ..write.correction import speaker_of
 from . import temporal
 from .crosslang import cross_coverage
 from .fusion import Candidate
@@ -143,7 +142,9 @@ class CandidateBuilder:
             checks.append(1.0 if content_terms(str(topic).replace("_", " ")) & q_terms else 0.0)
         src = pl.get("source", "user_stated")
         content = str(pl.get("content") or "")
-        speaker = speaker_of(meta, content)
+        # only a declared speaker: a transcript label read from the text would also take a Chinese note
+        # header ('快递地址：...') for a person
+        speaker = str(meta.get("speaker") or "").strip().lower()
         spoke = names_speaker(query, speaker) if query and speaker else False
         doc_terms: Any = pl.get("terms") or ()
         if spoke and rcfg.speaker_coverage:

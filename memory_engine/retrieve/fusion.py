@@ -47,8 +47,8 @@ class Candidate:
     from a conversational neighbour (see ``retrieve/context.py``); ``category_match`` is the
     relevance of a memory of the fact category the request was routed to (write/categories.py),
     counted like an exact match but never lent to conversational neighbours; ``speaker_match`` is
-    1.0 when the query names the memory's own speaker (``metadata.speaker`` or its transcript label,
-    see ``retrieve/candidates.py``), 0.0 otherwise.
+    1.0 when the query names the memory's own speaker (``metadata.speaker``, see ``retrieve/candidates.py``),
+    0.0 otherwise.
     """
 
     memory_id: str
