@@ -1,8 +1,8 @@
 """A question that names a participant of a stored conversation ("Where did Priya go
 hiking?") is answered by that participant's own turns, not by the other speakers' turns
-that address them by name: such a memory's fused score gains ``retrieval.speaker_weight``,
-and the name counts as a covered query word (``retrieval.speaker_coverage``), as a date
-the query names is matched by the memory's time (issue 16, LoCoMo dev: 83% of the
+that address them by name: the name counts as a covered query word (``retrieval.speaker_coverage``), as a date
+the query names is matched by the memory's time, and the fused score can gain
+``retrieval.speaker_weight`` (off by default; issue 16, LoCoMo dev: 83% of the
 evidence turns vs 56% of the other top-10 turns are the named speaker's)."""
 
 from __future__ import annotations
