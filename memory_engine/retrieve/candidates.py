@@ -6,6 +6,7 @@ source weight, date match), and the per-candidate rules that adjust it
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -27,7 +28,7 @@ from .crosslang import cross_coverage
 from .fusion import Candidate
 from .query import QueryPlan
 
-__all__ = ["CandidateBuilder", "RoutePool", "pool_routes"]
+__all__ = ["CandidateBuilder", "RoutePool", "names_speaker", "pool_routes"]
 
 Payload = dict[str, Any]
 
@@ -47,6 +48,19 @@ def cjk_coverage(q_terms: frozenset[str], doc_terms: Any, content: str) -> float
     doc = set(doc_terms)
     hit = sum(1 for t in q_terms if t in doc or (_CJK.fullmatch(t) is not None and t in content))
     return hit / len(q_terms)
+
+
+def names_speaker(query: str, speaker: str) -> bool:
+    """Whether ``query`` names ``speaker`` (a participant of a stored conversation): the name as a
+    whole word, case-insensitive ('Where did Priya go hiking?' names 'priya', 'Priyanka' does not),
+    or, for a name written in CJK characters, anywhere in the query ('小林上周末去哪儿' names '小林':
+    Chinese has no spaces between words). An empty speaker is never named."""
+    name = speaker.strip()
+    if not name:
+        return False
+    if _CJK.search(name):
+        return name in query
+    return re.search(r"(?<!\w)" + re.escape(name) + r"(?!\w)", query, re.IGNORECASE) is not None
 
 
 class RoutePool:
@@ -115,9 +129,12 @@ class CandidateBuilder:
 
     def candidate(self, mid: str, pl: Payload, cos: float, q_terms: frozenset[str], ranks: dict[str, int],
                   scores: dict[str, float], exact_hit: bool, session_id: str | None, ts: float,
-                  cjk_query: bool = False) -> Candidate:
+                  cjk_query: bool = False, query: str = "") -> Candidate:
         """One memory as a fusion candidate; ``cos`` the raw query cosine, ``ts`` now in epoch seconds;
-        ``cjk_query``: the query is written mostly in Chinese/Japanese characters (see :meth:`similarity`)."""
+        ``cjk_query``: the query is written mostly in Chinese/Japanese characters (see :meth:`similarity`);
+        ``query``: the user's query text, for the speaker it names (:func:`names_speaker`: the memory's own
+        speaker named -> ``speaker_match`` 1.0 and, with ``retrieval.speaker_coverage``, the name's words
+        count as covered)."""
         rcfg = self.rcfg
         mtype = pl.get("memory_type", "episodic")
         meta = pl.get("metadata") or {}
@@ -129,7 +146,15 @@ class CandidateBuilder:
             checks.append(1.0 if content_terms(str(topic).replace("_", " ")) & q_terms else 0.0)
         src = pl.get("source", "user_stated")
         content = str(pl.get("content") or "")
-        coverage = cjk_coverage(q_terms, pl.get("terms") or (), content)
+        # only a declared speaker: a transcript label read from the text would also take a Chinese note
+        # header ('快递地址：...') for a person
+        speaker = str(meta.get("speaker") or "").strip().lower()
+        spoke = names_speaker(query, speaker) if query and speaker else False
+        doc_terms: Any = pl.get("terms") or ()
+        if spoke and rcfg.speaker_coverage:
+            # the person the query names said it: their name is matched by who spoke, not by the words
+            doc_terms = set(doc_terms) | (content_terms(speaker) & q_terms)
+        coverage = cjk_coverage(q_terms, doc_terms, content)
         if rcfg.cross_language_coverage and coverage < 1.0 and cjk_query != is_cjk(content):
             # an English query for a Chinese memory (or the reverse) shares no word with it
             coverage = max(coverage, cross_coverage(q_terms, pl.get("terms") or ()))
@@ -147,6 +172,7 @@ class CandidateBuilder:
             source_weight=(rcfg.inferred_weight if src == Source.MODEL_INFERRED.value
                            else rcfg.tool_weight if src == Source.TOOL.value else rcfg.user_stated_weight),
             tokens=int(pl.get("tokens") or 0),
+            speaker_match=1.0 if spoke else 0.0,
         )
 
     def similarity(self, cos: float, cjk_query: bool, content: str) -> float:
@@ -184,7 +210,8 @@ class CandidateBuilder:
         for mid, pl in pool.payloads.items():
             has_ident = bool(q_idents & set(pl.get("terms") or ()))
             c = self.candidate(mid, pl, sims.get(mid, 0.0), plan.cover_terms, pool.ranks[mid], pool.scores[mid],
-                               mid in pool.fact_ids or has_ident, plan.session_id, ts, is_cjk(plan.query))
+                               mid in pool.fact_ids or has_ident, plan.session_id, ts, is_cjk(plan.query),
+                               plan.query)
             if "meaning" in pool.scores[mid]:
                 # a fact found by meaning is on topic by construction (similarity >= fact_similarity)
                 c = replace(c, exact_match=max(c.exact_match, rcfg.fact_meaning_relevance))

@@ -24,6 +24,8 @@ class Fuser:
         if rcfg.temporal_weight < 0:
             raise ConfigError("retrieval.temporal_weight must be >= 0", key="retrieval.temporal_weight")
         self.params = self._params(rcfg)
+        # a memory said by the person the query names (retrieve/candidates.py): same scale as the date bonus
+        self.params["speaker"] = rcfg.speaker_weight / (rcfg.rrf_k if self.strategy == FusionStrategy.RRF else 1.0)
         negative = [k for k, v in self.params.items() if v < 0]
         if negative:
             raise ConfigError(f"negative fusion parameters {negative}", key=f"retrieval.{negative[0]}")
@@ -57,7 +59,7 @@ class FiveTermFusion(Fuser):
 
 
 class RRFFusion(Fuser):
-    """``sum_r w_r / (k + rank_r)``; the date bonus is scaled to that range (``temporal / k``)."""
+    """``sum_r w_r / (k + rank_r)``; the date and speaker bonuses are scaled to that range (``/ k``)."""
 
     strategy = FusionStrategy.RRF
 

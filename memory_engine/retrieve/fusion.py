@@ -46,7 +46,9 @@ class Candidate:
     did not return it); ``context_relevance`` is the relevance a memory borrows
     from a conversational neighbour (see ``retrieve/context.py``); ``category_match`` is the
     relevance of a memory of the fact category the request was routed to (write/categories.py),
-    counted like an exact match but never lent to conversational neighbours.
+    counted like an exact match but never lent to conversational neighbours; ``speaker_match`` is
+    1.0 when the query names the memory's own speaker (``metadata.speaker``, see ``retrieve/candidates.py``),
+    0.0 otherwise.
     """
 
     memory_id: str
@@ -65,6 +67,7 @@ class Candidate:
     keyword: float = 0.0
     context_relevance: float = 0.0
     category_match: float = 0.0
+    speaker_match: float = 0.0
     fused: float = 0.0
 
     @property
@@ -152,7 +155,8 @@ def fuse(candidates: Iterable[Candidate], strategy: str, params: Mapping[str, fl
     five_term -> vector, keyword, metadata, time, importance;
     hybrid -> dense, keyword, recency, importance, tau_days;
     rrf -> k and optional ``route.<name>`` weights; any strategy -> optional
-    ``temporal``, added for a date match.
+    ``temporal``, added for a date match, and optional ``speaker``, added when the query
+    names the memory's speaker.
     """
     out = []
     for c in candidates:
@@ -168,7 +172,7 @@ def fuse(candidates: Iterable[Candidate], strategy: str, params: Mapping[str, fl
             s = rrf_score(c.route_ranks, params["k"], rw)
         else:
             raise ConfigError(f"unknown fusion strategy {strategy!r}; valid: weighted, five_term, rrf, hybrid")
-        s += params.get("temporal", 0.0) * c.temporal_match
+        s += params.get("temporal", 0.0) * c.temporal_match + params.get("speaker", 0.0) * c.speaker_match
         out.append(replace(c, fused=s * c.source_weight))
     out.sort(key=lambda c: (-c.fused, c.memory_id))
     return out

@@ -97,3 +97,22 @@ def test_engine_keeps_the_rank_of_an_earlier_turn_of_the_same_conversation(engin
     capped = every.retrieve(q, user_id=user, top_k=5, now=at)
     assert [h.content for h in capped.hits][:2] == [later, first]
     assert _score_of(capped, first) < _score_of(off, first)
+
+
+def test_default_discount_puts_the_older_value_just_below_the_newer():
+    """retrieval.stale_discount 0.95 (was 0.8): a demoted older value ranks right below the newer one,
+    not under an unrelated memory that scored between them (LoCoMo dev: the deeper cap pushed dialogue
+    evidence out of the top 10)."""
+    from memory_engine.config import RetrievalSection
+
+    rcfg = RetrievalSection()
+    old = Candidate("a" * 16, similarity=0.7, coverage=0.5, fused=0.62)
+    new = Candidate("b" * 16, similarity=0.7, coverage=0.5, fused=0.60)
+    other = Candidate("c" * 16, similarity=0.6, coverage=0.5, fused=0.56)
+    same = np.ones(4, dtype=np.float32) / 2.0
+    vecs = {old.memory_id: same, new.memory_id: same, other.memory_id: np.array([1.0, 0, 0, 0], dtype=np.float32)}
+    written = {old.memory_id: 1.0, new.memory_id: 2.0, other.memory_id: 0.5}
+    ranked, demoted = demote_stale([old, new, other], vecs, written, lambda c: c, rcfg.stale_similarity,
+                                   rcfg.stale_discount, rcfg.stale_relevance_share)
+    assert demoted == {old.memory_id: new.memory_id}
+    assert [c.memory_id for c in ranked] == [new.memory_id, old.memory_id, other.memory_id]
