@@ -1,0 +1,70 @@
+"""Issue 16 failure class 9: a correction never archives what it does not name.
+
+Replays the adversarial dev suite ``eval_sets/correction_safety_outside.yaml`` (53 cases, half
+Chinese or mixed) through the real write pipeline (qdrant-edge, bundled e5), one fresh engine per
+case, and checks each correction event's write result, not only what a query finds afterwards:
+
+* ``ordinary`` cases: a correction or update word in its ordinary sense (emphasis, someone else's
+  change, a story, a question, reported speech, a hypothetical or future change): the older memory
+  of the same speaker is neither archived nor linked (a link ranks it below);
+* ``retire`` controls: a correction that names the old memory and says it changed archives
+  exactly that memory, with evidence (rule and shared terms), undoable;
+* ``link`` controls: a contrast that restates only the value ('4pm, not 3pm') links the older
+  memory (``metadata._corrects``) and archives nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memory_engine.evaluation.suite import load_suite
+
+pytestmark = pytest.mark.integration
+
+SUITE = load_suite(Path(__file__).resolve().parents[2] / "eval_sets" / "correction_safety_outside.yaml")
+CASES = {c.id: c for c in SUITE.cases}
+
+
+def _kind(case) -> str:
+    (kind,) = [t for t in case.tags if t in ("ordinary", "retire", "link")]
+    return kind
+
+
+def _replay(engine, case):
+    ids: dict[str, str] = {}
+    results = {}
+    for ev in case.events:
+        r = engine.add(ev.text, user_id=ev.user, tenant_id=ev.tenant, session_id=ev.session, role=ev.role,
+                       metadata=ev.metadata, now=ev.at)
+        assert r.outcome != "rejected", (case.id, ev.label, r)
+        ids[ev.label] = r.memory_id
+        results[ev.label] = r
+    return ids, results
+
+
+@pytest.mark.parametrize("case_id", sorted(CASES))
+def test_correction_archives_only_what_it_names(engine, case_id):
+    case = CASES[case_id]
+    kind = _kind(case)
+    ids, results = _replay(engine, case)
+    label_of = {v: k for k, v in ids.items()}
+    new = results["m_new"]
+    archived = sorted(label_of.get(i, i) for i in new.superseded_ids)
+    links = [e for e in new.evidence if e.get("rule") == "corrects"]
+    user, tenant = case.events[0].user, case.events[0].tenant
+    status = engine.memory(ids["m_old"], user_id=user, tenant_id=tenant).status.value
+    if kind == "ordinary":
+        assert archived == [] and links == [] and status == "current", (new.superseded_ids, new.evidence)
+    elif kind == "link":
+        assert archived == [] and status == "current", new.evidence
+        assert [e["id"] for e in links] == [ids["m_old"]] and links[0]["archived"] is False
+    else:
+        assert archived == ["m_old"], new.evidence
+        (ev,) = [e for e in new.evidence if e.get("id") == ids["m_old"]]
+        assert ev["rule"] and ev.get("shared_terms"), ev  # the explanation a reviewer sees
+    # the distractors of the same speaker are never touched
+    for lab, mid in ids.items():
+        if lab.startswith("m_other"):
+            assert engine.memory(mid, user_id=user, tenant_id=tenant).status.value == "current", lab
