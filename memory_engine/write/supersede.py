@@ -42,7 +42,18 @@ from ..scope import Scope
 from ..store.base import VectorStore
 from ..text import content_terms, identifiers
 from . import rules
-from .correction import SupersedeParams, judge, same_speaker, speaker_of
+from .correction import (
+    CONDITION,
+    META_MARKER,
+    REPORTED,
+    SupersedeParams,
+    judge,
+    marker_context,
+    restated_share,
+    same_speaker,
+    speaker_of,
+    subject_terms,
+)
 from .intents import (
     EXPLICIT_CORRECTION,
     about_speaker,
@@ -145,15 +156,19 @@ class CorrectionFinder:
             raise ConfigError("retrieval.route_limit must be >= 1", key="retrieval.route_limit")
         self.store, self.embedder, self.limit = store, embedder, limit
         self.rule = SubjectRule(cfg)
+        if not 0.0 <= cfg.supersede_restated_share <= 1.0:
+            raise ConfigError("write.supersede_restated_share must be in [0, 1]", key="write.supersede_restated_share")
+        self.restated = cfg.supersede_restated_share
         self.params = SupersedeParams(cfg.supersede_similarity, cfg.supersede_scope_overlap,
                                       cfg.supersede_strong_similarity, cfg.supersede_min_shared)
 
     def find(self, clean: str, vec: np.ndarray, scope: Scope, metadata: dict[str, Any] | None = None,
-             role: str = "user") -> list[tuple[str, str, dict[str, Any]]]:
-        return self.examine(clean, vec, scope, metadata, role)[0]
+             role: str = "user", episode: bool = False) -> list[tuple[str, str, dict[str, Any]]]:
+        return self.examine(clean, vec, scope, metadata, role, episode)[0]
 
     def examine(self, clean: str, vec: np.ndarray, scope: Scope, metadata: dict[str, Any] | None = None,
-                role: str = "user") -> tuple[list[tuple[str, str, dict[str, Any]]], list[dict[str, Any]]]:
+                role: str = "user", episode: bool = False
+                ) -> tuple[list[tuple[str, str, dict[str, Any]]], list[dict[str, Any]]]:
         """(what :meth:`find` retires, the older memories the correction only *links*: evidence dicts
         with ``id``, ``rule`` = 'corrects', ``replaced_terms``, ``kept_terms``, ``similarity``,
         ``archived`` False; module docstring). Only a replacement ('X, not Y', 'X instead of Y') links."""
@@ -162,25 +177,40 @@ class CorrectionFinder:
         strength = correction_strength(clean, rules.CORRECTION.search(clean) is not None)
         if strength is None:
             return [], []
-        if strength == "explicit":
-            clause = marker_clause(clean, EXPLICIT_CORRECTION, rules.CORRECTION)
-        else:
-            clause = marker_clause(clean, rules.CORRECTION)
-            if not about_speaker(clause):
-                return [], []  # "don't forget your passion": about someone else, not a change of the speaker's own
+        markers = (EXPLICIT_CORRECTION, rules.CORRECTION) if strength == "explicit" else (rules.CORRECTION,)
+        clause = marker_clause(clean, *markers)
+        start = min(m.start() for m in (rx.search(clean) for rx in markers) if m)
+        sentence, said_before, clause_before = marker_context(clean, start)
+        if strength == "weak" and not about_speaker(clause_before + clause):
+            return [], []  # "don't forget your passion": about someone else, not a change of the speaker's own
+        if REPORTED.search(said_before):
+            return [], []  # 'My doctor told me I shouldn't drink coffee anymore': someone else's words
+        # 'if I moved...', 'once the bridge opens', "when I'm exhausted": what would be, not what changed
+        conditional = CONDITION.search(sentence) is not None
         meta = metadata or {}
         # 'coconut oil instead of butter' may only retire a memory that names butter
         replaced = replaced_phrase(clean) if strength == "explicit" else None
         replaced_terms = set(content_terms(replaced)) - rules.MARKER_TERMS if replaced else set()
         replaced_nums = number_terms(replaced_terms)
         contrast = replaced is not None and contrast_replacement(clean)
+        if replaced is not None and not contrast and episode:
+            return [], []  # 'Last night I watched a film rather than reading': one evening, no change of habit
+        if replaced is None and conditional:
+            return [], []
+        if strength == "weak":
+            sig = rules.signals(clause)
+            if not (sig.preference or sig.decision):
+                return [], []  # "Actually I didn't expect the concert to be that loud": no stance is negated
         new_terms = set(content_terms(clause)) - rules.MARKER_TERMS
+        full_terms = set(content_terms(clean)) - rules.MARKER_TERMS
         if replaced is not None:
             # the replaced value says which memory is meant, not what it is about: the subject must be
             # shared apart from it ('Thursday, not Tuesday' must not retire 'spin class on Tuesday')
-            new_terms = set(content_terms(clean)) - rules.MARKER_TERMS - replaced_terms
+            new_terms = full_terms - replaced_terms
         new_idents = _long_identifiers(clean)
-        neg_new = rules.polarity(clause)
+        # '不对' / '搞错' / '不是X而是Y' negate no statement: a correction negates what the older memory affirms
+        # only through the rest of its clause ('I no longer live in Munich', '以后不要再推荐恐怖片')
+        neg_new = rules.polarity(META_MARKER.sub(" ", clause))
         out: list[tuple[str, str, dict[str, Any]]] = []
         links: list[dict[str, Any]] = []
         for p in self.store.search_dense(vec.tolist(), scope.filter(memory_types=self.TYPES), self.limit):
@@ -200,12 +230,23 @@ class CorrectionFinder:
             if replaced is not None and not _affirms(old_text, replaced_nums):
                 continue  # 'instead of giving up' replaces nothing in "I'm not giving up": it agrees with it
             osig = rules.signals(old_text)
+            old_negated = rules.polarity(old_text)
             ev = judge(p.id, strength=strength, scope_terms=new_terms - names, old_terms=old_terms, similarity=sim,
-                       new_negated=neg_new, old_negated=rules.polarity(old_text), params=self.params,
+                       new_negated=neg_new, old_negated=old_negated, params=self.params,
                        old_stance=(osig.preference or osig.decision) and not osig.uncertain)
             kept = number_terms(old_terms) - number_terms(new_terms) - replaced_nums if contrast else set()
-            if ev is not None and not kept:
-                out.append((p.id, p.payload.get("memory_type", MemoryType.SEMANTIC.value), ev.as_dict()))
+            basis, share = "replaced", 1.0
+            if replaced is None:
+                subject = number_terms(subject_terms(clause_before, content_terms) - rules.MARKER_TERMS - names)
+                if subject and not subject & number_terms(old_terms):
+                    continue  # 'My brother switched to Android', '隔壁组改用飞书': another subject changed
+                basis = "negation" if neg_new and not old_negated else "restatement"
+                share = restated_share(number_terms(full_terms - names), number_terms(old_terms))
+                if basis == "restatement" and share < self.restated:
+                    continue  # '其实是我朋友推荐的这家火锅店' restates too little of what it would retire
+            if ev is not None and not kept and not conditional:
+                out.append((p.id, p.payload.get("memory_type", MemoryType.SEMANTIC.value),
+                            {**ev.as_dict(), "basis": basis, "restated": round(share, 4), "span": clause.strip()}))
             elif replaced is not None:  # it states Y: outranked by the correction, nothing archived
                 links.append({"id": p.id, "rule": "corrects", "replaced_terms": sorted(replaced_terms),
                               "kept_terms": sorted(kept), "similarity": round(sim, 4), "archived": False})

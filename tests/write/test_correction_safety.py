@@ -64,7 +64,26 @@ def test_correction_archives_only_what_it_names(engine, case_id):
         assert archived == ["m_old"], new.evidence
         (ev,) = [e for e in new.evidence if e.get("id") == ids["m_old"]]
         assert ev["rule"] and ev.get("shared_terms"), ev  # the explanation a reviewer sees
+        assert ev["basis"] in ("negation", "restatement", "replaced") and ev["span"] and 0 < ev["restated"] <= 1, ev
+        # and it is undoable, like a forget instruction
+        later = case.queries[0].at
+        assert engine.undo_forget([ids["m_old"]], user_id=user, tenant_id=tenant, now=later) == [ids["m_old"]]
     # the distractors of the same speaker are never touched
     for lab, mid in ids.items():
         if lab.startswith("m_other"):
             assert engine.memory(mid, user_id=user, tenant_id=tenant).status.value == "current", lab
+
+
+def test_the_restated_share_is_configuration(make_engine, t0):
+    """'更正一下，孩子已经升四年级了' restates 0.2 of '孩子喜欢看科普类的书' (eval_sets/conflict_update
+    cu-child-grade-zh archived it at 2cc49ae): nothing is archived at the default share, the older
+    behaviour returns at write.supersede_restated_share = 0."""
+    from datetime import timedelta
+
+    for share, archived in ((None, False), (0.0, True)):
+        eng = make_engine({"write.supersede_restated_share": share} if share is not None else None)
+        grade = eng.add("孩子在读三年级", user_id="u", now=t0).memory_id
+        books = eng.add("孩子喜欢看科普类的书，尤其是恐龙", user_id="u", now=t0 + timedelta(minutes=1)).memory_id
+        r = eng.add("更正一下，孩子已经升四年级了", user_id="u", now=t0 + timedelta(days=30))
+        assert (books in r.superseded_ids) is archived, (share, r.evidence)
+        assert grade in r.superseded_ids, r.evidence  # the grade it restates is retired either way
