@@ -181,10 +181,15 @@ def marker_context(text: str, start: int) -> tuple[str, str, str]:
     return sentence, text[s0:start], text[c0:start]
 
 
+#: a possessor before its head noun: the head is the subject ('我儿子的同学' -> '同学', "my neighbour's son" -> 'son')
+_POSSESSOR = re.compile(r"^.*的|\b\w+'s\s+", re.IGNORECASE)
+
+
 def subject_terms(before: str, content_terms: Any) -> set[str]:
-    """Content terms of the words before a marker that name its subject (the speaker, time adverbs and
-    fillers left out): 'My brother ' -> {'brother'}, '隔壁组' -> {'隔壁', '组'}, 'I ' / '以后' -> set()."""
-    return set(content_terms(_NO_SUBJECT.sub(" ", before)))
+    """Content terms of the words before a marker that name its subject: the head of a possessive
+    phrase, the speaker, time adverbs and fillers left out: 'My brother ' -> {'brother'}, '隔壁组' ->
+    {'隔壁', '组'}, '我儿子的同学' -> {'同学'}, 'I ' / '以后' -> set()."""
+    return set(content_terms(_NO_SUBJECT.sub(" ", _POSSESSOR.sub(" ", before.replace("’", "'")))))
 
 
 def _maximal(terms: set[str]) -> set[str]:

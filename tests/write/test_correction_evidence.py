@@ -29,7 +29,8 @@ def test_marker_context_is_the_markers_sentence_and_clause():
 
 @pytest.mark.parametrize("before,subject", [
     ("My brother ", {"brother"}), ("隔壁组", {"隔壁", "组"}), ("I ", set()), ("以后", set()),
-    ("From now on I ", set()), ("我现在", set()), ("我同事", {"同事"}),
+    ("From now on I ", set()), ("我现在", set()), ("我同事", {"同事"}), ("我儿子的同学", {"同学"}),
+    ("My neighbour's son ", {"son"}), ("我女儿的钢琴课", {"钢琴", "钢琴课"}),
 ])
 def test_subject_terms_leave_out_the_speaker_and_time_words(before, subject):
     assert subject_terms(before, content_terms) == subject

@@ -87,3 +87,36 @@ def test_the_restated_share_is_configuration(make_engine, t0):
         r = eng.add("更正一下，孩子已经升四年级了", user_id="u", now=t0 + timedelta(days=30))
         assert (books in r.superseded_ids) is archived, (share, r.evidence)
         assert grade in r.superseded_ids, r.evidence  # the grade it restates is retired either way
+
+
+#: phrasings written after the change above, as a check that it holds beyond the suite (6 of the 12
+#: ordinary ones archived at 2cc49ae): (older memory, new text, whether it retires the older memory)
+HELD_OUT = [
+ (["I work at the café downtown on weekends"], "My roommate no longer works at the café downtown", False),
+ (["I love hiking on Saturdays with my running club"], "If it rains tomorrow we'll cancel the hike and go to the museum instead", False),
+ (["我中午一般在公司食堂吃饭"], "公司食堂改成了自助餐", False),
+ (["我很喜欢吃辣"], "我妈不再让我吃辣了", False),
+ (["I buy my bread at the corner bakery"], "Even though the store changed to new owners, I still buy my bread there", False),
+ (["我周末一般去图书馆看书"], "图书馆已经不开放周末了吗？", False),
+ (["I really enjoy the jazz bar on Elm street"], "My friend told me the jazz bar on Elm street no longer has live music", False),
+ (["我每天骑共享单车上班"], "要是地铁修到我家门口，我就不再骑车上班了", False),
+ (["I love my Kindle, I read on it every night"], "My wife switched to reading paper books again, she says screens hurt her eyes", False),
+ (["我儿子在学校踢足球"], "我儿子的同学不再踢足球了，改打篮球", False),
+ (["I drink oat milk in my coffee"], "When I visit my parents I don't drink oat milk, they only have cow's milk", False),
+ (["我喜欢在家附近的咖啡馆工作"], "其实是因为那家咖啡馆离家近，我才喜欢去", False),
+ (["At work we use Jira for project management"], "We switched to Linear for project management at work last month", True),
+ (["我经常熬夜到两点"], "我现在不再熬夜了，每天十点就睡", True),
+ (["My favourite restaurant is Nopa"], "Nopa is no longer my favourite restaurant since they changed the chef", True),
+ (["我每周二去上瑜伽课"], "瑜伽课改成每周三了", True),
+ (["I take the 8:15 bus to work"], "I don't take the bus to work anymore, I cycle now", True),
+]
+
+
+@pytest.mark.parametrize("olds,new,retires", HELD_OUT, ids=[f"held-out-{i}" for i in range(len(HELD_OUT))])
+def test_held_out_phrasings(engine, t0, olds, new, retires):
+    from datetime import timedelta
+
+    old = [engine.add(t, user_id="u", now=t0 + timedelta(minutes=k)).memory_id for k, t in enumerate(olds)][0]
+    r = engine.add(new, user_id="u", now=t0 + timedelta(days=2))
+    assert (old in r.superseded_ids) is retires, r.evidence
+    assert (engine.memory(old, user_id="u").status.value == "current") is not retires
