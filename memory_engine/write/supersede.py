@@ -23,6 +23,21 @@ result's evidence says so (``rule`` = ``corrects``, ``archived`` False) and the 
 stale stage ranks it below the correction whenever both are candidates
 (:func:`memory_engine.retrieve.stale.demote_corrected`). Y is matched on content terms
 with numbers normalised (:func:`number_terms`: 六 / 6 / six).
+
+Archiving needs strong evidence that the correction names the older memory (issue 16 failure
+class 9: losing data is the worst bug). The evidence dict says which (``basis``): ``replaced``
+(the older memory states the replaced value Y, above), ``negation`` (the correction's clause
+negates what the older memory affirms: 'I no longer live in Munich', '以后不要再推荐恐怖片';
+'不对' / '搞错' / '不是X而是Y' negate no statement, :data:`~memory_engine.write.correction.META_MARKER`)
+or ``restatement`` (it restates at least ``write.supersede_restated_share`` of the older memory's
+terms, :func:`~memory_engine.write.correction.restated_share`: 'Change to Thursdays at 4pm for the
+team weekly sync'), with the share (``restated``) and the corrected clause (``span``). Nothing is
+archived or linked for a marker in a condition or hypothetical ('If I moved to London I would no
+longer...', '如果...', '的时候'), in someone else's words ('My doctor told me...', '我同事说'), nor, without a
+replaced value, when the words before it name another subject than the older memory ('My brother
+switched to...', '隔壁组改用', '我儿子的同学不再...'); a replacement ('instead of', 'rather than') in a
+dated past episode ('Last night I watched a film rather than reading') replaces no habit. An archive
+is undoable for ``write.undo_days`` (:class:`Superseder`).
 """
 
 from __future__ import annotations
@@ -147,7 +162,8 @@ class CorrectionFinder:
     text; a weak marker ('cancel', 'actually', "don't", '不要') only in a first-person clause
     that contradicts a stated preference; long identifiers (>= 3 digits) must not differ; a
     replacement ('X instead of Y', 'X, not Y') only a memory that names Y and shares the subject
-    apart from Y."""
+    apart from Y; and only with a ``basis`` in its evidence (module docstring). ``episode``: the
+    correction is dated to a past day (its ``event_end`` is before it was said)."""
 
     TYPES = (MemoryType.SEMANTIC.value, MemoryType.EPISODIC.value, MemoryType.PROCEDURAL.value)
 
@@ -235,13 +251,13 @@ class CorrectionFinder:
                        new_negated=neg_new, old_negated=old_negated, params=self.params,
                        old_stance=(osig.preference or osig.decision) and not osig.uncertain)
             kept = number_terms(old_terms) - number_terms(new_terms) - replaced_nums if contrast else set()
-            basis, share = "replaced", 1.0
+            basis = "replaced"
+            share = restated_share(number_terms(full_terms - names), number_terms(old_terms))
             if replaced is None:
                 subject = number_terms(subject_terms(clause_before, content_terms) - rules.MARKER_TERMS - names)
                 if subject and not subject & number_terms(old_terms):
                     continue  # 'My brother switched to Android', '隔壁组改用飞书': another subject changed
                 basis = "negation" if neg_new and not old_negated else "restatement"
-                share = restated_share(number_terms(full_terms - names), number_terms(old_terms))
                 if basis == "restatement" and share < self.restated:
                     continue  # '其实是我朋友推荐的这家火锅店' restates too little of what it would retire
             if ev is not None and not kept and not conditional:
