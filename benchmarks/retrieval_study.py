@@ -146,7 +146,8 @@ def write_path(base: EngineConfig, overrides: dict[str, Any], emb: CachedEmbedde
     labels: dict[str, set[str]] = {}
     writes: dict[tuple[str, str], Any] = {}
     outcomes: dict[str, int] = {}
-    sups: list[dict[str, str]] = []
+    sups: list[dict[str, Any]] = []
+    links: list[dict[str, Any]] = []
     texts: dict[tuple[str, str], str] = {}
     for c in cases:
         for ev in c.events:
@@ -162,7 +163,13 @@ def write_path(base: EngineConfig, overrides: dict[str, Any], emb: CachedEmbedde
             for sid in wr.superseded_ids:
                 old = eng.memory(sid, user_id=user, tenant_id="study")
                 sups.append({"case": c.id, "old": sorted(labels.get(sid, ())), "old_text": old.content if old else sid,
-                             "new": ev.label, "new_text": ev.text, "outcome": wr.outcome})
+                             "new": ev.label, "new_text": ev.text, "outcome": wr.outcome,
+                             "evidence": [e for e in wr.evidence if e.get("id") == sid]})
+            for e in wr.evidence:  # a correction's link (metadata._corrects): ranked below it, nothing archived
+                if e.get("rule") == "corrects":
+                    old = eng.memory(e["id"], user_id=user, tenant_id="study")
+                    links.append({"case": c.id, "old": sorted(labels.get(e["id"], ())),
+                                  "old_text": old.content if old else e["id"], "new": ev.label, "new_text": ev.text})
     rec, rr, losses, per_q = [], [], [], []
     kept_turns: dict[str, set[str]] = {}
     ev_turns: set[tuple[str, str]] = set()
@@ -207,7 +214,7 @@ def write_path(base: EngineConfig, overrides: dict[str, Any], emb: CachedEmbedde
     eng.close()
     return {"overrides": overrides, "recall@10": float(np.mean(rec)), "mrr@10": float(np.mean(rr)), "n": len(rec),
             "outcomes": outcomes, "evidence_turns": len(ev_turns), "evidence_kept": kept,
-            "supersessions": sups, "losses": losses, "per_query": per_q}
+            "supersessions": sups, "links": links, "losses": losses, "per_query": per_q}
 
 
 def raw_top(base: EngineConfig, emb: CachedEmbedder, store: EdgeStore, labels: dict[str, str],
@@ -282,10 +289,12 @@ def main(argv: list[str] | None = None) -> int:
                 kinds[x["kind"]] = kinds.get(x["kind"], 0) + 1
             print(f"{a.dataset} write path {ov or 'defaults'}: recall@10 {r['recall@10']:.3f}  MRR@10 "
                   f"{r['mrr@10']:.3f}  n={r['n']}  evidence kept {r['evidence_kept']}/{r['evidence_turns']}  "
-                  f"supersessions {len(r['supersessions'])}\n  writes {r['outcomes']}\n  "
+                  f"supersessions {len(r['supersessions'])}  links {len(r['links'])}\n  writes {r['outcomes']}\n  "
                   f"lost vs every turn (evidence labels): {kinds}", flush=True)
             for sup in r["supersessions"]:
                 print(f"  superseded {sup['old']} {sup['old_text'][:70]!r} <- {sup['new']} {sup['new_text'][:70]!r}")
+            for ln in r["links"]:
+                print(f"  linked {ln['old']} {ln['old_text'][:70]!r} <- {ln['new']} {ln['new_text'][:70]!r}")
     elif a.distribution:
         out["distribution"] = distribution(emb, cases)
         print(json.dumps(out, indent=2, ensure_ascii=False))

@@ -213,6 +213,13 @@ class WriteSection(_Section):
         "removed) that an older memory must also carry to count as named by the correction (measured on the "
         "correction, so a one-word remark cannot name every memory sharing that word)."
     )
+    supersede_restated_share: float = Field(
+        0.5, ge=0.0, le=1.0, description="Share of an older memory's content terms (maximal terms, single Chinese "
+        "characters left out, numbers normalised) a correction must restate to archive it when it neither negates "
+        "what the older memory affirms nor names a replaced value ('Change to Thursdays at 4pm for the team weekly "
+        "sync' restates 0.6 of 'the team weekly sync is on Tuesdays at 3pm'; '更正一下，孩子已经升四年级了' 0.2 of "
+        "'孩子喜欢看科普类的书'); below it nothing is archived."
+    )
     supersede_min_shared: int = Field(
         1, ge=1, description="Content terms a correction and an older memory must share at least for the older one "
         "to be retired."

@@ -127,3 +127,85 @@ def judge(
     else:
         return None
     return Evidence(memory_id, float(similarity), tuple(sorted(shared)), strength, rule)
+
+
+# ---- what a correction must show before it archives (issue 16 failure class 9) -------------------
+# A correction archives an older memory only on strong evidence that it names it: a replaced value the
+# older memory states (supersede.py), a negation of what the older memory affirms, or a restatement of
+# the older memory with a new value. Each check below rules out one way a correction word is ordinary
+# language: a condition or hypothetical, someone else's words, another subject, too little restated.
+
+#: a condition, hypothetical or restriction on the sentence: 'If I moved to London I would no longer...',
+#: 'Once the bridge opens I will no longer need...', "I don't love cooking when I'm exhausted",
+#: '如果我搬到滨江，就不再...', '累的时候不想做饭': it says what would or sometimes is, not what changed
+CONDITION = re.compile(
+    r"\b(?:if|unless|once|in case|suppos(?:e|ing)|imagine|what if|would|could|whenever|when)\b|"
+    r"如果|要是|假如|假设|假使|万一|一旦|的话|的时候|等到",
+    re.IGNORECASE,
+)
+#: someone else's words before the marker: 'My doctor told me I shouldn't...', 'My mom said I should stop',
+#: '我同事说 Notion 已经不好用了', '医生让我以后不要...' (not the speaker's own '我说过')
+REPORTED = re.compile(
+    r"\b(?:said|says|told me|tells me|asked me|asks me|wants me|want me|advised|suggested|recommended|"
+    r"according to)\b|(?<![我俺])说|让我|叫我|建议|劝我|要我|听说",
+    re.IGNORECASE,
+)
+#: words before the marker that name no subject: the speaker, time adverbs, fillers
+_NO_SUBJECT = re.compile(
+    r"\b(?:i|i'm|i've|i'll|i'd|we|we're|we've|we'll|me|us|my|our|actually|really|so|and|but|well|oh|also|just|"
+    r"from now on|now|these days|nowadays|lately|recently|still|already|please|sorry|ok|okay|yeah)\b|"
+    r"我们|咱们|我|俺|咱|以后|今后|从现在起|从今以后|现在|最近|目前|已经|其实|还是|还|也|就|都|再|请|麻烦|哦|嗯|啊",
+    re.IGNORECASE,
+)
+#: the part of a marker that is itself a negation but negates no statement: '不对，...', '搞错了', '不是X而是Y'
+#: (X is what is replaced, not denied), 'that's wrong'
+META_MARKER = re.compile(
+    r"不对|搞错|说错|记错|弄错|更正|纠正|不是[^。；！？.;!?\n]{1,12}?而是|"
+    r"\b(?:correction|that'?s wrong|i was wrong|scratch that)\b",
+    re.IGNORECASE,
+)
+_CLAUSE_START = re.compile(r"[,，;；:：、]")
+#: sentence ends as the write rules split sentences (rules.sentences): a full stop only before a space
+_SENTENCE_STOP = re.compile(r"[。！？；!?;\n]+|\.(?=\s|$)")
+_CJK_ONE = re.compile(r"^[\u4e00-\u9fff]$")
+
+
+def marker_context(text: str, start: int) -> tuple[str, str, str]:
+    """(the sentence holding the marker that starts at ``start``, its words before the marker, the words
+    of the marker's clause before it): 'Great. So, my brother switched to Android' -> ('So, my brother
+    switched to Android', 'So, my brother ', ' my brother ')."""
+    s0 = max((m.end() for m in _SENTENCE_STOP.finditer(text, 0, start)), default=0)
+    end = _SENTENCE_STOP.search(text, start)
+    sentence = text[s0: end.start() if end else len(text)]
+    c0 = max((m.end() for m in _CLAUSE_START.finditer(text, s0, start)), default=s0)
+    return sentence, text[s0:start], text[c0:start]
+
+
+#: a possessor before its head noun: the head is the subject ('我儿子的同学' -> '同学', "my neighbour's son" -> 'son')
+_POSSESSOR = re.compile(r"^.*的|\b\w+'s\s+", re.IGNORECASE)
+
+
+def subject_terms(before: str, content_terms: Any) -> set[str]:
+    """Content terms of the words before a marker that name its subject: the head of a possessive
+    phrase, the speaker, time adverbs and fillers left out: 'My brother ' -> {'brother'}, '隔壁组' ->
+    {'隔壁', '组'}, '我儿子的同学' -> {'同学'}, 'I ' / '以后' -> set()."""
+    return set(content_terms(_NO_SUBJECT.sub(" ", _POSSESSOR.sub(" ", before.replace("’", "'")))))
+
+
+def _maximal(terms: set[str]) -> set[str]:
+    """Terms not contained in a longer one ('每周 周六 每周六' -> '每周六'): the Chinese tokenizer's
+    overlapping words count once."""
+    return {t for t in terms if not any(t != u and t in u for u in terms)}
+
+
+def restated_share(new_terms: set[str], old_terms: set[str]) -> float:
+    """Share, 0..1, of the older memory's content terms that the correction restates: maximal terms
+    (:func:`_maximal`), single Chinese characters ('去', '用', '上': too common to name a subject) left
+    out; a term counts as restated when the correction carries it, a longer word holding it or a word it
+    holds ('钢琴课' / '钢琴'). 1.0 for an older memory with no such term."""
+    old = {t for t in _maximal(old_terms) if not _CJK_ONE.match(t)}
+    if not old:
+        return 1.0
+    new = {t for t in new_terms if not _CJK_ONE.match(t)}
+    hit = {t for t in old if t in new or any(len(u) > 1 and (t in u or u in t) for u in new if not u.isascii())}
+    return len(hit) / len(old)

@@ -214,7 +214,9 @@ class WritePipeline:
             # 'she's seven, not six' carries no marker word of the rules: the explicit pattern counts too
             explicit = sig.correction or EXPLICIT_CORRECTION.search(clean) is not None
             if explicit:
-                related, links = self.corrections.examine(clean, vec, scope, req.metadata, req.role)
+                # a dated past day ('last night', 'on Friday') is one episode, not a change of habit
+                episode = rec.event_end is not None and rec.event_end <= req.ts
+                related, links = self.corrections.examine(clean, vec, scope, req.metadata, req.role, episode)
                 if below:
                     related = []  # an uncurated remark retires nothing; a link archives nothing, so it stays
                 superseded.extend(pid for pid, _, _ in related)

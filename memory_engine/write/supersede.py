@@ -23,6 +23,21 @@ result's evidence says so (``rule`` = ``corrects``, ``archived`` False) and the 
 stale stage ranks it below the correction whenever both are candidates
 (:func:`memory_engine.retrieve.stale.demote_corrected`). Y is matched on content terms
 with numbers normalised (:func:`number_terms`: 六 / 6 / six).
+
+Archiving needs strong evidence that the correction names the older memory (issue 16 failure
+class 9: losing data is the worst bug). The evidence dict says which (``basis``): ``replaced``
+(the older memory states the replaced value Y, above), ``negation`` (the correction's clause
+negates what the older memory affirms: 'I no longer live in Munich', '以后不要再推荐恐怖片';
+'不对' / '搞错' / '不是X而是Y' negate no statement, :data:`~memory_engine.write.correction.META_MARKER`)
+or ``restatement`` (it restates at least ``write.supersede_restated_share`` of the older memory's
+terms, :func:`~memory_engine.write.correction.restated_share`: 'Change to Thursdays at 4pm for the
+team weekly sync'), with the share (``restated``) and the corrected clause (``span``). Nothing is
+archived or linked for a marker in a condition or hypothetical ('If I moved to London I would no
+longer...', '如果...', '的时候'), in someone else's words ('My doctor told me...', '我同事说'), nor, without a
+replaced value, when the words before it name another subject than the older memory ('My brother
+switched to...', '隔壁组改用', '我儿子的同学不再...'); a replacement ('instead of', 'rather than') in a
+dated past episode ('Last night I watched a film rather than reading') replaces no habit. An archive
+is undoable for ``write.undo_days`` (:class:`Superseder`).
 """
 
 from __future__ import annotations
@@ -42,7 +57,18 @@ from ..scope import Scope
 from ..store.base import VectorStore
 from ..text import content_terms, identifiers
 from . import rules
-from .correction import SupersedeParams, judge, same_speaker, speaker_of
+from .correction import (
+    CONDITION,
+    META_MARKER,
+    REPORTED,
+    SupersedeParams,
+    judge,
+    marker_context,
+    restated_share,
+    same_speaker,
+    speaker_of,
+    subject_terms,
+)
 from .intents import (
     EXPLICIT_CORRECTION,
     about_speaker,
@@ -136,7 +162,8 @@ class CorrectionFinder:
     text; a weak marker ('cancel', 'actually', "don't", '不要') only in a first-person clause
     that contradicts a stated preference; long identifiers (>= 3 digits) must not differ; a
     replacement ('X instead of Y', 'X, not Y') only a memory that names Y and shares the subject
-    apart from Y."""
+    apart from Y; and only with a ``basis`` in its evidence (module docstring). ``episode``: the
+    correction is dated to a past day (its ``event_end`` is before it was said)."""
 
     TYPES = (MemoryType.SEMANTIC.value, MemoryType.EPISODIC.value, MemoryType.PROCEDURAL.value)
 
@@ -145,15 +172,19 @@ class CorrectionFinder:
             raise ConfigError("retrieval.route_limit must be >= 1", key="retrieval.route_limit")
         self.store, self.embedder, self.limit = store, embedder, limit
         self.rule = SubjectRule(cfg)
+        if not 0.0 <= cfg.supersede_restated_share <= 1.0:
+            raise ConfigError("write.supersede_restated_share must be in [0, 1]", key="write.supersede_restated_share")
+        self.restated = cfg.supersede_restated_share
         self.params = SupersedeParams(cfg.supersede_similarity, cfg.supersede_scope_overlap,
                                       cfg.supersede_strong_similarity, cfg.supersede_min_shared)
 
     def find(self, clean: str, vec: np.ndarray, scope: Scope, metadata: dict[str, Any] | None = None,
-             role: str = "user") -> list[tuple[str, str, dict[str, Any]]]:
-        return self.examine(clean, vec, scope, metadata, role)[0]
+             role: str = "user", episode: bool = False) -> list[tuple[str, str, dict[str, Any]]]:
+        return self.examine(clean, vec, scope, metadata, role, episode)[0]
 
     def examine(self, clean: str, vec: np.ndarray, scope: Scope, metadata: dict[str, Any] | None = None,
-                role: str = "user") -> tuple[list[tuple[str, str, dict[str, Any]]], list[dict[str, Any]]]:
+                role: str = "user", episode: bool = False
+                ) -> tuple[list[tuple[str, str, dict[str, Any]]], list[dict[str, Any]]]:
         """(what :meth:`find` retires, the older memories the correction only *links*: evidence dicts
         with ``id``, ``rule`` = 'corrects', ``replaced_terms``, ``kept_terms``, ``similarity``,
         ``archived`` False; module docstring). Only a replacement ('X, not Y', 'X instead of Y') links."""
@@ -162,25 +193,40 @@ class CorrectionFinder:
         strength = correction_strength(clean, rules.CORRECTION.search(clean) is not None)
         if strength is None:
             return [], []
-        if strength == "explicit":
-            clause = marker_clause(clean, EXPLICIT_CORRECTION, rules.CORRECTION)
-        else:
-            clause = marker_clause(clean, rules.CORRECTION)
-            if not about_speaker(clause):
-                return [], []  # "don't forget your passion": about someone else, not a change of the speaker's own
+        markers = (EXPLICIT_CORRECTION, rules.CORRECTION) if strength == "explicit" else (rules.CORRECTION,)
+        clause = marker_clause(clean, *markers)
+        start = min(m.start() for m in (rx.search(clean) for rx in markers) if m)
+        sentence, said_before, clause_before = marker_context(clean, start)
+        if strength == "weak" and not about_speaker(clause_before + clause):
+            return [], []  # "don't forget your passion": about someone else, not a change of the speaker's own
+        if REPORTED.search(said_before):
+            return [], []  # 'My doctor told me I shouldn't drink coffee anymore': someone else's words
+        # 'if I moved...', 'once the bridge opens', "when I'm exhausted": what would be, not what changed
+        conditional = CONDITION.search(sentence) is not None
         meta = metadata or {}
         # 'coconut oil instead of butter' may only retire a memory that names butter
         replaced = replaced_phrase(clean) if strength == "explicit" else None
         replaced_terms = set(content_terms(replaced)) - rules.MARKER_TERMS if replaced else set()
         replaced_nums = number_terms(replaced_terms)
         contrast = replaced is not None and contrast_replacement(clean)
+        if replaced is not None and not contrast and episode:
+            return [], []  # 'Last night I watched a film rather than reading': one evening, no change of habit
+        if replaced is None and conditional:
+            return [], []
+        if strength == "weak":
+            sig = rules.signals(clause)
+            if not (sig.preference or sig.decision):
+                return [], []  # "Actually I didn't expect the concert to be that loud": no stance is negated
         new_terms = set(content_terms(clause)) - rules.MARKER_TERMS
+        full_terms = set(content_terms(clean)) - rules.MARKER_TERMS
         if replaced is not None:
             # the replaced value says which memory is meant, not what it is about: the subject must be
             # shared apart from it ('Thursday, not Tuesday' must not retire 'spin class on Tuesday')
-            new_terms = set(content_terms(clean)) - rules.MARKER_TERMS - replaced_terms
+            new_terms = full_terms - replaced_terms
         new_idents = _long_identifiers(clean)
-        neg_new = rules.polarity(clause)
+        # '不对' / '搞错' / '不是X而是Y' negate no statement: a correction negates what the older memory affirms
+        # only through the rest of its clause ('I no longer live in Munich', '以后不要再推荐恐怖片')
+        neg_new = rules.polarity(META_MARKER.sub(" ", clause))
         out: list[tuple[str, str, dict[str, Any]]] = []
         links: list[dict[str, Any]] = []
         for p in self.store.search_dense(vec.tolist(), scope.filter(memory_types=self.TYPES), self.limit):
@@ -200,12 +246,23 @@ class CorrectionFinder:
             if replaced is not None and not _affirms(old_text, replaced_nums):
                 continue  # 'instead of giving up' replaces nothing in "I'm not giving up": it agrees with it
             osig = rules.signals(old_text)
+            old_negated = rules.polarity(old_text)
             ev = judge(p.id, strength=strength, scope_terms=new_terms - names, old_terms=old_terms, similarity=sim,
-                       new_negated=neg_new, old_negated=rules.polarity(old_text), params=self.params,
+                       new_negated=neg_new, old_negated=old_negated, params=self.params,
                        old_stance=(osig.preference or osig.decision) and not osig.uncertain)
             kept = number_terms(old_terms) - number_terms(new_terms) - replaced_nums if contrast else set()
-            if ev is not None and not kept:
-                out.append((p.id, p.payload.get("memory_type", MemoryType.SEMANTIC.value), ev.as_dict()))
+            basis = "replaced"
+            share = restated_share(number_terms(full_terms - names), number_terms(old_terms))
+            if replaced is None:
+                subject = number_terms(subject_terms(clause_before, content_terms) - rules.MARKER_TERMS - names)
+                if subject and not subject & number_terms(old_terms):
+                    continue  # 'My brother switched to Android', '隔壁组改用飞书': another subject changed
+                basis = "negation" if neg_new and not old_negated else "restatement"
+                if basis == "restatement" and share < self.restated:
+                    continue  # '其实是我朋友推荐的这家火锅店' restates too little of what it would retire
+            if ev is not None and not kept and not conditional:
+                out.append((p.id, p.payload.get("memory_type", MemoryType.SEMANTIC.value),
+                            {**ev.as_dict(), "basis": basis, "restated": round(share, 4), "span": clause.strip()}))
             elif replaced is not None:  # it states Y: outranked by the correction, nothing archived
                 links.append({"id": p.id, "rule": "corrects", "replaced_terms": sorted(replaced_terms),
                               "kept_terms": sorted(kept), "similarity": round(sim, 4), "archived": False})
