@@ -446,6 +446,13 @@ class RetrievalSection(_Section):
         True, description="Such a value change counts inside one session too (one author's statements: 'my flight "
         "lands at 6pm' ... 'pushed back, lands at 9:30pm now'), where other close pairs do not (stale_across_sessions)."
     )
+    stale_flip_similarity: float = Field(
+        1.0, ge=0.0, le=1.0, description="A flip back (A -> B -> A: the newest statement is the same subject as the "
+        "first A at stale_similarity) ranks B below the second A like a value change when B is at least this close "
+        "to the first A (rescaled cosine; e5 on dev: tea -> coffee 0.54, coffee vs 'back on green tea' 0.48). 1 = off "
+        "(default): at 0.5 it fixes the tea/coffee flip but LoCoMo dev recall@10 fell 0.775 -> 0.746..0.759 and "
+        "dialogue_recall MRR 0.88 -> 0.72..0.76 (one speaker's three turns on a topic are no flip)."
+    )
     stale_newer_takes_rank: bool = Field(
         True, description="The newer memory of a stale pair first takes the older one's fused score when that is "
         "higher: the slot keeps its place in the ranking and its current value fills it ('confirmed for the 14th' "

@@ -133,7 +133,7 @@ def demote_stale(ranked: list[Candidate], vectors: dict[str, np.ndarray], writte
                  may_compete: Callable[[str, str], bool] | None = None,
                  provisional_ids: frozenset[str] = frozenset(), provisional_similarity: float = 1.0,
                  value_pair: Callable[[str, str], bool] | None = None, value_similarity: float = 1.0,
-                 value_relevance_share: float = 1.0, takes_rank: bool = False,
+                 value_relevance_share: float = 1.0, takes_rank: bool = False, flip_similarity: float = 1.0,
                  ) -> tuple[list[Candidate], dict[str, str]]:
     """For every pair of ``ranked`` candidates whose vectors' rescaled cosine is >= ``similarity``,
     whose write times differ and where the newer one answers the query about as well
@@ -145,7 +145,9 @@ def demote_stale(ranked: list[Candidate], vectors: dict[str, np.ndarray], writte
     ``provisional_ids`` needs only ``provisional_similarity``; a pair for which ``value_pair(older id,
     newer id)`` holds (one slot, two values: :func:`value_change`) needs only ``value_similarity``, and
     the newer one only ``value_relevance_share`` of the older one's relevance, whatever query words it
-    covers. With ``takes_rank`` the newer one first takes the older one's fused score when that is
+    covers. A flip back (:func:`_flip_back`: the newer one restates a value the older one had
+    changed, A -> B -> A, with B at ``flip_similarity`` of the first A) counts like a value pair,
+    whatever B's own similarity to the second A. With ``takes_rank`` the newer one first takes the older one's fused score when that is
     higher (the slot keeps its place in the ranking, its current value fills it). Returns the
     re-sorted candidates and {older id: newer id} for each demoted memory."""
     ids = [c.memory_id for c in ranked if c.memory_id in vectors]
@@ -166,9 +168,11 @@ def demote_stale(ranked: list[Candidate], vectors: dict[str, np.ndarray], writte
                 continue
             bar = min(similarity, provisional_similarity) if a in provisional_ids else similarity
             sim = rescale(float(sims[i, j]))
-            if sim < bar and (value_pair is None or sim < value_similarity):
+            back = _flip_back(i, j, ids, sims, written, rescale, similarity, flip_similarity, may_compete)
+            if sim < bar and not back and (value_pair is None or sim < value_similarity):
                 continue
-            vp = value_pair is not None and value_pair(a, b)
+            value = value_pair is not None and value_pair(a, b)
+            vp = back or value
             if sim < bar and not vp:
                 continue
             if not (_newer_value(by_id[a], by_id[b], relevance_share)
@@ -176,7 +180,7 @@ def demote_stale(ranked: list[Candidate], vectors: dict[str, np.ndarray], writte
                 continue
             if may_compete is not None and not may_compete(a, b):
                 continue
-            if takes_rank and fused[a] > fused[b]:
+            if takes_rank and fused[a] > fused[b] and (value or sim >= bar):
                 fused[b] = fused[a]  # the current value takes the place the slot had in the ranking
                 raised.add(b)
             cap = discount * fused[b]
@@ -185,6 +189,26 @@ def demote_stale(ranked: list[Candidate], vectors: dict[str, np.ndarray], writte
                 newer_of[a] = b
     out, _ = _recapped(ranked, fused, {**{r: r for r in raised}, **newer_of})
     return out, newer_of
+
+
+def _flip_back(i: int, j: int, ids: list[str], sims: np.ndarray, written: dict[str, float], rescale: Any,
+               similarity: float, flip_similarity: float, may_compete: Callable[[str, str], bool] | None) -> bool:
+    """Whether ``ids[j]`` (newer) flips back from ``ids[i]`` (older) to an earlier value: some third
+    candidate written before ``ids[i]`` is the same subject as ``ids[j]`` (rescaled cosine >=
+    ``similarity``: the value restated) and at least ``flip_similarity`` close to ``ids[i]`` (which
+    changed it), of an author who may compete with ``ids[j]``. "green tea in the mornings" -> "black
+    coffee every morning" -> "back on green tea in the mornings": the coffee memory shares fewer
+    words with the last statement than with the first one. ``flip_similarity`` 1.0 = off."""
+    if flip_similarity >= 1.0:
+        return False
+    a, b = ids[i], ids[j]
+    for k, o in enumerate(ids):
+        if k in (i, j) or written.get(o, 0.0) >= written.get(a, 0.0):
+            continue
+        if rescale(float(sims[k, j])) >= similarity and rescale(float(sims[k, i])) >= flip_similarity \
+                and (may_compete is None or may_compete(o, b)):
+            return True
+    return False
 
 
 def defer_to_user(ranked: list[Candidate], vectors: dict[str, np.ndarray], roles: dict[str, str], rescale: Any,
@@ -269,6 +293,7 @@ class StaleValues:
         self.value_similarity, self.value_relevance_share = rcfg.stale_value_similarity, rcfg.stale_value_relevance_share
         self.value_within_session = rcfg.stale_value_within_session
         self.newer_takes_rank = rcfg.stale_newer_takes_rank
+        self.flip_similarity = rcfg.stale_flip_similarity
         self.enabled = rcfg.stale_discount < 1.0
 
     def apply(self, kept: list[Candidate], payloads: dict[str, dict[str, Any]], top_k: int) -> list[Candidate]:
@@ -295,7 +320,7 @@ class StaleValues:
         demoted, _ = demote_stale(head, vecs, written, self.embedder.rescale, self.similarity, self.discount,
                                   self.relevance_share, may_compete, tentative, self.provisional_similarity,
                                   value_pair, self.value_similarity, self.value_relevance_share,
-                                  self.newer_takes_rank)
+                                  self.newer_takes_rank, self.flip_similarity)
         if self.user_precedence:
             roles = {c.memory_id: str(payloads.get(c.memory_id, {}).get("role") or "user") for c in head}
             demoted, _ = defer_to_user(demoted, vecs, roles, self.embedder.rescale, self.similarity, self.discount,

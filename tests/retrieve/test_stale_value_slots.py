@@ -62,9 +62,10 @@ def test_a_value_pair_needs_less_similarity_and_coverage_and_the_newer_takes_the
 
 
 @pytest.fixture(scope="module")
-def engine():
+def engine(request):
+    extra = getattr(request, "param", {})  # the flip test switches retrieval.stale_flip_similarity on
     eng = MemoryEngine.in_memory(EngineConfig().with_overrides({"tracing.enabled": False,
-                                                                "retrieval.touch_on_hit": False}))
+                                                                "retrieval.touch_on_hit": False, **extra}))
     yield eng
     eng.close()
 
@@ -91,3 +92,33 @@ def test_the_newer_value_ranks_first_and_the_older_one_stays(engine, old, others
     hits = engine.retrieve(query, user_id=u, session_id="s9", top_k=1, now=later + timedelta(days=1)).hits
     assert [h.memory_id for h in hits] == [second]
     assert engine.memory(first, user_id=u).status.value == "current"  # ranked lower, never archived
+
+
+@pytest.mark.unit
+def test_a_flip_back_ranks_the_middle_value_below_the_return():
+    first = Candidate("a1", fused=0.5, similarity=0.6, coverage=0.5)
+    middle = Candidate("b", fused=0.8, similarity=0.8, coverage=1.0)
+    back = Candidate("a2", fused=0.6, similarity=0.6, coverage=0.5)
+    a1, a2 = np.array([1.0, 0.0, 0.0], dtype=np.float32), np.array([0.8, 0.6, 0.0], dtype=np.float32)  # 0.8
+    b = np.array([0.55, -0.2, 0.81], dtype=np.float32)
+    b /= np.linalg.norm(b)  # ~0.55 to the first A, ~0.32 to the return
+    args = ([middle, back, first], {"a1": a1, "b": b, "a2": a2}, {"a1": 1.0, "b": 2.0, "a2": 3.0},
+            lambda c: c, 0.7, 0.8, 0.9, None)
+    assert "b" not in stale.demote_stale(*args)[1]  # not similar, more query words: the middle value stays first
+    ranked, demoted = stale.demote_stale(*args, frozenset(), 1.0, None, 1.0, 0.5, True, 0.5)  # flip on
+    assert demoted.get("b") == "a2" and ranked[0].memory_id == "a2"
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("engine", [{"retrieval.stale_flip_similarity": 0.5}], indirect=True)
+def test_a_flip_back_over_sessions_ranks_the_return_first(engine):
+    u = "flip-drink"
+    engine.add("I'm a green tea person in the mornings, never really liked coffee", user_id=u, session_id="s1", now=T0)
+    mid = engine.add("been drinking black coffee every morning since the new job started, need the caffeine",
+                     user_id=u, session_id="s2", now=T0 + timedelta(days=21)).memory_id
+    back = engine.add("ok I'm back on green tea in the mornings, the coffee was wrecking my sleep",
+                      user_id=u, session_id="s3", now=T0 + timedelta(days=50)).memory_id
+    hits = engine.retrieve("what do I usually drink in the morning?", user_id=u, session_id="s4", top_k=1,
+                           now=T0 + timedelta(days=55)).hits
+    assert [h.memory_id for h in hits] == [back]
+    assert engine.memory(mid, user_id=u).status.value == "current"
