@@ -507,6 +507,32 @@ class RetrievalSection(_Section):
         "May 12', '暂定12月20号') counts as the same subject as a newer one already at this rescaled similarity "
         "(the final value reads differently: e5 on dev 0.48 for a tentative/confirmed date pair)."
     )
+    stale_value_similarity: float = Field(
+        0.45, ge=0.0, le=1.0, description="Two statements filling one slot with different values (a value of a kind "
+        "both state, differing: '82 kg' -> '76 kg', '月薪18k' -> '22k', '6pm' -> '9:30pm') count as the same subject "
+        "already at this rescaled similarity (e5 on dev: such pairs 0.50..0.82; the new value reads differently)."
+    )
+    stale_value_relevance_share: float = Field(
+        0.85, ge=0.0, le=1.0, description="...and the newer one needs only this x the older one's relevance, whatever "
+        "query words it covers (the new value rarely repeats the attribute: 'down to 76 kg' for 'how much do I weigh'). "
+        "0.85: at 0.5 MemDaily dev MRR@10 fell 0.965 -> 0.933 (same unit, different entities); 0.75 0.961, 0.85 0.965."
+    )
+    stale_value_within_session: bool = Field(
+        True, description="Such a value change counts inside one session too (one author's statements: 'my flight "
+        "lands at 6pm' ... 'pushed back, lands at 9:30pm now'), where other close pairs do not (stale_across_sessions)."
+    )
+    stale_flip_similarity: float = Field(
+        1.0, ge=0.0, le=1.0, description="A flip back (A -> B -> A: the newest statement is the same subject as the "
+        "first A at stale_similarity) ranks B below the second A like a value change when B is at least this close "
+        "to the first A (rescaled cosine; e5 on dev: tea -> coffee 0.54, coffee vs 'back on green tea' 0.48). 1 = off "
+        "(default): at 0.5 it fixes the tea/coffee flip but LoCoMo dev recall@10 fell 0.775 -> 0.746..0.759 and "
+        "dialogue_recall MRR 0.88 -> 0.72..0.76 (one speaker's three turns on a topic are no flip)."
+    )
+    stale_newer_takes_rank: bool = Field(
+        True, description="The newer memory of a stale pair first takes the older one's fused score when that is "
+        "higher: the slot keeps its place in the ranking and its current value fills it ('confirmed for the 14th' "
+        "where 'tentatively the 12th' ranked first, above a third memory); false only lowers the older one."
+    )
     stale_user_precedence: bool = Field(
         True, description="An assistant or tool memory about the same subject as a user-stated one (the stale "
         "similarity and relevance tests) scores at most stale_discount x the user's: the assistant's suggestion "

@@ -18,6 +18,15 @@ provisional ("tentatively on May 12", "暂定12月20号",
 already at ``retrieval.stale_provisional_similarity`` (the final value reads
 differently: "confirmed for May 19 at the lake house").
 
+Two statements that fill one slot with different values (:func:`value_change`: each states a
+value of a kind the other states too, and the values differ: "82 kg" -> "down to 76 kg",
+"月薪18k" -> "月薪22k", "lands at 6pm" -> "lands at 9:30pm", "B2层 C-117 车位" -> "B1层 A-032 车位") are the same subject already at ``retrieval.stale_value_similarity``, the newer
+one needs only ``retrieval.stale_value_relevance_share`` of the older one's relevance and not
+its query words (the new value rarely repeats the attribute: "down to 76 kg on the scale" for
+"how much do I weigh?"), and with ``retrieval.stale_value_within_session`` the pair may be two
+turns of one session (the flight moved while the user was talking: no correction word, so the
+write path keeps both). Nothing is archived: the older value only ranks below.
+
 What the assistant suggested or a tool returned ranks below what the user said about
 the same subject, whatever their times (:func:`defer_to_user`,
 ``retrieval.stale_user_precedence``).
@@ -42,12 +51,15 @@ from ..config import RetrievalSection
 from ..embedding import CachedEmbedder
 from ..errors import ConfigError
 from ..store.base import VectorStore
+from ..write import rules
 from ..write.correction import same_speaker
 from ..write.intents import provisional
 from ..write.roles import author_role
+from ..write.supersede import number_terms
 from .fusion import Candidate
 
-__all__ = ["StaleValues", "competing", "defer_to_user", "demote_corrected", "demote_stale", "states_something"]
+__all__ = ["StaleValues", "competing", "defer_to_user", "demote_corrected", "demote_stale", "states_something",
+           "value_change", "value_kinds"]
 
 #: a sentence: text up to and including its end mark (or the end of the text)
 _SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
@@ -64,6 +76,44 @@ def states_something(content: str) -> bool:
         if sent and not sent.endswith(("?", "？")) and _WORDLIKE.search(sent):
             return True
     return False
+
+
+#: a value: a number (Arabic, or a Chinese numeral other than a lone 一, which mostly forms words: 一起,
+#: 一件) with the unit right after it ('82 kg', '18k', '6pm', '9:30pm', 'the 12th', '5岁', '72公斤', 'B2层',
+#: 'C-117 车位'); a short code prefix is allowed ('B2', 'C-117'), an identifier is not (see _IDENT_DIGITS)
+_VALUE = re.compile(
+    r"(?<![A-Za-z0-9])(?:[A-Za-z]{1,2}-?)?(?P<num>\d+(?:[.:]\d+)?|[二两三四五六七八九十][零一二两三四五六七八九十]*)"
+    r"\s*(?P<unit>[A-Za-z%]+|[\u4e00-\u9fff])(?![A-Za-z0-9])")
+#: an identifier names an entity, not a value of one (order JD7730152488 vs JD7730160021 are two orders)
+_IDENT_DIGITS = 5
+
+
+def value_kinds(text: str) -> dict[str, frozenset[str]]:
+    """The values ``text`` states, by unit: {'kg': {'82'}}, {'k': {'18'}}, {'pm': {'9:30'}}, {'th': {'12'}},
+    {'岁': {'5'}} (Chinese numerals normalised, :func:`memory_engine.write.supersede.number_terms`:
+    五 -> 5). A number without a unit right after it is no value (a count, a model name: 'Elite 8'),
+    nor one with >= 5 digits or glued to letters (an identifier: 'JD7730152488', 'sunflower2024')."""
+    out: dict[str, set[str]] = {}
+    for m in _VALUE.finditer(text or ""):
+        num = m.group("num")
+        if sum(ch.isdigit() for ch in num) >= _IDENT_DIGITS:
+            continue
+        if not num[0].isdigit():
+            num = next((t for t in number_terms([num]) if t.isdigit()), num)
+        out.setdefault(m.group("unit").lower(), set()).add(num)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def value_change(old_text: str, new_text: str) -> bool:
+    """Whether the newer statement states another value of a unit the older one states
+    (:func:`value_kinds`): for some unit both state, the newer has a value the older lacks and the
+    older one a value the newer lacks ('82 kg' -> '76 kg'). A restatement with the same numbers, two
+    statements sharing no unit, or a newer statement that is negated ("B 方案（7 万元）没有采纳"
+    states no value, :func:`memory_engine.write.rules.polarity`) is no value change."""
+    if rules.polarity(new_text):
+        return False
+    old, new = value_kinds(old_text), value_kinds(new_text)
+    return any((new[k] - old[k]) and (old[k] - new[k]) for k in old.keys() & new.keys())
 
 
 def competing(old: dict[str, Any], new: dict[str, Any], *, across_sessions: bool = True,
@@ -83,6 +133,8 @@ def demote_stale(ranked: list[Candidate], vectors: dict[str, np.ndarray], writte
                  rescale: Any, similarity: float, discount: float, relevance_share: float = 0.9,
                  may_compete: Callable[[str, str], bool] | None = None,
                  provisional_ids: frozenset[str] = frozenset(), provisional_similarity: float = 1.0,
+                 value_pair: Callable[[str, str], bool] | None = None, value_similarity: float = 1.0,
+                 value_relevance_share: float = 1.0, takes_rank: bool = False, flip_similarity: float = 1.0,
                  ) -> tuple[list[Candidate], dict[str, str]]:
     """For every pair of ``ranked`` candidates whose vectors' rescaled cosine is >= ``similarity``,
     whose write times differ and where the newer one answers the query about as well
@@ -91,7 +143,13 @@ def demote_stale(ranked: list[Candidate], vectors: dict[str, np.ndarray], writte
     older one's fused score at ``discount`` x the newer one's. ``vectors``: unit vectors by id (a candidate without one is left alone);
     ``written``: epoch seconds by id; ``rescale``: raw cosine -> [0, 1]; ``may_compete(older id,
     newer id)``: an extra gate (None = every pair may, see :func:`competing`); an older memory in
-    ``provisional_ids`` needs only ``provisional_similarity``. Returns the
+    ``provisional_ids`` needs only ``provisional_similarity``; a pair for which ``value_pair(older id,
+    newer id)`` holds (one slot, two values: :func:`value_change`) needs only ``value_similarity``, and
+    the newer one only ``value_relevance_share`` of the older one's relevance, whatever query words it
+    covers. A flip back (:func:`_flip_back`: the newer one restates a value the older one had
+    changed, A -> B -> A, with B at ``flip_similarity`` of the first A) counts like a value pair,
+    whatever B's own similarity to the second A. With ``takes_rank`` the newer one first takes the older one's fused score when that is
+    higher (the slot keeps its place in the ranking, its current value fills it). Returns the
     re-sorted candidates and {older id: newer id} for each demoted memory."""
     ids = [c.memory_id for c in ranked if c.memory_id in vectors]
     if len(ids) < 2:
@@ -101,6 +159,7 @@ def demote_stale(ranked: list[Candidate], vectors: dict[str, np.ndarray], writte
     fused = {c.memory_id: c.fused for c in ranked}
     by_id = {c.memory_id: c for c in ranked}
     newer_of: dict[str, str] = {}
+    raised: set[str] = set()
     # newest first, so a chain A -> B -> C caps A by B after B was capped by C
     order = sorted(range(len(ids)), key=lambda i: -written.get(ids[i], 0.0))
     for pos, i in enumerate(order):
@@ -109,15 +168,48 @@ def demote_stale(ranked: list[Candidate], vectors: dict[str, np.ndarray], writte
             if written.get(a, 0.0) >= written.get(b, 0.0):
                 continue
             bar = min(similarity, provisional_similarity) if a in provisional_ids else similarity
-            if not _newer_value(by_id[a], by_id[b], relevance_share) or rescale(float(sims[i, j])) < bar:
+            sim = rescale(float(sims[i, j]))
+            back = _flip_back(i, j, ids, sims, written, rescale, similarity, flip_similarity, may_compete)
+            if sim < bar and not back and (value_pair is None or sim < value_similarity):
+                continue
+            value = value_pair is not None and value_pair(a, b)
+            vp = back or value
+            if sim < bar and not vp:
+                continue
+            if not (_newer_value(by_id[a], by_id[b], relevance_share)
+                    or (vp and _newer_value(by_id[a], by_id[b], value_relevance_share, coverage=False))):
                 continue
             if may_compete is not None and not may_compete(a, b):
                 continue
+            if takes_rank and fused[a] > fused[b] and (value or sim >= bar):
+                fused[b] = fused[a]  # the current value takes the place the slot had in the ranking
+                raised.add(b)
             cap = discount * fused[b]
             if fused[a] > cap:
                 fused[a] = cap
                 newer_of[a] = b
-    return _recapped(ranked, fused, newer_of)
+    out, _ = _recapped(ranked, fused, {**{r: r for r in raised}, **newer_of})
+    return out, newer_of
+
+
+def _flip_back(i: int, j: int, ids: list[str], sims: np.ndarray, written: dict[str, float], rescale: Any,
+               similarity: float, flip_similarity: float, may_compete: Callable[[str, str], bool] | None) -> bool:
+    """Whether ``ids[j]`` (newer) flips back from ``ids[i]`` (older) to an earlier value: some third
+    candidate written before ``ids[i]`` is the same subject as ``ids[j]`` (rescaled cosine >=
+    ``similarity``: the value restated) and at least ``flip_similarity`` close to ``ids[i]`` (which
+    changed it), of an author who may compete with ``ids[j]``. "green tea in the mornings" -> "black
+    coffee every morning" -> "back on green tea in the mornings": the coffee memory shares fewer
+    words with the last statement than with the first one. ``flip_similarity`` 1.0 = off."""
+    if flip_similarity >= 1.0:
+        return False
+    a, b = ids[i], ids[j]
+    for k, o in enumerate(ids):
+        if k in (i, j) or written.get(o, 0.0) >= written.get(a, 0.0):
+            continue
+        if rescale(float(sims[k, j])) >= similarity and rescale(float(sims[k, i])) >= flip_similarity \
+                and (may_compete is None or may_compete(o, b)):
+            return True
+    return False
 
 
 def defer_to_user(ranked: list[Candidate], vectors: dict[str, np.ndarray], roles: dict[str, str], rescale: Any,
@@ -167,15 +259,18 @@ def demote_corrected(ranked: list[Candidate], corrects: dict[str, tuple[str, ...
     return _recapped(ranked, fused, capped)
 
 
-def _newer_value(old: Candidate, new: Candidate, relevance_share: float) -> bool:
+def _newer_value(old: Candidate, new: Candidate, relevance_share: float, coverage: bool = True) -> bool:
     """Whether ``new`` can stand for a newer value of what ``old`` answers: found on its own
     (not only through an entity hop, whose relevance is borrowed), about as relevant, covering
     at least the query words ``old`` covers (a same-subject memory on another attribute,
     'the contact at ACME' vs 'the quote plan for ACME', covers fewer), and not losing a date
-    the query names."""
+    the query names. ``coverage`` False drops the query-word test (a new value of the same slot) but
+    not the query's identifier: an older memory matching it exactly ('ABC123456 size') keeps its rank."""
     if "hop" in new.route_ranks or new.temporal_match < old.temporal_match:
         return False
-    return new.relevance >= relevance_share * old.relevance and new.coverage >= old.coverage
+    if not coverage and new.exact_match < old.exact_match:
+        return False
+    return new.relevance >= relevance_share * old.relevance and (not coverage or new.coverage >= old.coverage)
 
 
 class StaleValues:
@@ -196,6 +291,10 @@ class StaleValues:
         self.user_precedence = rcfg.stale_user_precedence
         self.user_relevance_share = rcfg.stale_user_relevance_share
         self.across_sessions, self.statements_only = rcfg.stale_across_sessions, rcfg.stale_statements_only
+        self.value_similarity, self.value_relevance_share = rcfg.stale_value_similarity, rcfg.stale_value_relevance_share
+        self.value_within_session = rcfg.stale_value_within_session
+        self.newer_takes_rank = rcfg.stale_newer_takes_rank
+        self.flip_similarity = rcfg.stale_flip_similarity
         self.enabled = rcfg.stale_discount < 1.0
 
     def apply(self, kept: list[Candidate], payloads: dict[str, dict[str, Any]], top_k: int,
@@ -212,12 +311,20 @@ class StaleValues:
                                     float(payloads.get(c.memory_id, {}).get("updated_at") or 0.0)) for c in head}
         tentative = frozenset(c.memory_id for c in head
                               if provisional(str(payloads.get(c.memory_id, {}).get("content") or "")))
+        def value_pair(old: str, new: str) -> bool:
+            return value_change(str(payloads.get(old, {}).get("content") or ""),
+                                str(payloads.get(new, {}).get("content") or ""))
+
         def may_compete(old: str, new: str) -> bool:
-            return competing(payloads.get(old, {}), payloads.get(new, {}), across_sessions=self.across_sessions,
-                             statements_only=self.statements_only)
+            # a new value of one slot may come in the same session (one author's statements, see competing)
+            within = self.value_within_session and value_pair(old, new)
+            return competing(payloads.get(old, {}), payloads.get(new, {}),
+                             across_sessions=self.across_sessions and not within, statements_only=self.statements_only)
 
         demoted, _ = demote_stale(head, vecs, written, self.embedder.rescale, self.similarity, self.discount,
-                                  self.relevance_share, may_compete, tentative, self.provisional_similarity)
+                                  self.relevance_share, may_compete, tentative, self.provisional_similarity,
+                                  value_pair, self.value_similarity, self.value_relevance_share,
+                                  self.newer_takes_rank, self.flip_similarity)
         if self.user_precedence and precedence:
             # a suggestion the user confirmed speaks for the user (write/roles.py)
             roles = {c.memory_id: author_role(payloads.get(c.memory_id, {})) for c in head}

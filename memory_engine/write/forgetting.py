@@ -13,6 +13,14 @@ A memory is named when BOTH hold (numbers are ``write.*`` configuration):
   answers "my address"); a memory carrying all of them needs only
   ``forget_named_similarity`` ('forget the train' names 'I take the 8:15 train').
 
+A memory about a relative is not the speaker's own detail: when the part of the memory
+before the first target term it carries names a relative (:func:`memory_engine.text.relatives`:
+"my sister works at Google", "My parents' address is ...", "我妈住在杭州"), the target names it
+only when it names that relative too ("forget where my sister works"); a target naming a
+relative never names a memory about none of the relatives it names ("forget my mom's number"
+leaves "my dad's number"). "Stop remembering where I work" archives "I work at Stripe" and
+keeps "my sister works at Google" (a forget that archives what it does not name loses data).
+
 When no memory carries the target's words (a topic: "my medication" for "I take
 sertraline", "我工资" for "月薪两万五"), the single nearest memory is named when its
 similarity is >= ``forget_topic_similarity`` and exceeds the next one's by
@@ -39,7 +47,7 @@ from ..config import WriteSection
 from ..embedding import CachedEmbedder
 from ..models import MemoryStatus
 from ..store.base import StoreFilter, VectorStore
-from ..text import content_terms
+from ..text import content_terms, relatives
 
 __all__ = ["ForgetMatch", "Forgetter"]
 
@@ -70,6 +78,25 @@ def _memory_terms(payload: dict[str, Any]) -> set[str]:
     return terms
 
 
+def _about_relatives(content: str, shared: set[str]) -> frozenset[str]:
+    """The relatives named in ``content`` before the first of the ``shared`` target terms (their
+    possessor or subject: 'my sister works' -> the sisters; 'I live with my wife' -> none, the
+    speaker's own). A term not found as written (a stem that is no prefix) counts as at the end."""
+    low = content.lower()
+    found = [i for t in shared if (i := low.find(t)) >= 0]
+    return relatives(content[: min(found)] if found else content)
+
+
+def _names_person(target_kin: frozenset[str], content: str, shared: set[str]) -> bool:
+    """Whether a target naming ``target_kin`` (relatives, maybe none) can name ``content``: a memory
+    about relatives (:func:`_about_relatives`) needs one of them named; a target naming relatives
+    needs a memory naming one of them."""
+    about = _about_relatives(content, shared)
+    if about and not (about & target_kin):
+        return False
+    return not target_kin or bool(target_kin & relatives(content))
+
+
 class Forgetter:
     """``find(target, tenant_id, user_id, ...)`` -> matches; ``archive(matches, ts)``;
     ``undo(tenant_id, user_id, ts, ids)`` -> restored ids."""
@@ -97,6 +124,7 @@ class Forgetter:
         t_terms = set(content_terms(target))
         if not t_terms:
             return []
+        t_kin = relatives(target)
         # the target is a short phrase asking for memories ('my salary'): embedded as a query
         vec = self.embedder.embed_query(target)
         out = []
@@ -106,8 +134,10 @@ class Forgetter:
             if [p.payload.get("tenant_id"), p.payload.get("user_id")] != owned:
                 continue
             sim = self.embedder.rescale(p.score)
-            sims.append((float(sim), p))
             shared = t_terms & _memory_terms(p.payload)
+            if not _names_person(t_kin, str(p.payload.get("content") or ""), shared):
+                continue  # about someone else: 'my sister works at Google' is not 'where I work'
+            sims.append((float(sim), p))
             share = len(shared) / len(t_terms)
             floor = self.cfg.forget_named_similarity if share >= 1.0 else self.cfg.forget_similarity
             if sim >= floor and share >= self.cfg.forget_term_overlap:

@@ -40,15 +40,17 @@ _EN_FRAME = re.compile(
     r"^(?:(?:please|pls|plz|kindly|just|now|then)\s+)*"
     r"(?:(?:could|can|would|will)\s+(?:you|u)\s+|i(?:'d| would)\s+(?:like|love|prefer|want)\s+(?:you|u)\s+to\s+|"
     r"i\s+(?:want|need)\s+(?:you|u)\s+to\s+|(?:you|u)\s+(?:can|should|may|could|might)\s+|"
-    r"i(?:'d| would)\s+rather\s+(?:you|u)\s+|(?P<neg>i\s+(?:don'?t|do not)\s+want\s+(?:you|u)\s+to\s+|"
+    r"i(?:'d| would)\s+rather\s+(?:you|u)\s+|(?P<neg>(?:i\s+)?(?:really\s+)?(?:don'?t|do not)\s+want\s+(?:you|u)\s+"
+    r"(?:to\s+)?|"
     r"(?:you|u)\s+(?:don'?t|do not)\s+(?:need|have)\s+to\s+|(?:there'?s\s+)?no need (?:for (?:you|u) )?to\s+)|"
     r"let'?s\s+)?(?:(?:please|pls|plz|kindly|just|also)\s+)*", re.I)
 _EN_KEEP_NEG = re.compile(
-    r"^(?:don'?t|dont|do not|didn'?t|did not|not|never|stop|quit|no longer)\s+(?:(?:to|please|pls|ever|even|"
+    r"^(?P<negator>don'?t|dont|do not|didn'?t|did not|not|never|stop|quit|no longer)\s+(?:(?:to|please|pls|ever|even|"
     r"bother(?: to)?)\s+)*(?P<verb>remember(?:ing)?|memori[sz](?:e|ing)|keep(?:ing)?(?: track of)?|stor(?:e|ing)|"
     r"sav(?:e|ing)|record(?:ing)?|log(?:ging)?|track(?:ing)?|retain(?:ing)?|hold(?:ing)? on to|not(?:e|ing)(?: down)?|"
     r"writ(?:e|ing) down)\b(?P<rest>.*)$", re.I)
-_EN_DROP = re.compile(r"^(?P<verb>erase|delete|remove|drop|wipe|clear|discard|purge|scrub|unlearn|ditch|toss|ignore|disregard|"
+_EN_DROP = re.compile(r"^(?P<verb>erase|delete|remove|drop|wipe|clear|discard|purge|scrub|scratch|strike|unlearn|ditch|toss|"
+                      r"ignore|disregard|"
                       r"get rid of|throw (?:away|out)|forget about)\b(?P<rest>.*)$", re.I)
 _EN_FREE = ("unlearn", "forget about")
 _EN_NOT_FORGET = frozenset({"forgot", "forgotten", "forgets", "forgetting", "forgetful", "forge", "forged", "forger"})
@@ -62,6 +64,15 @@ _EN_MEMORY_OBJECT = re.compile(
     r"everything|anything)\b", re.I)
 #: an object that is a clause ("don't remember where I parked", "forget to call") is not a target
 _EN_NOT_TARGET = re.compile(r"^\s*(?:to|where|when|how|why|if|whether|me|us|yourself|going|quiet|in mind)\b", re.I)
+#: ...unless the request is addressed ("please", "could you") or asks to cease ("stop remembering"): then a
+#: question-word clause about the speaker names one of their details ("stop remembering where I work")
+_EN_OWN_DETAIL = re.compile(r"^\s*(?:where|what|when|who|how (?:much|many|old|tall|far))\s+(?:i|i'm|i've|my|we|we're|our)\b",
+                            re.I)
+_EN_CEASE = ("stop", "quit", "no longer")
+#: "(I) don't want that saved", "don't want my address stored": a negated wish with a keep verb's participle
+_EN_WANT_NOT = re.compile(
+    r"^(?:i\s+)?(?:really\s+)?(?:don'?t|do not)\s+want\s+(?!(?:you|u)\b)(?P<obj>.+?)\s+(?:to be\s+|being\s+)?"
+    r"(?:saved|stored|kept|remembered|recorded|logged|memori[sz]ed|written down|on file)\b\s*(?P<rest>.*)$", re.I)
 _EN_POINTER = re.compile(
     r"^\s*(?:(?:everything|anything|all|any|what|whatever|that|this|those|these|the|some|stuff|things?|info(?:rmation)?"
     r"|details?|bits?|parts?|facts?|memor(?:y|ies)|notes?|last|previous|first|thing|one|message|you know|"
@@ -90,6 +101,9 @@ _ZH_KEEP_NEG_BA = re.compile(r"(?:别|不要|不用|不必|无需|甭|不需要)
 _ZH_UNSAY = re.compile(r"(?:就)?当我(?:没|没有)(?:说|讲|提)(?:过)?(?:吧|好了|哈)?$")
 #: 'delete' addressed to the assistant about the speaker's own details needs no record noun
 _ZH_ADDRESSED_OWN = re.compile(r"(?:你|帮我|麻烦|请).*我的|我的.*(?:你|帮我)")
+#: 把我住址删掉 / 把我的手机号删了: the object of 把 is the speaker's own detail (not a place on a device:
+#: 把我电脑里的游戏删了)
+_ZH_BA_OWN = re.compile(r"^(?:我|我们)(?:的)?(?![^里上中内]*[里上中内])\S{1,10}$")
 _ZH_TOPIC = re.compile(r"^(?:关于|有关|至于|我说的|我说过的)|(?:的事情?|那件事|这件事|那个事情?|这个事情?|那事|这事|那条|这条|那个|"
                        r"的信息|的记录|的话题)$")
 _ZH_HEAD = re.compile(r"^(?:请|麻烦|帮我|帮忙|你|就|都|也|再|以后|今后|从现在起|从今以后|之后|算了|一下|掉|把|将|"
@@ -115,7 +129,13 @@ EXPLICIT_CORRECTION = re.compile(
 def _en_forget_clause(clause: str) -> str | None:
     """The target of one English clause when it is a forget request ('' = names nothing), else None."""
     c = _EN_LEAD.sub("", clause.strip().replace("’", "'"))
+    want = _EN_WANT_NOT.match(c)
+    if want and not want.group("rest").strip(" ,.;:!?\"'") and (
+            re.match(r"^\s*(?:my|our)\b", want.group("obj"), re.I) or _EN_MEMORY_OBJECT.search(want.group("obj"))):
+        target = _EN_TAIL.sub("", _EN_POINTER.sub("", want.group("obj"), count=1)).strip(" ,.;:!?\"'")
+        return "" if _EN_EMPTY.match(target) else target
     frame = _EN_FRAME.match(c)
+    addressed = frame is not None and bool(frame.group(0).strip())
     if frame and frame.group("neg"):
         c = "don't " + c[frame.end():]  # "no need to remember X" = "don't remember X"
     elif frame:
@@ -137,8 +157,13 @@ def _en_forget_clause(clause: str) -> str | None:
         # 'forget' and its typos ('forgt', 'foget'), never 'forgot' / 'forgetting'
         if word not in _EN_NOT_FORGET and 4 <= len(word) <= 7 and SequenceMatcher(None, word, "forget").ratio() >= 0.8:
             verb, rest, free = "forget", w.group(2), True
-    if not verb or _EN_NOT_TARGET.match(rest):
+    if not verb:
         return None
+    if _EN_NOT_TARGET.match(rest):
+        ceasing = m is not None and keep_neg and m.group("negator").lower() in _EN_CEASE
+        if not ((addressed or ceasing) and _EN_OWN_DETAIL.match(rest)):
+            return None
+        return rest.strip(" ,.;:!?\"'")  # 'where I work': the detail it asks about
     # 'never keep cash at home' is a habit; "don't keep my card number" names the speaker's own detail
     own = keep_neg and re.match(r"^\s*(?:my|our)\b", rest, re.I) is not None
     if not free and not own and not _EN_MEMORY_OBJECT.search(rest):
@@ -203,7 +228,8 @@ def _zh_forget_clause(clause: str) -> str | None:
         ba = re.search(r"(?:把|将)(?P<obj>.+)$", before)
         from_after = ba is None and bool(_zh_clean(after))
         obj = ba.group("obj") if ba else (after if from_after else before)
-        if destructive and not (_ZH_MEMORY_OBJECT.search(c) or _ZH_ADDRESSED_OWN.search(c)):
+        own = ba is not None and _ZH_BA_OWN.match(ba.group("obj")) is not None
+        if destructive and not (_ZH_MEMORY_OBJECT.search(c) or _ZH_ADDRESSED_OWN.search(c) or own):
             return None  # 把这个文件删了: a file, not something said
         if not destructive and not ba:
             if not (_ZH_DIRECT.search(c) or _ZH_MEMORY_OBJECT.search(c)):
