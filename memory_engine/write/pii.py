@@ -14,7 +14,7 @@ Each detector validates what it can, so ordinary numbers survive:
   (``+44 ...``, ``0086 ...``) of every region; national numbers of ``phone_regions``, except a bare digit run
   right after an order/reference word with no phone word (an 11-digit order id starting 13-19 is not a phone);
 * ``EMAIL``; ``PASSWORD`` - the token after a password word and a linker ("password is: X", "the wifi password
-  for the office is X", 密码是X), or right after the word when the token looks like a secret (has a digit or a
+  for the office is X", 密码是X, a new value: "changed my password to X", "password is now X", 密码改成X), or right after the word when the token looks like a secret (has a digit or a
   symbol).
 
 Digits may be separated by spaces or hyphens and written full-width (１３８…): the text is matched on a
@@ -159,14 +159,27 @@ _RE_EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")
 _RE_NINO = re.compile(_B + r"([A-Za-z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-Da-d])" + _E)
 _RE_SSN = re.compile(_B + r"(\d{3}([ -]?)\d{2}\2\d{4})" + _E)
 _RE_IBAN = re.compile(_B + r"([A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30})" + _E)
+#: a password value: a run of ASCII printable characters (so a Chinese particle after it, '改成abc123了', is not
+#: taken with it), else a run up to a separator
+_PW_VAL = r"(?P<val>[A-Za-z0-9!@#$%^&*_+=\-.~/\\|<>\[\]{}'\"`]+|[^\s，。,;；！？、）)]+)"
 _PW_WORD = r"(?:password|passwd|passcode|pwd|pin(?:\s*code)?|wi-?fi\s*key|密码|口令|pin码)"
-_PW_LINK = r"(?:\s*(?:is|was|are|=|:|：|是|为|為)\s*)+"
+#: what links a password word to its value: a copula or sign, or a verb of setting it to a new value
+#: ('changed to', 'is now', '改成', '换成', '设为'): a changed password is as secret as a stated one
+_PW_LINK = (r"(?:\s*(?:is|was|are|now|(?:been\s+)?(?:changed|reset|set|updated|switched)\s+to|=|:|：|是|为|為"
+            r"|改成|改为|改為|换成|換成|设成|设为|設為|设置成|设置为|更新为|更新成|变成|變成)\s*)+")
 _RE_PASSWORD = re.compile(
     _PW_WORD + r"(?P<mid>(?:\s+(?!is\b|was\b|are\b)[A-Za-z][\w'-]*){0,6}?|[^\s，。,;；:：=是为]{0,8}?)"
-    r"(?P<link>" + _PW_LINK + r")(?P<val>[^\s，。,;；！？、）)]+)",
+    r"(?P<link>" + _PW_LINK + r")" + _PW_VAL,
     re.IGNORECASE,
 )
-_RE_PASSWORD_BARE = re.compile(_PW_WORD + r"\s*(?P<val>[^\s，。,;；！？、）)]+)", re.IGNORECASE)
+#: a verb of setting before the password word: 'changed my wifi password to X', 'set the PIN to X'
+_RE_PASSWORD_SET = re.compile(
+    r"\b(?:change[ds]?|changing|reset(?:s|ting)?|set(?:s|ting)?|update[ds]?|updating|switch(?:ed|es)?)\s+"
+    r"(?:(?:my|the|our|his|her|their|your)\s+)?(?:[A-Za-z][\w'-]*\s+){0,3}?" + _PW_WORD
+    + r"\s+(?:to|as|into)\s+" + _PW_VAL,
+    re.IGNORECASE,
+)
+_RE_PASSWORD_BARE = re.compile(_PW_WORD + r"\s*" + _PW_VAL, re.IGNORECASE)
 _TRAIL = ".!?'\"”’)]}>"
 
 _CTX_CARD = re.compile(r"卡|card|visa|master|amex|credit|debit|unionpay|银联|信用|储蓄|借记", re.IGNORECASE)
@@ -237,8 +250,16 @@ def redact(text: str, settings: PiiSettings | None = None) -> Redaction:
         for m in _RE_PASSWORD.finditer(norm):
             a, b = m.span("val")
             b -= len(m.group("val")) - len(m.group("val").rstrip(_TRAIL))
+            if len(m.group("mid")) > 2 and not re.search(r"[!-~]", m.group("val")):
+                continue  # '密码改了好几次还是记不住': a clause of Chinese words after a long gap is no value
             spans.add(a, b, "PASSWORD")
             linked.add(m.start())
+        for m in _RE_PASSWORD_SET.finditer(norm):
+            a, b = m.span("val")
+            b -= len(m.group("val")) - len(m.group("val").rstrip(_TRAIL))
+            if b > a:
+                spans.add(a, b, "PASSWORD")
+                linked.add(m.start())
         for m in _RE_PASSWORD_BARE.finditer(norm):
             if m.start() in linked:
                 continue

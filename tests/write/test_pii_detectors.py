@@ -65,6 +65,31 @@ def test_password_redacts_the_secret_not_the_linker(text, secret, keep):
     assert r.text == keep and secret not in r.text
 
 
+@pytest.mark.parametrize(
+    "text,secret,keep",
+    [
+        ("刚把wifi密码改成 moonlight88 了", "moonlight88", "刚把wifi密码改成 [PASSWORD] 了"),
+        ("路由器密码已经换成Qz7788了", "Qz7788", "路由器密码已经换成[PASSWORD]了"),
+        ("我的邮箱密码设置为 tiger_2025", "tiger_2025", "我的邮箱密码设置为 [PASSWORD]"),
+        ("I changed my wifi password to moonlight88 yesterday", "moonlight88",
+         "I changed my wifi password to [PASSWORD] yesterday"),
+        ("my password is now Blue42!", "Blue42", "my password is now [PASSWORD]!"),
+        ("the gym locker PIN was reset to 4821", "4821", "the gym locker PIN was reset to [PASSWORD]"),
+        ("Set the alarm pin to 9090 please", "9090", "Set the alarm pin to [PASSWORD] please"),
+    ],
+)  # fmt: skip
+def test_a_changed_password_is_redacted_like_a_stated_one(text, secret, keep):
+    # a verb of setting links the word to its new value; at 2cc49ae these were stored verbatim
+    r = redact(text)
+    assert r.text == keep and secret not in r.text, r
+
+
+def test_password_talk_without_a_value_is_left_alone():
+    for t in ["I changed my password yesterday", "密码改了好几次还是记不住", "password reset link sent",
+              "remind me to update my password next week"]:  # fmt: skip
+        assert redact(t).kinds == (), t
+
+
 def test_no_false_positive_on_ordinary_text():
     for t in ["password reset link sent", "订单号13812345678已发货", "order 13812345678 shipped",
               "order #4111111111111111", "invalid id 110101199003071234", "version 2.13.0 costs 2999 yuan",
