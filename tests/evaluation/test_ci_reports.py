@@ -96,6 +96,17 @@ def test_gate_fails_on_must_pass_violation_and_leak() -> None:
     assert out.exit_code == 1 and out.reasons == ("1 not_contains leak(s)",)
 
 
+def test_a_known_gap_reports_its_irrelevant_label_without_failing_the_gate_but_never_a_leak() -> None:
+    from dataclasses import replace
+
+    gap = replace(query("q", ["a", "bad"], ["a"], irrelevant=["bad"]), tags=("known-gap",))
+    out = compare(run([case([gap])]), None)
+    assert out.exit_code == 0 and out.reasons == ()
+    assert summarize(run([case([gap])])).overall.irrelevant_violations == 1  # still counted and shown
+    leak = replace(query("q", ["a"], ["a"], leaks=("110101199003071234",)), tags=("known-gap",))
+    assert compare(run([case([leak])]), None).reasons == ("1 not_contains leak(s)",)
+
+
 def test_baseline_errors(tmp_path: Path) -> None:
     with pytest.raises(BaselineError, match="baseline file not found"):
         load_baseline(tmp_path / "none.json")
