@@ -181,8 +181,11 @@ def demote_stale(ranked: list[Candidate], vectors: dict[str, np.ndarray], writte
                 continue
             if may_compete is not None and not may_compete(a, b):
                 continue
-            if takes_rank and fused[a] > fused[b] and (value or sim >= bar):
-                fused[b] = fused[a]  # the current value takes the place the slot had in the ranking
+            if takes_rank and fused[a] > fused[b] and (value or a in provisional_ids):
+                # the current value takes the place the slot had in the ranking; only for a stated value
+                # change or a provisional one made final: two merely similar turns of a chat are no slot
+                # (LoCoMo dev, one process, floor 0: 0.799 with every similar pair, 0.804 without the rule)
+                fused[b] = fused[a]
                 raised.add(b)
             cap = discount * fused[b]
             if fused[a] > cap:

@@ -207,3 +207,25 @@ def test_candidate_floor_applies_only_once_the_query_is_on_a_stored_topic():
     assert [c.memory_id for c in gate.split([strong, weak])[0]] == ["s", "w"]
     assert gate.split([weak])[0] == []  # nothing reaches the floor: nothing at all
     assert [c.memory_id for c in RelevanceFloor(RetrievalSection(floor=0.5)).split([strong, weak])[0]] == ["s"]
+
+
+def test_only_a_value_change_or_a_provisional_made_final_takes_the_older_ones_rank():
+    # two merely similar chat turns are no slot: the newer keeps its own score and only the older is capped
+    # (on the old code the newer chat turn jumped over a third memory to the older one's place)
+    v = np.array([1.0, 0.0], dtype=np.float32)
+    third = np.array([0.0, 1.0], dtype=np.float32)
+    old = Candidate("old", fused=0.9, similarity=0.8, coverage=0.5)
+    mid = Candidate("mid", fused=0.7, similarity=0.7, coverage=0.5)
+    new = Candidate("new", fused=0.5, similarity=0.8, coverage=0.5)
+    vecs, written = {"old": v, "mid": third, "new": v}, {"old": 1.0, "mid": 1.5, "new": 2.0}
+
+    def run(value: bool, provisional: frozenset[str] = frozenset()) -> list[str]:
+        out, demoted = demote_stale([old, mid, new], vecs, written, lambda c: c, 0.55, 0.95, 0.9,
+                                    provisional_ids=provisional, value_pair=lambda a, b: value,
+                                    value_similarity=0.45, value_relevance_share=0.85, takes_rank=True)
+        assert demoted == {"old": "new"}
+        return [c.memory_id for c in out]
+
+    assert run(False) == ["mid", "new", "old"]
+    assert run(True) == ["new", "old", "mid"]  # '82 kg' -> '76 kg': the current value fills the slot's place
+    assert run(False, frozenset({"old"})) == ["new", "old", "mid"]  # 'tentatively the 12th' -> 'the 14th'
