@@ -220,6 +220,11 @@ class WriteSection(_Section):
         "sync' restates 0.6 of 'the team weekly sync is on Tuesdays at 3pm'; '更正一下，孩子已经升四年级了' 0.2 of "
         "'孩子喜欢看科普类的书'); below it nothing is archived."
     )
+    supersede_restated_min_terms: int = Field(
+        2, ge=1, description="A restatement retires an older memory only when that memory has at least this many "
+        "countable content terms (write/correction.restated_share: maximal, no single Chinese character): "
+        "'我老婆喜欢吃辣' counts only 老婆, so any correction about 老婆 'restated' all of it and archived it."
+    )
     supersede_min_shared: int = Field(
         1, ge=1, description="Content terms a correction and an older memory must share at least for the older one "
         "to be retired."

@@ -198,12 +198,17 @@ def _maximal(terms: set[str]) -> set[str]:
     return {t for t in terms if not any(t != u and t in u for u in terms)}
 
 
+def countable_terms(old_terms: set[str]) -> set[str]:
+    """The terms :func:`restated_share` counts: maximal terms, single Chinese characters left out."""
+    return {t for t in _maximal(old_terms) if not _CJK_ONE.match(t)}
+
+
 def restated_share(new_terms: set[str], old_terms: set[str]) -> float:
     """Share, 0..1, of the older memory's content terms that the correction restates: maximal terms
     (:func:`_maximal`), single Chinese characters ('去', '用', '上': too common to name a subject) left
     out; a term counts as restated when the correction carries it, a longer word holding it or a word it
     holds ('钢琴课' / '钢琴'). 1.0 for an older memory with no such term."""
-    old = {t for t in _maximal(old_terms) if not _CJK_ONE.match(t)}
+    old = countable_terms(old_terms)
     if not old:
         return 1.0
     new = {t for t in new_terms if not _CJK_ONE.match(t)}

@@ -116,8 +116,8 @@ _ZH_EMPTY = frozenset({"", "它", "这", "那", "这些", "那些", "刚才", "�
 _POLITE_LATIN = re.compile(r"\b(?:pls|plz|please|thx|thanks)\b", re.I)
 
 EXPLICIT_CORRECTION = re.compile(
-    r"更正|纠正|改为|改成|改到|换成|改用|其实是|应该是|搞错|说错|记错|不对[，,。]|不是.{1,12}而是|不再|已经不|"
-    r"\b(correction|i meant|i mean[t]?,|changed? (?:it |that )?to|switch(?:ed)? to|no longer|not anymore|"
+    r"更正|纠正|改为|改成|改到|换成|改用|其实是|应该是|搞错|说错|记错|弄错|写错|不对[，,。]|不是.{1,12}而是|不再|已经不|"
+    r"\b(correction|my (?:mistake|bad)\b|i meant|i mean[t]?,|changed? (?:it |that )?to|switch(?:ed)? to|no longer|not anymore|"
     r"any ?more\b|instead of|rather than|moved to|update[d]?:|scratch that|that'?s wrong|i was wrong)|"
     # a contrast that names the wrong value: "my city is Suzhou, not Hangzhou" (replacement, see replaced_phrase)
     r"[，,]\s*不是(?=[^。，；！？,.;!?\n]{1,12}(?:$|[。！？!?.]))|"

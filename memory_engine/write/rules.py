@@ -59,8 +59,11 @@ DECISION = re.compile(
     re.IGNORECASE,
 )
 CORRECTION = re.compile(
-    r"不要|不喜欢|取消|改为|改成|更正|不再|换成|改用|其实是|应该是|搞错|不对|别再|别给我|别推|"
+    r"不要|不喜欢|取消|改为|改成|更正|纠正|不再|换成|改用|其实是|应该是|搞错|说错|记错|弄错|写错|不对|别再|别给我|别推|"
+    # the admissions of a slip that write/intents.EXPLICIT_CORRECTION already counts ('说错了', 'my mistake'):
+    # without them here the write path never asked which memory the correction names
     r"\b(don'?t|do not|no longer|not anymore|instead|change to|changed to|switch(ed)? to|actually|correction|"
+    r"my (?:mistake|bad)|i meant|scratch that|i was wrong|that'?s wrong|"
     r"cancel|cancelled|canceled|stop)\b",
     re.IGNORECASE,
 )

@@ -62,6 +62,7 @@ from .correction import (
     META_MARKER,
     REPORTED,
     SupersedeParams,
+    countable_terms,
     judge,
     marker_context,
     restated_share,
@@ -175,6 +176,7 @@ class CorrectionFinder:
         if not 0.0 <= cfg.supersede_restated_share <= 1.0:
             raise ConfigError("write.supersede_restated_share must be in [0, 1]", key="write.supersede_restated_share")
         self.restated = cfg.supersede_restated_share
+        self.restated_min_terms = cfg.supersede_restated_min_terms
         self.params = SupersedeParams(cfg.supersede_similarity, cfg.supersede_scope_overlap,
                                       cfg.supersede_strong_similarity, cfg.supersede_min_shared)
 
@@ -258,7 +260,12 @@ class CorrectionFinder:
                 if subject and not subject & number_terms(old_terms):
                     continue  # 'My brother switched to Android', '隔壁组改用飞书': another subject changed
                 basis = "negation" if neg_new and not old_negated else "restatement"
-                if basis == "restatement" and share < self.restated:
+                if basis == "negation" and not negated_terms(clause) - names & number_terms(old_terms):
+                    # '航班是9号不是8号' negates '8号', which '航班是早上七点的' never said: a negation retires
+                    # only a memory that affirms what it negates; else the restatement test decides
+                    basis = "restatement"
+                if basis == "restatement" and (share < self.restated or len(
+                        countable_terms(number_terms(old_terms))) < self.restated_min_terms):
                     continue  # '其实是我朋友推荐的这家火锅店' restates too little of what it would retire
             if ev is not None and not kept and not conditional:
                 out.append((p.id, p.payload.get("memory_type", MemoryType.SEMANTIC.value),
@@ -267,6 +274,18 @@ class CorrectionFinder:
                 links.append({"id": p.id, "rule": "corrects", "replaced_terms": sorted(replaced_terms),
                               "kept_terms": sorted(kept), "similarity": round(sim, 4), "archived": False})
         return out, links
+
+
+def negated_terms(clause: str) -> set[str]:
+    """Content terms (numbers normalised, :func:`number_terms`) of what a correction's clause negates:
+    the words after its first negation, the meta markers ('搞错了', 'that's wrong') left out:
+    '航班是9号不是8号' -> {'8号' as a number term}, 'I no longer live in Munich' -> {'live', 'munich'},
+    '不叫王芳' -> {'叫', '王芳'}. Empty when the clause negates nothing."""
+    text = META_MARKER.sub(" ", clause)
+    m = rules.NEGATION.search(text)
+    if m is None:
+        return set()
+    return number_terms(set(content_terms(text[m.start():])) - rules.MARKER_TERMS)
 
 
 def _affirms(text: str, terms: set[str]) -> bool:

@@ -1,0 +1,55 @@
+"""A correction archives the memory that states what it negates, not every memory of its subject, and an
+admitted slip ('说错了', '记错了', 'my mistake') is a correction marker (fresh-user trial, session 5).
+
+On main before this change '我搞错了，我老婆叫王芬，不叫王芳' archived '我老婆喜欢吃辣' too (a memory whose one
+countable term is the subject counted as fully restated), '搞错了，航班是9号不是8号' archived '航班是早上七点的'
+(any negation counted), and '说错了，…' / '记错了，…' / 'Oops, my mistake - …' retired nothing.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from memory_engine import MemoryEngine
+
+pytestmark = pytest.mark.integration
+
+T0 = datetime(2026, 3, 1, 9, tzinfo=UTC)
+
+CASES = [
+    (["我老婆叫王芳", "我老婆喜欢吃辣"], "我搞错了，我老婆叫王芬，不叫王芳"),
+    (["我老婆叫王芳", "我老婆喜欢吃辣"], "说错了，我老婆叫王芬，不叫王芳"),
+    (["我的航班是12月8号", "航班是早上七点的"], "搞错了，航班是9号不是8号"),
+    (["我的航班是12月8号", "航班是早上七点的"], "记错了，航班是9号不是8号"),
+    (["My flight is on December 8", "My flight leaves from terminal two"],
+     "Oops, my mistake - the flight is on December 9, not the 8th"),
+]
+
+
+@pytest.fixture(scope="module")
+def engine():
+    eng = MemoryEngine.in_memory()
+    yield eng
+    eng.close()
+
+
+@pytest.mark.parametrize("olds,correction", CASES)
+def test_the_correction_retires_the_memory_it_names_and_keeps_the_other(engine, olds, correction):
+    user = f"u-{abs(hash(correction)) % 10**8}"
+    ids = [engine.add(t, user_id=user, session_id="s1", now=T0 + timedelta(minutes=i)).memory_id
+           for i, t in enumerate(olds)]
+    res = engine.add(correction, user_id=user, session_id="s2", now=T0 + timedelta(days=2))
+    assert res.outcome == "stored"
+    assert res.superseded_ids == (ids[0],), (correction, res.superseded_ids, res.evidence)
+    assert res.evidence[0]["basis"] in ("negation", "replaced", "restatement")
+
+
+def test_a_slip_of_the_tongue_about_something_else_retires_nothing(engine):
+    ids = [engine.add(t, user_id="u-slip", session_id="s1", now=T0 + timedelta(minutes=i)).memory_id
+           for i, t in enumerate(["我喜欢爬山", "我在银行上班"])]
+    res = engine.add("今天开会说错话了，被老板批评了", user_id="u-slip", session_id="s2", now=T0 + timedelta(days=1))
+    assert res.superseded_ids == ()
+    got = engine.retrieve("我喜欢什么运动", user_id="u-slip", now=T0 + timedelta(days=2))
+    assert ids[0] in [h.memory_id for h in got.hits]
