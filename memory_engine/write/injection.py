@@ -39,7 +39,11 @@ flagged when the sum reaches ``write.injection_threshold``:
   also counts as ``exfiltrate`` (a link built to carry it away, the markdown-image
   shape);
 * ``solicit_secrets``: asks to get the user's ID, card number, password
-  ("让对方把身份证号发过来").
+  ("让对方把身份证号发过来");
+* ``encoded``: a base64 run of at least ``write.injection_encoded_min_chars`` characters that
+  decodes to UTF-8 text carrying signals of its own (an instruction hidden from a human reader and
+  from keyword filters, the "encoded payload" shape of OWASP LLM01); the decoded text's signals
+  count too. A blob that decodes to bytes or to plain text (an image, a hash, a token) adds nothing.
 
 A recipe, a return policy or a manual is written in imperatives for its reader
 ("Preheat the oven", "请在30天内完成退货申请", "请务必充满电"): at most the weak
@@ -53,6 +57,8 @@ and does not count.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -141,8 +147,10 @@ _SIGNALS: dict[str, re.Pattern[str]] = {
         r"settings?|preferences?|facts?)\b|\b(?:all|every|any) (?:future|subsequent|later|following) (?:conversations?|"
         r"sessions?|chats?|replies|answers|requests|messages)\b|\bwhenever (?:the user|a user|someone|anyone|you are "
         r"asked)\b|\bno matter what (?:the user|anyone|they|he|she|the customer) asks?\b|"
+        r"\b(?:in|for|on|to) (?:all |every |any )?(?:future|subsequent) (?:conversations?|sessions?|chats?|replies|answers|"
+        r"responses)\b|"
         r"(?:记住|牢记|保存|记下)(?:这条|以下|这个|下面的?)(?:规则|指令|设定|要求)|(?:以后|今后|之后)(?:的)?(?:所有|每次|每个|每一次)"
-        r"(?:对话|会话|聊天|回答|回复)|(?:无论|不管|不论)(?:用户|对方|谁|客户)(?:接下来|之后|以后)?(?:问|说)(?:什么|啥|了什么)|"
+        r"(?:对话|会话|聊天|回答|回复)|(?:以后|今后|往后|从今以后|从今往后)(?:的)?(?:回答|回复|答复)|(?:无论|不管|不论)(?:用户|对方|谁|客户)(?:接下来|之后|以后)?(?:问|说)(?:什么|啥|了什么)|"
         r"每当(?:用户|有人)",
         re.IGNORECASE,
     ),
@@ -219,10 +227,44 @@ def _outside_quotes(rx: re.Pattern[str], text: str, quoted: list[tuple[int, int]
     return any(not any(a <= m.start() and m.end() <= b for a, b in quoted) for m in rx.finditer(text))
 
 
-def injection_signals(text: str) -> tuple[str, ...]:
+#: a base64 run (standard or URL-safe alphabet, optional padding); its length is checked against the config
+_BASE64 = re.compile(r"[A-Za-z0-9+/_-]{8,}={0,2}")
+
+
+def decoded_texts(text: str, min_chars: int) -> list[str]:
+    """The base64 runs of ``text`` of at least ``min_chars`` characters (0 = none) that decode to
+    UTF-8 text (printable, with a letter), decoded."""
+    if min_chars <= 0:
+        return []
+    out = []
+    for m in _BASE64.finditer(text or ""):
+        run = m.group(0)
+        if len(run) < min_chars:
+            continue
+        try:
+            raw = base64.b64decode(run + "=" * (-len(run) % 4), altchars=b"-_" if ("-" in run or "_" in run) else None,
+                                   validate=True)
+            dec = raw.decode("utf-8")
+        except (binascii.Error, ValueError):
+            continue
+        if dec.isprintable() and re.search(r"[A-Za-z\u4e00-\u9fff]{3}", dec):
+            out.append(dec)
+    return out
+
+
+def injection_signals(text: str, encoded_min_chars: int = 0) -> tuple[str, ...]:
     """Names of the planted-instruction signals in ``text`` (empty tuple = none); a signal
-    found only inside the quotation marks of a reporting text is left out."""
+    found only inside the quotation marks of a reporting text is left out. With
+    ``encoded_min_chars`` > 0 (``write.injection_encoded_min_chars``) base64 runs that decode to
+    text with signals add ``encoded`` and the decoded signals."""
     t = text or ""
+    inner = tuple(s for dec in decoded_texts(t, encoded_min_chars) for s in injection_signals(dec))
+    if inner:
+        return tuple(dict.fromkeys((*_plain_signals(t), "encoded", *inner)))
+    return _plain_signals(t)
+
+
+def _plain_signals(t: str) -> tuple[str, ...]:
     quoted = [(m.start(), m.end()) for m in _QUOTED.finditer(t)] if _REPORTING.search(t) else []
     found = tuple(name for name, rx in _SIGNALS.items() if _outside_quotes(rx, t, quoted))
     if "addressed_to_model" in found and _addressed_instruction(t):
@@ -235,7 +277,7 @@ def injection_signals(text: str) -> tuple[str, ...]:
 
 
 #: every signal name (each has a weight field of the same name in ``write.injection_weights``)
-SIGNAL_NAMES: tuple[str, ...] = (*_SIGNALS, "addressed_instruction", "steering_instruction")
+SIGNAL_NAMES: tuple[str, ...] = (*_SIGNALS, "addressed_instruction", "steering_instruction", "encoded")
 
 
 def injection_score(signals: tuple[str, ...], weights: Mapping[str, float] | Any) -> float:
@@ -247,7 +289,9 @@ def injection_score(signals: tuple[str, ...], weights: Mapping[str, float] | Any
     return sum(float(getattr(weights, s, 0.0)) for s in set(signals))
 
 
-def planted_instruction(text: str, weights: Mapping[str, float] | Any, threshold: float) -> tuple[str, ...]:
-    """The signals of ``text`` when their score reaches ``threshold`` (the text is flagged), else ()."""
-    sig = injection_signals(text)
+def planted_instruction(text: str, weights: Mapping[str, float] | Any, threshold: float,
+                        encoded_min_chars: int = 0) -> tuple[str, ...]:
+    """The signals of ``text`` when their score reaches ``threshold`` (the text is flagged), else ();
+    ``encoded_min_chars`` as in :func:`injection_signals`."""
+    sig = injection_signals(text, encoded_min_chars)
     return sig if sig and injection_score(sig, weights) >= threshold else ()
