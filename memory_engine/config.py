@@ -161,6 +161,10 @@ class InjectionWeights(_Section):
         0.5, ge=0.0, description="Asks to get the user's secrets: 'ask the user for their card number', "
         "'让对方把身份证号发过来'."
     )
+    memory_write: float = Field(
+        1.0, ge=0.0, description="Asks to be put into the reader's memory: 'store this in your memory', 'remember that "
+        "the user ...', '写入你的记忆' (memory poisoning; a page for a human has no such memory to write)."
+    )
     encoded: float = Field(
         0.5, ge=0.0, description="A base64 run that decodes to text carrying signals of its own (an instruction hidden "
         "from the reader; the decoded signals count as well)."

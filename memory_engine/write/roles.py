@@ -66,13 +66,15 @@ _OWN_WORDS = frozenset(
 
 
 #: a first-person choice or commitment: future ("I'll", "I'm going to"), a past choice ("went with", "ended up",
-#: "booked"), a preference between options ("I'd rather", "instead"); zh 还是 (after all), 决定 / 打算 / 准备
+#: "booked"), a preference between options ("I'd rather", "instead"); zh 还是 + a verb (after all), 决定 / 打算 / 准备
 #: (decided / plan to), 算了 (never mind: the offer is dropped), a taking verb with 了 (订了 / 买了 / 选了), 改成 / 换成
 _DECIDE = re.compile(
     r"\b(?:i(?:'ll| will| shall|'m going to| am going to|'m gonna| am gonna)|i (?:think|guess) i'?ll|i'?d rather|"
     r"i would rather|(?:i )?(?:decided|chose|picked|went with|ended up|settled on|booked|reserved|ordered|bought|"
     r"signed up)|(?:going|sticking) with|instead)\b|"
-    r"还是|决定|打算|准备|干脆|算了|最后|最终|(?:订|定|买|选|约|报|挑|换|改)(?:了|成|去|到|好了)",
+    # 还是 / 最后 only before a verb of choosing: '我还是觉得有点贵' (still) and '最后一个问题' (last) decide nothing
+    r"(?:还是|最后|最终)[^，。！？,.!?]{0,4}?(?:去|订|定|选|买|要|吃|住|用|约|报|坐|点了|换|决定)|决定|打算|准备|干脆|算了|"
+    r"(?:订|定|买|选|约|报|挑|换|改)(?:了|成|去|到|好了)",
     re.IGNORECASE,
 )
 
