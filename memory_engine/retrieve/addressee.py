@@ -15,18 +15,30 @@ assistant named ("the assistant", "助手") before a verb of saying or proposing
 possessive before a suggestion noun ("your suggestion"); a suggestion noun or a passive
 suggestion about the user ("recommended to me", "推荐给我", "给我推荐的"); first person: I / me /
 my / we, 我 / 咱. A suggestion the user confirmed is the user's (:func:`memory_engine.write.roles.author_role`).
-Pure functions.
+
+**Threads** (``retrieval.thread_order``; links written by :mod:`memory_engine.write.roles`): the user
+asked ("any ideas for dinner tonight?"), the assistant suggested (``_answers`` the request), the user
+chose for themselves ("I think I'll book Luigi's instead", ``_settles`` the suggestion and the request).
+The decision is what the request came to, so for a query that does not refer to the assistant it
+answers whatever the request answers: :func:`lift_decisions` gives it at least
+``retrieval.thread_relevance_share`` x the request's relevance (for the floor) and the request's fused
+score, and :func:`thread_demotions` ranks the request and the unconfirmed suggestion below it. For a
+query that refers to the assistant ("what restaurant did you recommend to me?") the suggestion is the
+answer: the request it answers and the decision that settled it rank below it (the request repeats
+the question's words: "Can you recommend a restaurant ..."). Pure functions.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
-from ..write.roles import author_role
+from ..write.roles import ANSWERS_KEY, SETTLES_KEY, author_role
+from .fusion import Candidate
 
-__all__ = ["about_user_only", "may_answer", "refers_to_assistant"]
+__all__ = ["about_user_only", "lift_decisions", "may_answer", "refers_to_assistant", "thread_demotions"]
 
 #: past verbs of saying / proposing: "you suggested", not the request "can you tell me"
 _SAID_EN = (r"(?:said|suggested|recommended|mentioned|told|proposed|advised|picked|chose|found|gave|sent|showed|listed|"
@@ -65,3 +77,58 @@ def may_answer(payload: Mapping[str, Any], user_only: bool) -> bool:
     """Whether a memory may answer a query; ``user_only`` = :func:`about_user_only` of the query
     (when the feature is on). Only an unconfirmed assistant memory is ever refused."""
     return not (user_only and author_role(payload) == "assistant")
+
+
+def _meta(payloads: Mapping[str, Mapping[str, Any]], mid: str) -> Mapping[str, Any]:
+    return (payloads.get(mid) or {}).get("metadata") or {}
+
+
+def _settled(payloads: Mapping[str, Mapping[str, Any]], mid: str) -> tuple[str, str | None]:
+    """(offer id, request id or None) a decision settles; ('', None) for any other memory."""
+    links = _meta(payloads, mid).get(SETTLES_KEY) or ()
+    if not links:
+        return "", None
+    return str(links[0]), (str(links[1]) if len(links) > 1 else None)
+
+
+def lift_decisions(ranked: list[Candidate], payloads: Mapping[str, Mapping[str, Any]], share: float
+                   ) -> list[Candidate]:
+    """Every decision among ``ranked`` whose request is a candidate too borrows at least ``share``
+    (in [0, 1]) x the request's relevance (``context_relevance``, read by the floor) and at least the
+    request's fused score (module docstring, threads). For a query that does not refer to the
+    assistant. Returns the candidates re-sorted (score desc, id); ``ranked`` unchanged when none."""
+    by_id = {c.memory_id: c for c in ranked}
+    out: dict[str, Candidate] = {}
+    for c in ranked:
+        _, request = _settled(payloads, c.memory_id)
+        req = by_id.get(request or "")
+        if req is None or req.memory_id == c.memory_id:
+            continue
+        out[c.memory_id] = replace(c, context_relevance=max(c.context_relevance, share * req.relevance),
+                                   fused=max(c.fused, req.fused))
+    if not out:
+        return ranked
+    return sorted((out.get(c.memory_id, c) for c in ranked), key=lambda c: (-c.fused, c.memory_id))
+
+
+def thread_demotions(ids: list[str], payloads: Mapping[str, Mapping[str, Any]], to_assistant: bool
+                     ) -> dict[str, tuple[str, ...]]:
+    """{ranked-above id: ids that rank below it} for the threads among ``ids`` (module docstring):
+    a decision above its request and the suggestion it settles (unless the user confirmed that
+    suggestion: it speaks for the user then); for ``to_assistant`` a suggestion above the request
+    it answers and the decision that settled it."""
+    present = set(ids)
+    out: dict[str, tuple[str, ...]] = {}
+    for mid in ids:
+        if to_assistant:
+            below = [str(r) for r in [_meta(payloads, mid).get(ANSWERS_KEY)] if r]
+            below += [d for d in ids if _settled(payloads, d)[0] == mid]
+        else:
+            offer, request = _settled(payloads, mid)
+            below = [request] if request else []
+            if offer and author_role(payloads.get(offer) or {}) == "assistant":
+                below.append(offer)
+        below = [b for b in below if b in present and b != mid]
+        if below:
+            out[mid] = tuple(below)
+    return out

@@ -5,7 +5,8 @@
     -> fact category of the request (write/categories.py)
     -> routes (dense, keyword, recent, fact, constraint, fact_meaning, intent) -> candidate assembly
     -> fusion (hybrid | weighted | five_term | rrf) -> conversation context (neighbours
-    of the top candidates join, scores smoothed over turns) -> relevance floor -> entity hop
+    of the top candidates join, scores smoothed over turns) -> threads (the user's own decision
+    answers the request it settles, retrieve/addressee.py) -> relevance floor -> entity hop
     -> stale values (an older same-subject memory ranks below the newer one)
     -> top_k within the token budget -> hits (+ touch on hit)
 
@@ -30,6 +31,7 @@ from ..store.base import ScoredPayload, VectorStore
 from ..text import content_terms
 from ..write.categories import Categories
 from ..write.pii import PiiSettings
+from .addressee import lift_decisions
 from .admission import Admission
 from .candidates import CandidateBuilder, pool_routes
 from .context import ConversationContext, Link
@@ -94,6 +96,7 @@ class RetrievalPipeline:
         self.stale = StaleValues(store, embedder, r)
         self.budget = Budget(r)
         self.touch_on_hit = r.touch_on_hit
+        self.thread_order = r.thread_order
 
     def run(self, req: RetrievalRequest) -> RetrievalRun:
         scope = Scope(req.tenant_id, req.user_id, self.embedder.version)
@@ -117,6 +120,8 @@ class RetrievalPipeline:
         links: list[Link] = []
         if self.context.enabled and fused:
             fused, links = self.context.apply(fused, pool.payloads, flt, admit, plan, self.fuse)
+        if self.thread_order and not plan.to_assistant and fused:  # the user's decision answers their request
+            fused = lift_decisions(fused, pool.payloads, self.config.retrieval.thread_relevance_share)
         kept, below = self.floor.split(fused)
         if self.hop.enabled and kept:
             hopped = self.hop.hop(kept, fused, pool.payloads, flt, admit, plan)

@@ -35,7 +35,8 @@ An explicit correction that names the replaced value of an older memory it did n
 ("My daughter is six" <- "Actually she's seven, not six": no subject term shared) lists
 that memory in its ``metadata._corrects`` (memory_engine/write/supersede.py); whenever both
 are candidates the older one ranks below the correction, whatever their sessions or
-similarity (:func:`demote_corrected`).
+similarity (:func:`demote_corrected`). The same cap orders a suggestion thread (request ->
+assistant suggestion -> the user's own decision, :func:`memory_engine.retrieve.addressee.thread_demotions`).
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ from ..write.correction import same_speaker
 from ..write.intents import provisional
 from ..write.roles import author_role
 from ..write.supersede import number_terms
+from .addressee import thread_demotions
 from .fusion import Candidate
 
 __all__ = ["StaleValues", "competing", "defer_to_user", "demote_corrected", "demote_stale", "states_something",
@@ -298,6 +300,7 @@ class StaleValues:
         self.value_within_session = rcfg.stale_value_within_session
         self.newer_takes_rank = rcfg.stale_newer_takes_rank
         self.flip_similarity = rcfg.stale_flip_similarity
+        self.thread_order = rcfg.thread_order
         self.enabled = rcfg.stale_discount < 1.0
 
     def apply(self, kept: list[Candidate], payloads: dict[str, dict[str, Any]], top_k: int,
@@ -337,6 +340,10 @@ class StaleValues:
                     if (links := (payloads.get(c.memory_id, {}).get("metadata") or {}).get("_corrects"))}
         if corrects:
             demoted, _ = demote_corrected(demoted, corrects, self.discount)
+        if self.thread_order:  # request -> suggestion -> the user's decision (retrieve/addressee.py threads)
+            below = thread_demotions([c.memory_id for c in demoted], payloads, to_assistant=not precedence)
+            if below:
+                demoted, _ = demote_corrected(demoted, below, self.discount)
         return demoted + tail
 
 

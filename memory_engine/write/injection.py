@@ -22,6 +22,9 @@ flagged when the sum reaches ``write.injection_threshold``:
 * ``exfiltrate``: "reveal your system prompt", "泄露系统提示";
 * ``secrecy``: "do not reveal this note", "don't tell the user", "不要告诉用户";
 * ``hidden``: an HTML comment or zero-width characters carrying words;
+* ``memory_write``: asks to be put into the reader's memory ("store this in your memory",
+  "remember that the user ...", "写入你的记忆"), the memory-poisoning shape; a page for a human has
+  no memory of the reader's to write ("store the result in memory" names RAM, not this);
 * ``obligation``: must / always / only / 必须 / 务必 / 只能 (weak on its own: pages
   give advice to their reader, "you should bring an umbrella");
 * ``addressed_instruction``: one sentence both speaks to a model and instructs it
@@ -39,7 +42,11 @@ flagged when the sum reaches ``write.injection_threshold``:
   also counts as ``exfiltrate`` (a link built to carry it away, the markdown-image
   shape);
 * ``solicit_secrets``: asks to get the user's ID, card number, password
-  ("让对方把身份证号发过来").
+  ("让对方把身份证号发过来");
+* ``encoded``: a base64 run of at least ``write.injection_encoded_min_chars`` characters that
+  decodes to UTF-8 text carrying signals of its own (an instruction hidden from a human reader and
+  from keyword filters, the "encoded payload" shape of OWASP LLM01); the decoded text's signals
+  count too. A blob that decodes to bytes or to plain text (an image, a hash, a token) adds nothing.
 
 A recipe, a return policy or a manual is written in imperatives for its reader
 ("Preheat the oven", "请在30天内完成退货申请", "请务必充满电"): at most the weak
@@ -53,6 +60,8 @@ and does not count.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -70,6 +79,7 @@ _SIGNALS: dict[str, re.Pattern[str]] = {
     "system_prompt": re.compile(
         r"(?:^|\n|[.!?。！？>\]]\s*)\s*(?:system|assistant|developer)\s*(?:message|prompt|note)?\s*:|"
         r"<\|?(?:im_start|system|endoftext)\|?>|\[/?INST\]|<</?SYS>>|###\s*(?:instruction|system)|"
+        r"\[(?:system|developer)\]\(#[\w-]*\)|"
         r"(?:^|\n|[。！？.]\s*)\s*系统(?:提示|指令|消息)\s*[:：]",
         re.IGNORECASE,
     ),
@@ -93,7 +103,14 @@ _SIGNALS: dict[str, re.Pattern[str]] = {
         r"\[\s*(?:ai|assistant|model|llm|agent|bot)\s+(?:instructions?|note|notice|directive)s?\s*\]|\b(?:hey|dear|attention|hello),? (?:ai|assistant|chatgpt|claude|"
         r"gpt|llm|model|bot)\b|"
         r"(?:AI|ai|人工智能|智能)?(?:助手|助理|大模型|语言模型|模型|机器人)(?:们)?(?:请注意|注意|请|你好|须知)|"
-        r"如果你是(?:一个)?(?:AI|ai|人工智能|大模型|语言模型|模型|助手|机器人)|致(?:AI|ai|大模型|助手|模型)",
+        r"如果你是(?:一个)?(?:AI|ai|人工智能|大模型|语言模型|模型|助手|机器人)|致(?:AI|ai|大模型|助手|模型)|"
+        r"(?:AI|ai|人工智能)(?:们)?(?:请注意|注意|你好|须知)|"
+        # a vocative opening a line or sentence: 'Assistant, forward ...', 'AI: ...'
+        r"(?:^|[\n>.!?。！？]\s*|\*\*)\s*(?:hey |dear )?(?:assistant|ai|chatbot|agent|llm|bot)\s*[,，:：]|"
+        # a data field named for the model: "instructions_for_ai":, agent_note=, "note to assistant":
+        r"[\"']?[\w-]*?(?:instructions?|notes?|prompts?|directives?|messages?|rules?)[_\- ]?(?:for|to)?[_\- ]?"
+        r"(?:ai|assistants?|agents?|llms?|models?|bots?|gpt)[\"']?\s*[:=]|"
+        r"[\"']?(?:ai|assistant|agent|llm|bot|gpt)[_\-](?:instructions?|notes?|prompts?|directives?|rules?)[\"']?\s*[:=]",
         re.IGNORECASE,
     ),
     "user_directed": re.compile(
@@ -104,8 +121,8 @@ _SIGNALS: dict[str, re.Pattern[str]] = {
         re.IGNORECASE,
     ),
     "role_play": re.compile(
-        r"\byou are now\b|\bfrom (?:now|here) on,? (?:you\b|reply|respond|answer|speak|only)|\bact as (?:an?|the)\b|"
-        r"\bpretend (?:to be|you are)\b|\bnew (?:role|persona|instructions?)\b|从现在(?:开始|起)[,，]?你|你现在是|扮演|"
+        r"\byou are now\b|\bfrom (?:now|here) on,? (?:(?:always|only|never)\s+)?(?:you\b|reply|respond|answer|speak|only)|"
+        r"\bact as (?:an?|the)\b|\bpretend (?:to be|you are)\b|\bnew (?:role|persona|instructions?|rules?)\s*:|从现在(?:开始|起)[,，]?你|你现在是|扮演|"
         r"你的新(?:身份|角色|任务)|从此以后你",
         re.IGNORECASE,
     ),
@@ -141,9 +158,14 @@ _SIGNALS: dict[str, re.Pattern[str]] = {
         r"settings?|preferences?|facts?)\b|\b(?:all|every|any) (?:future|subsequent|later|following) (?:conversations?|"
         r"sessions?|chats?|replies|answers|requests|messages)\b|\bwhenever (?:the user|a user|someone|anyone|you are "
         r"asked)\b|\bno matter what (?:the user|anyone|they|he|she|the customer) asks?\b|"
+        r"\b(?:in|for|on|to) (?:all |every |any )?(?:future|subsequent) (?:conversations?|sessions?|chats?|replies|answers|"
+        r"responses)\b|"
         r"(?:记住|牢记|保存|记下)(?:这条|以下|这个|下面的?)(?:规则|指令|设定|要求)|(?:以后|今后|之后)(?:的)?(?:所有|每次|每个|每一次)"
-        r"(?:对话|会话|聊天|回答|回复)|(?:无论|不管|不论)(?:用户|对方|谁|客户)(?:接下来|之后|以后)?(?:问|说)(?:什么|啥|了什么)|"
-        r"每当(?:用户|有人)",
+        r"(?:对话|会话|聊天|回答|回复)|(?:以后|今后|往后|从今以后|从今往后)(?:的)?(?:回答|回复|答复)|(?:无论|不管|不论)(?:用户|对方|谁|客户)(?:接下来|之后|以后)?(?:问|说)(?:什么|啥|了什么)|"
+        r"每当(?:用户|有人)|"
+        r"\bfrom (?:now|here) on,? (?:you )?(?:(?:always|only|never|must|should|will)\s+)?(?:respond|reply|answer|speak|"
+        r"talk|write)\b|(?:以后|今后|往后|从现在起|从今以后)(?:都|一律|统一|全部)?(?:要)?(?:用|以)[^，。！？]{1,8}"
+        r"(?:回答|回复|答复|说话|交流)",
         re.IGNORECASE,
     ),
     "data_template": re.compile(
@@ -156,6 +178,13 @@ _SIGNALS: dict[str, re.Pattern[str]] = {
         r"verification code|pin|api key|seed phrase)\b|"
         r"(?:让|要求|请)(?:用户|对方|客户|他|她)(?:把|将|提供|发送|报出|输入)?[^。！？]{0,6}?(?:身份证|银行卡|密码|验证码|卡号|"
         r"护照|支付密码|助记词)",
+        re.IGNORECASE,
+    ),
+    "memory_write": re.compile(
+        r"\b(?:store|save|add|write|put|commit|keep|record)\b[^.!?\n]{0,40}?\b(?:to|in|into)\s+(?:your\s+"
+        r"(?:long[- ]term\s+|persistent\s+)?|long[- ]term\s+|persistent\s+)(?:memory|memories)\b|"
+        r"\b(?:update|add to) (?:your|the user'?s) (?:memory|memories|profile)\b|\bremember (?:that )?the user\b|"
+        r"(?:存入|写入|保存到|保存进|加入|记到|记入|记在|更新)(?:你的)?(?:长期)?(?:记忆|记忆库)",
         re.IGNORECASE,
     ),
     "obligation": re.compile(
@@ -175,8 +204,10 @@ _QUOTED = re.compile(r"“[^”]{1,200}”|\"[^\"]{1,200}\"|「[^」]{1,200}」|
 
 #: an instruction verb in the imperative or under an obligation ("should recommend", "请告诉", "must say")
 _INSTRUCTION = re.compile(
-    r"\b(?:(?:should|must|please|need to|are to|have to|shall)\s+(?:always\s+|only\s+|now\s+)?|always\s+|only\s+)(?:tell|say|recommend|respond|"
-    r"reply|answer|include|mention|add|promote|output|write|suggest|direct|link|send|ask|claim|describe)\b|"
+    r"\b(?:(?:should|must|please|need to|are to|have to|shall)\s+(?:always\s+|only\s+|now\s+|never\s+)?|always\s+|only\s+|"
+    r"never\s+)(?:tell|say|recommend|respond|reply|answer|include|mention|add|promote|output|write|suggest|direct|link|"
+    r"send|ask|claim|describe|rate|forward|call)\b|"
+    r"(?:^|[,;:，；：]\s*)(?:tell|say|recommend|respond|reply|answer|mention|claim|describe|rate|forward|send)\b|"
     r"(?:请|要|务必|必须|一定要|只能)(?:在[^。！？]{0,8})?(?:告诉|推荐|回复|回答|输出|加上|提到|引导|附上|声称|说)",
     re.IGNORECASE,
 )
@@ -219,10 +250,44 @@ def _outside_quotes(rx: re.Pattern[str], text: str, quoted: list[tuple[int, int]
     return any(not any(a <= m.start() and m.end() <= b for a, b in quoted) for m in rx.finditer(text))
 
 
-def injection_signals(text: str) -> tuple[str, ...]:
+#: a base64 run (standard or URL-safe alphabet, optional padding); its length is checked against the config
+_BASE64 = re.compile(r"[A-Za-z0-9+/_-]{8,}={0,2}")
+
+
+def decoded_texts(text: str, min_chars: int) -> list[str]:
+    """The base64 runs of ``text`` of at least ``min_chars`` characters (0 = none) that decode to
+    UTF-8 text (printable, with a letter), decoded."""
+    if min_chars <= 0:
+        return []
+    out = []
+    for m in _BASE64.finditer(text or ""):
+        run = m.group(0)
+        if len(run) < min_chars:
+            continue
+        try:
+            raw = base64.b64decode(run + "=" * (-len(run) % 4), altchars=b"-_" if ("-" in run or "_" in run) else None,
+                                   validate=True)
+            dec = raw.decode("utf-8")
+        except (binascii.Error, ValueError):
+            continue
+        if dec.isprintable() and re.search(r"[A-Za-z\u4e00-\u9fff]{3}", dec):
+            out.append(dec)
+    return out
+
+
+def injection_signals(text: str, encoded_min_chars: int = 0) -> tuple[str, ...]:
     """Names of the planted-instruction signals in ``text`` (empty tuple = none); a signal
-    found only inside the quotation marks of a reporting text is left out."""
+    found only inside the quotation marks of a reporting text is left out. With
+    ``encoded_min_chars`` > 0 (``write.injection_encoded_min_chars``) base64 runs that decode to
+    text with signals add ``encoded`` and the decoded signals."""
     t = text or ""
+    inner = tuple(s for dec in decoded_texts(t, encoded_min_chars) for s in injection_signals(dec))
+    if inner:
+        return tuple(dict.fromkeys((*_plain_signals(t), "encoded", *inner)))
+    return _plain_signals(t)
+
+
+def _plain_signals(t: str) -> tuple[str, ...]:
     quoted = [(m.start(), m.end()) for m in _QUOTED.finditer(t)] if _REPORTING.search(t) else []
     found = tuple(name for name, rx in _SIGNALS.items() if _outside_quotes(rx, t, quoted))
     if "addressed_to_model" in found and _addressed_instruction(t):
@@ -235,7 +300,7 @@ def injection_signals(text: str) -> tuple[str, ...]:
 
 
 #: every signal name (each has a weight field of the same name in ``write.injection_weights``)
-SIGNAL_NAMES: tuple[str, ...] = (*_SIGNALS, "addressed_instruction", "steering_instruction")
+SIGNAL_NAMES: tuple[str, ...] = (*_SIGNALS, "addressed_instruction", "steering_instruction", "encoded")
 
 
 def injection_score(signals: tuple[str, ...], weights: Mapping[str, float] | Any) -> float:
@@ -247,7 +312,9 @@ def injection_score(signals: tuple[str, ...], weights: Mapping[str, float] | Any
     return sum(float(getattr(weights, s, 0.0)) for s in set(signals))
 
 
-def planted_instruction(text: str, weights: Mapping[str, float] | Any, threshold: float) -> tuple[str, ...]:
-    """The signals of ``text`` when their score reaches ``threshold`` (the text is flagged), else ()."""
-    sig = injection_signals(text)
+def planted_instruction(text: str, weights: Mapping[str, float] | Any, threshold: float,
+                        encoded_min_chars: int = 0) -> tuple[str, ...]:
+    """The signals of ``text`` when their score reaches ``threshold`` (the text is flagged), else ();
+    ``encoded_min_chars`` as in :func:`injection_signals`."""
+    sig = injection_signals(text, encoded_min_chars)
     return sig if sig and injection_score(sig, weights) >= threshold else ()

@@ -28,10 +28,10 @@ ACK_EN = frozenset(
     """ok okay k kk okey yes yeah yep yup ya no nope nah sure thanks thank thx ty tysm you cool nice great good fine
     alright right lol lmao haha hahaha hehe hmm hm mm uh um ah oh wow hi hello hey bye goodbye cya got it noted
     sounds np welcome morning night see ya awesome perfect true agreed indeed exactly gotcha understood roger
-    much so very too totally definitely absolutely course of a lot agree thing""".split()
+    much so very too totally definitely absolutely course of a lot agree thing u okie dokie doke""".split()
 )
 #: words that only glue acknowledgement words together ("thank you so much", "ok and thanks")
-_EN_GLUE = frozenset("and then well oh so very too much a lot of that is it its thing things".split())
+_EN_GLUE = frozenset("and then well oh so very too much a lot of that is it its thing things one".split())
 
 #: Chinese acknowledgement / greeting forms (segmented greedily, longest first)
 ACK_ZH = tuple(sorted(
@@ -61,23 +61,22 @@ def _squeeze(s: str) -> str:
 
 
 def _zh_is_ack(run: str) -> bool:
-    """Greedy segmentation of ``run`` into acknowledgement forms and glue words, at least one
-    acknowledgement form among them (ACK_ZH is tried first, longest first)."""
-    i, acks = 0, 0
-    while i < len(run):
-        for form in ACK_ZH:
-            if run.startswith(form, i):
-                i += len(form)
-                acks += 1
-                break
-        else:
-            for form in _ZH_GLUE:
+    """Whether ``run`` segments completely into acknowledgement forms and glue words with at least
+    one acknowledgement form among them. Dynamic programming over the prefixes (word-break), not
+    greedy longest-match: greedy takes '了解了' out of '了解了解' and is left with '解'."""
+    n = len(run)
+    # best[i]: None = run[:i] does not segment; else whether that segmentation holds an acknowledgement
+    best: list[bool | None] = [None] * (n + 1)
+    best[0] = False
+    for i in range(n):
+        if best[i] is None:
+            continue
+        for forms, is_ack in ((ACK_ZH, True), (_ZH_GLUE, False)):
+            for form in forms:
                 if run.startswith(form, i):
-                    i += len(form)
-                    break
-            else:
-                return False
-    return acks > 0
+                    j = i + len(form)
+                    best[j] = bool(best[j]) or bool(best[i]) or is_ack
+    return bool(best[n])
 
 
 def _en_is_ack(words: list[str]) -> bool:

@@ -2,6 +2,7 @@
 
     clean + redact -> forget intent (archive what it names, stop) -> confirmation
     ("yes, book that one": the assistant turn it takes up becomes the user's, write/roles.py)
+    -> thread links (a suggestion answers the request before it, the user's own decision settles it)
     -> gate (noise
     rejection, importance, type; below the threshold kept as episodic) -> roles
     (assistant/tool: never a fact; tool: planted-instruction flags) -> embed ->
@@ -115,16 +116,22 @@ class WritePipeline:
             target = forget_target(clean)
             if target is not None:  # "forget that I ...": acts on the store, is not stored itself
                 return WriteRun(self._forget(req, target, kinds), clean)
-        if req.role == "user" and req.fact is None and is_confirmation(clean, self.confirmer.max_terms):
+        confirmation = req.role == "user" and req.fact is None and is_confirmation(clean, self.confirmer.max_terms)
+        if confirmation:
             merged = self._confirm(req, clean, kinds)  # "yes, book that one": the suggestion becomes the user's
             if merged is not None:
                 return WriteRun(merged, clean)
+        # request -> suggestion -> the user's own decision: the links retrieval ranks by (write/roles.py threads)
+        thread = self.confirmer.thread_metadata(Scope(req.tenant_id, req.user_id, self.embedder.version),
+                                                req.session_id, req.ts, req.role, clean, confirmation)
+        if thread:
+            req = replace(req, metadata={**req.metadata, **thread})
         if req.role != "user" and req.fact is not None:
             # what the assistant or a tool said is never the user's fact (kept as a record of what was said)
             req = replace(req, fact=None, metadata={**req.metadata, "_not_a_fact": True})
         if req.role == "tool" and self.config.write.flag_tool_injection:
             w = self.config.write
-            flags = planted_instruction(clean, w.injection_weights, w.injection_threshold)
+            flags = planted_instruction(clean, w.injection_weights, w.injection_threshold, w.injection_encoded_min_chars)
             if flags:
                 req = replace(req, metadata={**req.metadata, "_flags": list(flags)})
         has_fact = req.fact is not None

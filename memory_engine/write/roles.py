@@ -33,10 +33,15 @@ from ..scope import Scope
 from ..store.base import ScoredPayload, VectorStore
 from ..text import content_terms
 
-__all__ = ["CONFIRMED_KEY", "Confirmer", "author_role", "confirmation_extra_terms", "is_confirmation"]
+__all__ = ["ANSWERS_KEY", "CONFIRMED_KEY", "SETTLES_KEY", "Confirmer", "author_role", "confirmation_extra_terms",
+           "is_confirmation", "is_decision"]
 
 #: metadata key of a suggestion the user confirmed: {"text": the user's words, "at": epoch seconds}
 CONFIRMED_KEY = "_confirmed_by_user"
+#: metadata key of an assistant turn: the id of the user's request it answers (module docstring, threads)
+ANSWERS_KEY = "_answers"
+#: metadata key of a user decision: [the assistant turn it settles, the request that turn answers (when known)]
+SETTLES_KEY = "_settles"
 
 _AFFIRM = re.compile(
     r"^\W*(?:yes|yeah|yep|yup|ok(?:ay)?|sure|sounds good|perfect|great|alright|fine|deal|cool|let'?s|go ahead|do it)\b|"
@@ -58,6 +63,27 @@ _OWN_WORDS = frozenset(
     "buy get pick choos choose one first second third last cheaper latter former sign up 好 行 可以 没问题 就 嗯 对 订 选 定 要 "
     "买 约 它 这个 那个 这家 那家 这款 那款 吧 了 啦 就是 就它 就这个 就那个 就这家 就那家 就订 就选 就要 就定 就买 就约".split()
 )
+
+
+#: a first-person choice or commitment: future ("I'll", "I'm going to"), a past choice ("went with", "ended up",
+#: "booked"), a preference between options ("I'd rather", "instead"); zh 还是 + a verb (after all), 决定 / 打算 / 准备
+#: (decided / plan to), 算了 (never mind: the offer is dropped), a taking verb with 了 (订了 / 买了 / 选了), 改成 / 换成
+_DECIDE = re.compile(
+    r"\b(?:i(?:'ll| will| shall|'m going to| am going to|'m gonna| am gonna)|i (?:think|guess) i'?ll|i'?d rather|"
+    r"i would rather|(?:i )?(?:decided|chose|picked|went with|ended up|settled on|booked|reserved|ordered|bought|"
+    r"signed up)|(?:going|sticking) with|instead)\b|"
+    # 还是 / 最后 only before a verb of choosing: '我还是觉得有点贵' (still) and '最后一个问题' (last) decide nothing
+    r"(?:还是|最后|最终)[^，。！？,.!?]{0,4}?(?:去|订|定|选|买|要|吃|住|用|约|报|坐|点了|换|决定)|决定|打算|准备|干脆|算了|"
+    r"(?:订|定|买|选|约|报|挑|换|改)(?:了|成|去|到|好了)",
+    re.IGNORECASE,
+)
+
+
+def is_decision(text: str) -> bool:
+    """Whether a user turn states the user's own choice or commitment (module docstring, threads):
+    a decision marker and no question. Pure; the caller rules out confirmations first."""
+    t = (text or "").strip()
+    return bool(t) and bool(_DECIDE.search(t)) and not _QUESTION.search(t)
 
 
 def author_role(payload: Mapping[str, Any]) -> str:
@@ -95,18 +121,42 @@ class Confirmer:
                               key="write.confirm_window_s")
         self.store, self.window, self.max_terms = store, cfg.confirm_window_s, cfg.confirm_max_terms
         self.enabled = cfg.confirm_window_s > 0
+        self.settle = cfg.settle_threads
 
     def offer(self, scope: Scope, session_id: str | None, ts: float) -> ScoredPayload | None:
+        return self.latest(scope, session_id, ts, "assistant")
+
+    def latest(self, scope: Scope, session_id: str | None, ts: float, role: str) -> ScoredPayload | None:
+        """The session's latest current memory written at or before ``ts``, when ``role`` said it at most
+        ``write.confirm_window_s`` before ``ts``, else None (the turn a new one answers)."""
         if not self.enabled or not session_id:
             return None
-        flt = scope.filter(session_id=session_id, created_before=ts)
-        rows = self.store.scroll(flt, limit=1, order_by="created_at", descending=True)
+        rows = self.store.scroll(scope.filter(session_id=session_id, created_before=ts), limit=1,
+                                 order_by="created_at", descending=True)
         if not rows:
             return None
         pl = rows[0].payload
-        if str(pl.get("role") or "user") != "assistant" or ts - float(pl.get("created_at") or 0.0) > self.window:
+        if str(pl.get("role") or "user") != role or ts - float(pl.get("created_at") or 0.0) > self.window:
             return None
         return rows[0]
+
+    def thread_metadata(self, scope: Scope, session_id: str | None, ts: float, role: str, text: str,
+                        confirmation: bool) -> dict[str, Any]:
+        """Metadata linking a turn into its thread (module docstring, threads): ``{_answers: id}`` for an
+        assistant turn after a user turn, ``{_settles: [offer id, request id?]}`` for a user decision after
+        an assistant turn, else {}. Off with ``write.settle_threads`` False."""
+        if not self.settle:
+            return {}
+        if role == "assistant":
+            req = self.latest(scope, session_id, ts, "user")
+            return {ANSWERS_KEY: req.id} if req is not None else {}
+        if role != "user" or confirmation or not is_decision(text):
+            return {}
+        offer = self.latest(scope, session_id, ts, "assistant")
+        if offer is None:
+            return {}
+        request = (offer.payload.get("metadata") or {}).get(ANSWERS_KEY)
+        return {SETTLES_KEY: [offer.id] + ([str(request)] if request else [])}
 
     def confirm(self, offer: ScoredPayload, text: str, ts: float) -> None:
         meta = dict(offer.payload.get("metadata") or {})
