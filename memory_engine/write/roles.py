@@ -33,7 +33,7 @@ from ..scope import Scope
 from ..store.base import ScoredPayload, VectorStore
 from ..text import content_terms
 
-__all__ = ["CONFIRMED_KEY", "Confirmer", "author_role", "confirmation_extra_terms", "is_confirmation"]
+__all__ = ["CONFIRMED_KEY", "Confirmer", "author_role", "confirmation_extra_terms", "is_confirmation", "turn_before"]
 
 #: metadata key of a suggestion the user confirmed: {"text": the user's words, "at": epoch seconds}
 CONFIRMED_KEY = "_confirmed_by_user"
@@ -83,6 +83,24 @@ def confirmation_extra_terms(text: str) -> frozenset[str]:
     return frozenset(t for t in content_terms(text) if t not in _OWN_WORDS)
 
 
+def turn_before(store: VectorStore, scope: Scope, session_id: str | None, ts: float, window_s: float,
+                role: str = "assistant") -> ScoredPayload | None:
+    """The session's latest memory written before ``ts`` when ``role`` said it at most ``window_s``
+    seconds before, else None (no session, no such turn, another speaker, too old). What a
+    confirmation takes up (:class:`Confirmer`) and what a secret answers (write/pii.py
+    ``asked_secret``) is this turn."""
+    if not session_id or window_s <= 0:
+        return None
+    flt = scope.filter(session_id=session_id, created_before=ts)
+    rows = store.scroll(flt, limit=1, order_by="created_at", descending=True)
+    if not rows:
+        return None
+    pl = rows[0].payload
+    if str(pl.get("role") or "user") != role or ts - float(pl.get("created_at") or 0.0) > window_s:
+        return None
+    return rows[0]
+
+
 class Confirmer:
     """``offer(scope, session_id, ts)`` -> the assistant memory a confirmation said at ``ts`` takes up
     (the session's latest current memory written at or before ``ts``, when it is the assistant's and
@@ -97,16 +115,9 @@ class Confirmer:
         self.enabled = cfg.confirm_window_s > 0
 
     def offer(self, scope: Scope, session_id: str | None, ts: float) -> ScoredPayload | None:
-        if not self.enabled or not session_id:
+        if not self.enabled:
             return None
-        flt = scope.filter(session_id=session_id, created_before=ts)
-        rows = self.store.scroll(flt, limit=1, order_by="created_at", descending=True)
-        if not rows:
-            return None
-        pl = rows[0].payload
-        if str(pl.get("role") or "user") != "assistant" or ts - float(pl.get("created_at") or 0.0) > self.window:
-            return None
-        return rows[0]
+        return turn_before(self.store, scope, session_id, ts, self.window)
 
     def confirm(self, offer: ScoredPayload, text: str, ts: float) -> None:
         meta = dict(offer.payload.get("metadata") or {})
