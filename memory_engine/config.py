@@ -780,7 +780,8 @@ class PiiSection(_Section):
     code_min_digits: int = Field(
         3, ge=1, le=12, description="Digits a value after a code word (door / gate / locker / alarm / unlock / "
         "recovery code, 门禁, 开锁码) needs to be an access code: PINs and door codes have 3-8, 'code of conduct' and "
-        "'alarm code 2 beeps' have fewer. Lower catches 2-digit lock combinations at the cost of counts.",
+        "'alarm code 2 beeps' have fewer; an all-digit password needs as many ('密码是6位数', 'PIN is 4 digits' are lengths). "
+        "Lower catches 2-digit lock combinations at the cost of counts.",
     )
     passport_min_chars: int = Field(
         6, ge=5, le=9, description="Letters and digits (up to ICAO 9303's 9) a value after passport / 护照 needs to be "

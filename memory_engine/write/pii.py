@@ -206,6 +206,8 @@ _RE_IBAN = re.compile(_B + r"([A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30})" + _E)
 _ASCII_VAL = r"[A-Za-z0-9!@#$%^&*_+=\-.~/\\|<>\[\]{}'\"`]+"
 _PW_VAL = r"(?P<val>" + _ASCII_VAL + r"|[^\s，。,;；！？、）)]+)"
 _PW_WORD = r"(?:passwords?|passwd|passcodes?|pwd|pw|pins?(?:\s*code)?|wi-?fi\s*key|密码|口令|pin码)"
+#: 'pw' counts only with a linker ('pw is X', 'pw: X'): bare it is also a model name ('Kindle PW5')
+_PW_WORD_BARE = _PW_WORD.replace("|pw|", "|")
 #: what links a password word to its value: a copula or sign, or a verb of setting it to a new value
 #: ('changed to', 'is now', '改成', '换成', '设为'): a changed password is as secret as a stated one
 _PW_LINK = (r"(?:\s*(?:is|was|are|now|(?:been\s+)?(?:changed|reset|set|updated|switched)\s+to|=|:|：|是|为|為"
@@ -238,7 +240,7 @@ _RE_PASSWORD_SET = re.compile(
     re.IGNORECASE,
 )
 #: a bare value is typed in ASCII: a Chinese clause right after the word ('密码错了3次', '密码忘了') is no value
-_RE_PASSWORD_BARE = _bare(_PW_WORD, r"(?P<val>" + _ASCII_VAL + r")")
+_RE_PASSWORD_BARE = _bare(_PW_WORD_BARE, r"(?P<val>" + _ASCII_VAL + r")")
 #: closing characters that belong to the sentence, not the value ('hunter2.', "'abc123'", '(pin: 1234)');
 #: '!', '#', '*' stay in it: 'Sunshine2024!', '4471#', '1925*'
 _TRAIL = ".,;:?'\"”’)]}>"
@@ -251,6 +253,13 @@ _FUNCTION_WORDS = frozenset(
     "is are was were be been being am do does did has have had will would can could should shall may might must "
     "not no never still also just same what which where when why how who whom whose here there "
     "and or but so if as than then because".split()
+)
+#: what a password is said to be rather than what it is ('my password is wrong / too short'); so do the -ed / -ing
+#: forms ('is expired', 'is saved', 'is working') and the irregular participles listed here ('written', 'hidden')
+_STATE_WORDS = frozenset(
+    "wrong right correct incorrect invalid valid weak strong short long new old different empty blank "
+    "required optional mandatory case-sensitive secure insecure unsafe safe fine ok okay written hidden "
+    "forgotten taken known unknown lost gone too very really".split()
 )
 
 _CODE_WORD = (
@@ -354,10 +363,17 @@ def _trimmed(m: re.Match[str], group: str = "val") -> tuple[int, int]:
     return a + len(v) - len(v.lstrip(_LEAD)), b - (len(v) - len(v.rstrip(_TRAIL)))
 
 
-def _linked_value(v: str) -> bool:
-    """A value after a linker: typed in ASCII (a Chinese run, '密码是什么', '密码为什么错了', names none) and not an
-    English function word ('the password is in the drawer')."""
-    return bool(re.search(r"[!-~]", v)) and v.lower() not in _FUNCTION_WORDS
+def _linked_value(v: str, min_digits: int) -> bool:
+    """A value after a linker: typed in ASCII (a Chinese run, '密码是什么', '密码为什么错了', names none), not an
+    English function word ('the password is in the drawer') nor a lower-case word describing the password
+    ('is expired', 'is wrong', 'is saved'), and not a number shorter than ``min_digits`` ('密码是6位数', 'PIN is
+    4 digits': a length, not a PIN)."""
+    if not re.search(r"[!-~]", v) or (v.isdigit() and len(v) < min_digits):
+        return False
+    w = v.lower()
+    if w in _FUNCTION_WORDS:
+        return False
+    return not (v.isalpha() and v.islower() and (w in _STATE_WORDS or w.endswith(("ed", "ing"))))
 
 
 def _key_like(v: str, n: int) -> bool:
@@ -518,7 +534,7 @@ def redact(text: str, settings: PiiSettings | None = None, answers: str | None =
         for pattern in (_RE_PASSWORD, _RE_PASSWORD_SET):
             for m in pattern.finditer(norm):
                 a, b = _trimmed(m)
-                if a < b and _linked_value(norm[a:b]):
+                if a < b and _linked_value(norm[a:b], cfg.code_min_digits):
                     spans.add(a, b, "PASSWORD")
                     linked.add(m.start())
         for m in _RE_PASSWORD_BARE.finditer(norm):

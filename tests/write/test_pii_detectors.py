@@ -322,6 +322,13 @@ def test_secrets_pasted_in_chats_are_redacted_and_the_rest_kept(text, secret, ke
         "APAC2026Q3 budget review",
         "门禁卡丢了，物业说 8 点前能补办",
         "my recovery codes are somewhere in my email",
+        "my Venmo PIN is 4 digits",  # a length (main: 'my Venmo PIN is [PASSWORD] digits')
+        "密码是6位数字",  # main: '密码是[PASSWORD]位数字'
+        "my password is expired",  # main: 'my password is [PASSWORD]'
+        "the password is correct now",
+        "the password is saved in 1Password",
+        "Kindle PW5 is on sale",
+        "m_pw_hint",
     ],
 )  # fmt: skip
 def test_no_secret_no_redaction(text):
@@ -362,3 +369,18 @@ def test_new_detectors_and_their_numbers_are_configurable():
     assert "ghp_" in redact("use ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A now", s).text  # the GitHub format is the plugin's
     with pytest.raises(Exception, match="unknown detect-secrets plugin"):
         EngineConfig().with_overrides({"pii.secret_plugins": ["NopeDetector"]})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I learnt that my own happiness is the most important thing",  # a LoCoMo dev turn: main stored
+        # 'my own happiness is [PASSWORD] most important thing' ('pin' inside 'happiness')
+        "https://i.pinimg.com/originals/02/94/c3/0294c3460b66d1fd50530e4bd5a2e1f5.jpg",  # main: 'https://i.pin[PASSWORD]'
+        "shipping.address",  # main: 'shippin[PASSWORD]'
+        "WiFi 密码是多少",  # a pii-redaction query; main: 'WiFi 密码是[PASSWORD]'
+    ],
+)  # fmt: skip
+def test_a_password_word_inside_another_word_takes_nothing(text):
+    # found by redacting every dev text (LoCoMo conv-26/30/41, MemDaily, eval_sets) with main and with this code
+    assert redact(text).text == text
