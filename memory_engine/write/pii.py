@@ -17,9 +17,11 @@ Each detector validates what it can, so ordinary numbers survive:
   for the office is X", 密码是X, a new value: "changed my password to X", "password is now X", 密码改成X), or right after the word when the token looks like a secret (has a digit or a
   symbol); a value is the whole run of ASCII characters it is typed in, so a closing ``!``, ``#`` or ``*``
   is part of it ('Sunshine2024!', '4471#'); a closing ``.`` ``,`` ``?`` ``;`` ``:``, quotes and brackets are
-  the sentence's. A linked value needs an ASCII character and is not an English function word (``密码是什么``,
-  ``the password is in the drawer`` name no value), a value right after the word without a linker is an ASCII
-  run with a digit or symbol (``密码错了3次`` is a count);
+  the sentence's. A linked value needs an ASCII character, is not an English function word or a word
+  describing the password, nor a number shorter than ``code_min_digits`` (``密码是什么``, ``the password is in
+  the drawer``, ``is expired``, ``密码是6位数`` name no value); a value right after the word without a linker
+  is an ASCII run with a digit or symbol (``密码错了3次`` is a count). A password word is a whole word ('pin'
+  in 'happiness' or 'pinimg.com' is none); ``pw`` needs a linker;
 * ``ACCESS_CODE`` - the value after a code word (door / gate / locker / alarm / unlock / security / 2FA
   recovery or backup codes, 门禁, 解锁码, 开锁码, 恢复码, 备用码) with at least ``code_min_digits`` digits, and
   the further values of a list ('codes are 8f3a1-b92c4 and 77d0e-a1f53', '备用码：4F7K-9QX2、M8PL-3RT6');
