@@ -772,11 +772,21 @@ class LimitsSection(_Section):
     )
 
 
+def _secret_plugins() -> tuple[str, ...]:
+    from .write.pii import SECRET_PLUGINS
+
+    return SECRET_PLUGINS
+
+
 class PiiSection(_Section):
     detectors: list[str] = Field(
-        default_factory=lambda: ["PASSWORD", "EMAIL", "IBAN", "ID_NUMBER", "NINO", "SSN", "BANK_CARD", "PHONE"],
-        description="PII detectors that redact (write.pii): PASSWORD, EMAIL, IBAN, ID_NUMBER (CN resident id), "
-        "NINO (UK), SSN (US), BANK_CARD (Luhn + card context or issuer prefix), PHONE (any region, phonenumbers).",
+        default_factory=lambda: ["API_KEY", "PASSWORD", "ACCESS_CODE", "PASSPORT", "EMAIL", "IBAN", "ID_NUMBER", "NINO",
+                                 "SSN", "BANK_CARD", "PHONE"],
+        description="PII detectors that redact (write.pii): API_KEY (detect-secrets formats, sk-/AIza/LTAI/hf_ "
+        "prefixes, private key blocks, a token after a key word), PASSWORD (and PINs), ACCESS_CODE (door / gate / "
+        "locker / alarm / unlock / 2FA recovery codes), PASSPORT (after passport / 护照), EMAIL, IBAN, ID_NUMBER "
+        "(CN resident id), NINO (UK), SSN (US), BANK_CARD (Luhn + card context or issuer prefix), PHONE (any region, "
+        "phonenumbers).",
     )
     phone_regions: list[str] = Field(
         default_factory=lambda: ["CN", "US", "GB"],
@@ -785,6 +795,32 @@ class PiiSection(_Section):
     )
     context_chars: int = Field(
         16, ge=0, le=200, description="Characters before a number searched for a context word (card, phone, order)."
+    )
+    secret_plugins: list[str] = Field(
+        default_factory=lambda: list(_secret_plugins()),
+        description="detect-secrets regex plugins (class names) API_KEY runs: token formats of AWS, GitHub, GitLab, "
+        "Slack, Stripe, JWT, private keys, a password inside a URL ...; its keyword / entropy / IP / Artifactory "
+        "plugins are left out (written for source files, they take ordinary prose codes). [] = none.",
+    )
+    key_min_chars: int = Field(
+        8, ge=4, le=64, description="Characters (with a letter and a digit) a value after a key word (API key, token, "
+        "secret, AccessKey, Bearer, 密钥) needs to be taken for a key: real keys are 20+, shorter runs after 'key' are "
+        "names and versions ('key v2', 'token 42').",
+    )
+    code_min_digits: int = Field(
+        3, ge=1, le=12, description="Digits a value after a code word (door / gate / locker / alarm / unlock / "
+        "recovery code, 门禁, 开锁码) needs to be an access code: PINs and door codes have 3-8, 'code of conduct' and "
+        "'alarm code 2 beeps' have fewer; an all-digit password needs as many ('密码是6位数', 'PIN is 4 digits' are lengths). "
+        "Lower catches 2-digit lock combinations at the cost of counts.",
+    )
+    passport_min_chars: int = Field(
+        6, ge=5, le=9, description="Letters and digits (up to ICAO 9303's 9) a value after passport / 护照 needs to be "
+        "a passport number: national formats have 7-9 (CN E12345678, US/UK 9 digits); a year ('expires 2029') has 4.",
+    )
+    answer_window_s: float = Field(
+        600.0, ge=0.0, description="Seconds after the assistant asked for a secret ('What's the alarm code?', "
+        "'请问密码是多少？') within which the user's next turn in the session has its leading value redacted as that "
+        "kind (write/pii.py asked_secret); 0 = off.",
     )
     fingerprint_terms: bool = Field(
         True, description="A redacted value (phone, e-mail, id; never a password) leaves a keyed search term "
@@ -801,6 +837,15 @@ class PiiSection(_Section):
         if bad:
             raise ConfigError(f"unknown PII detector(s) {bad}; valid: {', '.join(DETECTORS)}")
         return [d.upper() for d in v]
+
+    @field_validator("secret_plugins")
+    @classmethod
+    def _known_plugins(cls, v: list[str]) -> list[str]:
+        from .write.pii import SECRET_PLUGINS, load_secret_plugins
+
+        if tuple(v) != SECRET_PLUGINS:  # the defaults are known; another list is checked against detect-secrets
+            load_secret_plugins(tuple(v))
+        return v
 
 
 class EngineConfig(BaseSettings):

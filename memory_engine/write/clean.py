@@ -42,9 +42,10 @@ class Cleaner:
         (unchanged when ``write.redact_pii`` is off)."""
         return redact_value(v, self.pii)[0] if self.redact_pii else v
 
-    def __call__(self, text: str) -> Cleaned:
+    def __call__(self, text: str, answers: str | None = None) -> Cleaned:
+        """``answers``: the secret kind the assistant's turn before asked for (write/pii.py ``asked_secret``)."""
         clean = text.strip()[: self.max_chars]
         if not self.redact_pii:
             return Cleaned(clean)
-        red = redact(clean, self.pii)
+        red = redact(clean, self.pii, answers)
         return Cleaned(red.text, tuple(red.kinds), fingerprints(red, self.fingerprint_key, self.pii))

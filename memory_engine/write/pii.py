@@ -15,7 +15,28 @@ Each detector validates what it can, so ordinary numbers survive:
   right after an order/reference word with no phone word (an 11-digit order id starting 13-19 is not a phone);
 * ``EMAIL``; ``PASSWORD`` - the token after a password word and a linker ("password is: X", "the wifi password
   for the office is X", 密码是X, a new value: "changed my password to X", "password is now X", 密码改成X), or right after the word when the token looks like a secret (has a digit or a
-  symbol).
+  symbol); a value is the whole run of ASCII characters it is typed in, so a closing ``!``, ``#`` or ``*``
+  is part of it ('Sunshine2024!', '4471#'); a closing ``.`` ``,`` ``?`` ``;`` ``:``, quotes and brackets are
+  the sentence's. A linked value needs an ASCII character, is not an English function word or a word
+  describing the password, nor a number shorter than ``code_min_digits`` (``密码是什么``, ``the password is in
+  the drawer``, ``is expired``, ``密码是6位数`` name no value); a value right after the word without a linker
+  is an ASCII run with a digit or symbol (``密码错了3次`` is a count). A password word is a whole word ('pin'
+  in 'happiness' or 'pinimg.com' is none); ``pw`` needs a linker;
+* ``ACCESS_CODE`` - the value after a code word (door / gate / locker / alarm / unlock / security / 2FA
+  recovery or backup codes, 门禁, 解锁码, 开锁码, 恢复码, 备用码) with at least ``code_min_digits`` digits, and
+  the further values of a list ('codes are 8f3a1-b92c4 and 77d0e-a1f53', '备用码：4F7K-9QX2、M8PL-3RT6');
+* ``API_KEY`` - keys and tokens in the formats of ``detect-secrets`` (Yelp; its regex plugins named by
+  ``secret_plugins``: AWS, GitHub, GitLab, Slack, Stripe, JWT, private keys, a password inside a URL ...),
+  formats it lacks by their documented prefixes (``sk-`` keys of OpenAI / Anthropic / DeepSeek, Google
+  ``AIza``, Alibaba Cloud ``LTAI``, Hugging Face ``hf_``, GitHub ``github_pat_``), a whole PEM / OpenSSH
+  private key block, and a token-like value (``key_min_chars`` or more, letters and digits) after a key word
+  (API key, token, secret, AccessKey, Bearer, 密钥, 令牌);
+* ``PASSPORT`` - a passport number (``passport_min_chars`` to 9 letters and digits, ICAO Doc 9303's
+  document-number field) after passport / 护照.
+
+A user's turn that answers the assistant's request for one of these ('What's the alarm code?' ->
+"it's 7391, ...") has its leading value redacted as that kind (:func:`asked_secret`, ``answers=`` of
+:func:`redact`; the write pipeline looks up the turn before).
 
 Digits may be separated by spaces or hyphens and written full-width (１３８…): the text is matched on a
 normalised copy of the same length (full-width digits, letters, ``＋`` and the ideographic space mapped to
@@ -29,28 +50,47 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date
+from functools import cache, partial
 from typing import Any
 
 import phonenumbers
 from stdnum import iban as _iban
 from stdnum.us import ssn as _ssn
 
-DETECTORS = ("PASSWORD", "EMAIL", "IBAN", "ID_NUMBER", "NINO", "SSN", "BANK_CARD", "PHONE")
+from ..errors import ConfigError
+
+DETECTORS = ("API_KEY", "PASSWORD", "ACCESS_CODE", "PASSPORT", "EMAIL", "IBAN", "ID_NUMBER", "NINO", "SSN",
+             "BANK_CARD", "PHONE")
 """Every detector, in the order they claim text (an earlier one wins an overlap)."""
+
+SECRET_PLUGINS = ("AWSKeyDetector", "AzureStorageKeyDetector", "BasicAuthDetector", "DiscordBotTokenDetector",
+                  "GitHubTokenDetector", "GitLabTokenDetector", "JwtTokenDetector", "MailchimpDetector", "NpmDetector",
+                  "OpenAIDetector", "PrivateKeyDetector", "PypiTokenDetector", "SendGridDetector", "SlackDetector",
+                  "SquareOAuthDetector", "StripeDetector", "TelegramBotTokenDetector", "TwilioKeyDetector")
+"""detect-secrets' format plugins used by ``API_KEY`` (not its keyword, entropy, IP or Artifactory plugins:
+they are written for source files, and Artifactory's ``AP[0-9A-F]...`` takes ordinary codes such as
+'APAC2026Q3' in prose)."""
 
 
 @dataclass(frozen=True)
 class PiiSettings:
     """What :func:`redact` looks for: ``detectors`` (subset of :data:`DETECTORS`), ``phone_regions`` (ISO
     3166 codes whose national numbers are recognised; international ``+``/``00`` numbers of every region
-    always are), ``context_chars`` (how far before a number a context word counts)."""
+    always are), ``context_chars`` (how far before a number a context word counts), ``secret_plugins``
+    (detect-secrets regex plugin class names of ``API_KEY``), ``key_min_chars`` / ``code_min_digits`` /
+    ``passport_min_chars`` (the least a value after a key / code / passport word must have); see
+    ``config.pii`` for each field's range and reason."""
 
     detectors: tuple[str, ...] = DETECTORS
     phone_regions: tuple[str, ...] = ("CN", "US", "GB")
     context_chars: int = 16
+    secret_plugins: tuple[str, ...] = SECRET_PLUGINS
+    key_min_chars: int = 8
+    code_min_digits: int = 3
+    passport_min_chars: int = 6
 
     @classmethod
     def from_config(cls, section: object | None) -> PiiSettings:
@@ -61,6 +101,10 @@ class PiiSettings:
             detectors=tuple(d.upper() for d in getattr(section, "detectors", DETECTORS)),
             phone_regions=tuple(r.upper() for r in getattr(section, "phone_regions", ("CN", "US", "GB"))),
             context_chars=int(getattr(section, "context_chars", 16)),
+            secret_plugins=tuple(getattr(section, "secret_plugins", SECRET_PLUGINS)),
+            key_min_chars=int(getattr(section, "key_min_chars", 8)),
+            code_min_digits=int(getattr(section, "code_min_digits", 3)),
+            passport_min_chars=int(getattr(section, "passport_min_chars", 6)),
         )
 
 
@@ -161,17 +205,35 @@ _RE_SSN = re.compile(_B + r"(\d{3}([ -]?)\d{2}\2\d{4})" + _E)
 _RE_IBAN = re.compile(_B + r"([A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30})" + _E)
 #: a password value: a run of ASCII printable characters (so a Chinese particle after it, '改成abc123了', is not
 #: taken with it), else a run up to a separator
-_PW_VAL = r"(?P<val>[A-Za-z0-9!@#$%^&*_+=\-.~/\\|<>\[\]{}'\"`]+|[^\s，。,;；！？、）)]+)"
-_PW_WORD = r"(?:password|passwd|passcode|pwd|pin(?:\s*code)?|wi-?fi\s*key|密码|口令|pin码)"
+_ASCII_VAL = r"[A-Za-z0-9!@#$%^&*_+=\-.~/\\|<>\[\]{}'\"`]+"
+_PW_VAL = r"(?P<val>" + _ASCII_VAL + r"|[^\s，。,;；！？、）)]+)"
+_PW_WORD = r"(?:passwords?|passwd|passcodes?|pwd|pw|pins?(?:\s*code)?|wi-?fi\s*key|密码|口令|pin码)"
+#: 'pw' counts only with a linker ('pw is X', 'pw: X'): bare it is also a model name ('Kindle PW5')
+_PW_WORD_BARE = _PW_WORD.replace("|pw|", "|")
 #: what links a password word to its value: a copula or sign, or a verb of setting it to a new value
 #: ('changed to', 'is now', '改成', '换成', '设为'): a changed password is as secret as a stated one
 _PW_LINK = (r"(?:\s*(?:is|was|are|now|(?:been\s+)?(?:changed|reset|set|updated|switched)\s+to|=|:|：|是|为|為"
             r"|改成|改为|改為|换成|換成|设成|设为|設為|设置成|设置为|更新为|更新成|变成|變成)\s*)+")
-_RE_PASSWORD = re.compile(
-    _PW_WORD + r"(?P<mid>(?:\s+(?!is\b|was\b|are\b)[A-Za-z][\w'-]*){0,6}?|[^\s，。,;；:：=是为]{0,8}?)"
-    r"(?P<link>" + _PW_LINK + r")" + _PW_VAL,
-    re.IGNORECASE,
-)
+_MID = r"(?P<mid>(?:\s+(?!is\b|was\b|are\b)[A-Za-z][\w'-]*){0,6}?|[^\s，。,;；:：=是为]{0,8}?)"
+
+
+#: an English word starts after a non-letter ('pw' is not the end of 'upw'); a Chinese one anywhere ('wifi密码')
+_WORD_START = r"(?:(?<![A-Za-z])(?=[A-Za-z])|(?![A-Za-z]))"
+#: ... and ends before a letter or '_' ('passwordless', 'secretary', 'pw_hint' are other words; 'DB_PASSWORD=' is one)
+_WORD_END = r"(?:(?<=[A-Za-z])(?![A-Za-z_])|(?<![A-Za-z]))"
+
+
+def _linked(word: str, val: str = _PW_VAL) -> re.Pattern[str]:
+    """``word``, up to six English words or eight other characters, a linker (:data:`_PW_LINK`), the value."""
+    return re.compile(_WORD_START + word + _WORD_END + _MID + r"(?P<link>" + _PW_LINK + r")" + val, re.IGNORECASE)
+
+
+def _bare(word: str, val: str = _PW_VAL, gap: str = r"\s*") -> re.Pattern[str]:
+    """``word`` and the value right after it (no linker)."""
+    return re.compile(_WORD_START + word + _WORD_END + gap + val, re.IGNORECASE)
+
+
+_RE_PASSWORD = _linked(_PW_WORD)
 #: a verb of setting before the password word: 'changed my wifi password to X', 'set the PIN to X'
 _RE_PASSWORD_SET = re.compile(
     r"\b(?:change[ds]?|changing|reset(?:s|ting)?|set(?:s|ting)?|update[ds]?|updating|switch(?:ed|es)?)\s+"
@@ -179,8 +241,69 @@ _RE_PASSWORD_SET = re.compile(
     + r"\s+(?:to|as|into)\s+" + _PW_VAL,
     re.IGNORECASE,
 )
-_RE_PASSWORD_BARE = re.compile(_PW_WORD + r"\s*" + _PW_VAL, re.IGNORECASE)
-_TRAIL = ".!?'\"”’)]}>"
+#: a bare value is typed in ASCII: a Chinese clause right after the word ('密码错了3次', '密码忘了') is no value
+_RE_PASSWORD_BARE = _bare(_PW_WORD_BARE, r"(?P<val>" + _ASCII_VAL + r")")
+#: closing characters that belong to the sentence, not the value ('hunter2.', "'abc123'", '(pin: 1234)');
+#: '!', '#', '*' stay in it: 'Sunshine2024!', '4471#', '1925*'
+_TRAIL = ".,;:?'\"”’)]}>"
+_LEAD = "'\"“‘([{<"
+#: English closed-class words (articles, pronouns, prepositions, auxiliaries, wh-words): after a linker they
+#: begin a clause ('the password is in the drawer', 'is the same as before', 'is what?'), not a value
+_FUNCTION_WORDS = frozenset(
+    "a an the my your our his her their its this that these those it i you he she we they me him us them "
+    "in on at under inside behind by for from with without of to into onto near next above below over "
+    "is are was were be been being am do does did has have had will would can could should shall may might must "
+    "not no never still also just same what which where when why how who whom whose here there "
+    "and or but so if as than then because".split()
+)
+#: what a password is said to be rather than what it is ('my password is wrong / too short'); so do the -ed / -ing
+#: forms ('is expired', 'is saved', 'is working') and the irregular participles listed here ('written', 'hidden')
+_STATE_WORDS = frozenset(
+    "wrong right correct incorrect invalid valid weak strong short long new old different empty blank "
+    "required optional mandatory case-sensitive secure insecure unsafe safe fine ok okay written hidden "
+    "forgotten taken known unknown lost gone too very really".split()
+)
+
+_CODE_WORD = (
+    r"(?:(?:door|gate|entry|entrance|garage|alarm|locker|lock|safe|unlock|lock\s*screen|lockbox|key\s*box|keypad|"
+    r"building|access|security|combination|backup|recovery|2fa|two[\s-]factor|verification)\s*codes?|"
+    r"combination|combo|解锁码|开锁码|锁屏码|门禁(?:码|卡)?|恢复码|备用码|备份码|救援码|安全码)"
+)
+_KEY_WORD = (
+    r"(?:api[\s_-]?keys?|apikey|access[\s_-]?keys?(?:[\s_-]?(?:id|secret))?|secret(?:[\s_-]?(?:access[\s_-]?)?key)?|"
+    r"client[\s_-]?secret|(?:auth|access|api|bot|bearer|refresh|personal\s+access)?[\s_-]?tokens?|bearer|keys?|"
+    r"密钥|秘钥|令牌)"
+)
+_PASSPORT_WORD = r"(?:passport(?:\s*(?:no\.?|number|num|#))?|护照(?:号码|号)?)"
+_RE_CODE = _linked(_CODE_WORD, r"(?P<val>" + _ASCII_VAL + r")")
+_RE_CODE_BARE = _bare(_CODE_WORD, r"(?P<val>" + _ASCII_VAL + r")")
+_RE_KEY = _linked(_KEY_WORD, r"(?P<val>" + _ASCII_VAL + r")")
+_RE_KEY_BARE = _bare(_KEY_WORD, r"(?P<val>" + _ASCII_VAL + r")", gap=r"\s+")
+_RE_PASSPORT = _linked(_PASSPORT_WORD, r"(?P<val>[A-Za-z0-9]+)(?![A-Za-z0-9])")
+_RE_PASSPORT_BARE = _bare(_PASSPORT_WORD, r"(?P<val>[A-Za-z0-9]+)(?![A-Za-z0-9])")
+#: what joins the values of a list ('8f3a1-b92c4 and 77d0e-a1f53', '4F7K-9QX2、M8PL-3RT6')
+_RE_MORE = re.compile(r"\s*(?:[,、，/;；&+]|\band\b|\bor\b|和|及|与|或)\s*(" + _ASCII_VAL + r")", re.IGNORECASE)
+#: key formats detect-secrets 1.5 lacks, by their vendors' documented prefixes: 'sk-' (OpenAI incl. sk-proj-,
+#: Anthropic sk-ant-, DeepSeek), Google 'AIza' + 35, Alibaba Cloud AccessKey id 'LTAI', Hugging Face 'hf_',
+#: GitHub fine-grained 'github_pat_'
+_RE_KEY_FORMAT = re.compile(
+    _B + r"(?:sk-(?:proj-|ant-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}|AIza[0-9A-Za-z_-]{35}|LTAI[A-Za-z0-9]{12,30}"
+    r"|hf_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})" + _E
+)
+#: a PEM / OpenSSH / PGP private key: the header line to its END line, or to the last base64 line after it
+_RE_KEY_END = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
+_RE_B64_LINE = re.compile(r"\n[ \t]*[A-Za-z0-9+/=]+(?=\n|$)")
+#: the assistant asks for something (a question, or 'tell me' / 'send me' / 请提供 / 告诉我 / 发我)
+_RE_ASKS = re.compile(
+    r"[?？]|\b(?:what|which|tell me|send me|give me|share|provide|enter|type)\b|多少|什么|请提供|告诉我|发我|发给我|输入",
+    re.IGNORECASE,
+)
+#: how an answer starts before its value: "it's 7391", "sure, it is X", '是 X', '密码是X'
+_RE_ANSWER = re.compile(
+    r"^\W*(?:(?:it'?s|it\s+is|that'?s|sure|ok(?:ay)?|yes|yeah|yep|here(?:'s|\s+it\s+is|\s+you\s+go)?|the\s+\w+\s+is"
+    r"|是|就是|好的?|嗯|哦)[\s,，:：!！.。]*)*(?P<val>" + _ASCII_VAL + r")",
+    re.IGNORECASE,
+)
 
 _CTX_CARD = re.compile(r"卡|card|visa|master|amex|credit|debit|unionpay|银联|信用|储蓄|借记", re.IGNORECASE)
 _CTX_PHONE = re.compile(
@@ -235,38 +358,207 @@ def _digits(s: str) -> str:
     return re.sub(r"[^0-9]", "", s)
 
 
-def redact(text: str, settings: PiiSettings | None = None) -> Redaction:
-    """Replace PII by ``[ID_NUMBER]``, ``[NINO]``, ``[SSN]``, ``[IBAN]``, ``[BANK_CARD]``, ``[PHONE]``,
-    ``[EMAIL]``, ``[PASSWORD]`` (the password word itself is kept). ``settings`` None = every detector,
-    phone regions CN/US/GB. Pure; never raises on any text."""
+def _trimmed(m: re.Match[str], group: str = "val") -> tuple[int, int]:
+    """The span of ``group`` without the sentence's opening / closing characters (:data:`_LEAD`, :data:`_TRAIL`)."""
+    a, b = m.span(group)
+    v = m.group(group)
+    return a + len(v) - len(v.lstrip(_LEAD)), b - (len(v) - len(v.rstrip(_TRAIL)))
+
+
+def _linked_value(v: str, min_digits: int) -> bool:
+    """A value after a linker: typed in ASCII (a Chinese run, '密码是什么', '密码为什么错了', names none), not an
+    English function word ('the password is in the drawer') nor a lower-case word describing the password
+    ('is expired', 'is wrong', 'is saved'), and not a number shorter than ``min_digits`` ('密码是6位数', 'PIN is
+    4 digits': a length, not a PIN)."""
+    if not re.search(r"[!-~]", v) or (v.isdigit() and len(v) < min_digits):
+        return False
+    w = v.lower()
+    if w in _FUNCTION_WORDS:
+        return False
+    return not (v.isalpha() and v.islower() and (w in _STATE_WORDS or w.endswith(("ed", "ing"))))
+
+
+def _key_like(v: str, n: int) -> bool:
+    """A key or token: at least ``n`` characters with a letter and a digit (words after 'key' have none)."""
+    return len(v) >= n and bool(re.search(r"[A-Za-z]", v)) and bool(re.search(r"\d", v))
+
+
+def _code_like(v: str, n: int) -> bool:
+    """An access code: at least ``n`` digits ('4471#', '8f3a1-b92c4'; 'code of conduct', '2 beeps' have fewer)."""
+    return sum(c.isdigit() for c in v) >= n
+
+
+def _passport_like(v: str, n: int) -> bool:
+    """A passport number: ``n`` to 9 letters and digits with a digit (ICAO Doc 9303 document number field)."""
+    return n <= len(v) <= 9 and any(c.isdigit() for c in v)
+
+
+_VALUE_OK: dict[str, Callable[[str, PiiSettings], bool]] = {
+    "PASSWORD": lambda v, c: bool(re.search(r"[\d\W_]", v)),
+    "ACCESS_CODE": lambda v, c: _code_like(v, c.code_min_digits),
+    "API_KEY": lambda v, c: _key_like(v, c.key_min_chars),
+    "PASSPORT": lambda v, c: _passport_like(v, c.passport_min_chars),
+}
+"""What a value must look like to be redacted as the kind the assistant asked for (a password needs a digit
+or a symbol, as one right after the word does)."""
+
+
+def _valued(norm: str, pattern: re.Pattern[str], ok: Callable[[str], bool], more: bool = True) -> list[tuple[int, int]]:
+    """Spans of the values ``pattern`` finds that pass ``ok``, each followed (``more``) by the further values
+    of its list that pass ``ok`` too ('codes are A and B', '备用码：A、B')."""
+    out: list[tuple[int, int]] = []
+    for m in pattern.finditer(norm):
+        a, b = _trimmed(m)
+        if a >= b or not ok(norm[a:b]):
+            continue
+        out.append((a, b))
+        while more:
+            nxt = _RE_MORE.match(norm, b)
+            if nxt is None:
+                break
+            a2, b2 = _trimmed(nxt, 1)  # type: ignore[arg-type]
+            if a2 >= b2 or not ok(norm[a2:b2]):
+                break
+            out.append((a2, b2))
+            b = b2
+    return out
+
+
+@cache
+def load_secret_plugins(names: tuple[str, ...]) -> tuple[Any, ...]:
+    """detect-secrets plugin instances by class name (imported once: the package takes ~1 s to import).
+    Raises ConfigError naming an unknown plugin."""
+    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+
+    by_name: dict[str, Any] = {cls.__name__: cls for cls in get_mapping_from_secret_type_to_class().values()}
+    bad = [n for n in names if n not in by_name]
+    if bad:
+        raise ConfigError(f"unknown detect-secrets plugin(s) {bad}; valid: {', '.join(sorted(by_name))}",
+                          key="pii.secret_plugins")
+    return tuple(by_name[n]() for n in names)
+
+
+def _secret_spans(norm: str, names: tuple[str, ...]) -> list[tuple[int, int]]:
+    """Spans of the keys and tokens the detect-secrets plugins ``names`` recognise. A regex with a group marks
+    the secret in it (the password of ``://user:pw@``); a match is extended over the token characters after
+    it (JWT's pattern stops before the signature); a private key header takes the whole block."""
+    if not names or not re.search(r"[A-Za-z0-9]{6}", norm):
+        return []
+    out: list[tuple[int, int]] = []
+    for plugin in load_secret_plugins(names):
+        name = type(plugin).__name__
+        for regex in plugin.denylist:
+            for m in regex.finditer(norm):
+                if name == "PrivateKeyDetector":
+                    out.append(_key_block(norm, m))
+                    continue
+                g = next((i for i in range(1, (m.lastindex or 0) + 1) if m.group(i)), 0)
+                a, b = m.span(g)
+                tail = re.match(r"[A-Za-z0-9_\-+/=.]*" if name == "JwtTokenDetector" else r"[A-Za-z0-9_\-+/=]*", norm[b:])
+                b += tail.end() if tail else 0
+                a += len(norm[a:b]) - len(norm[a:b].lstrip(" \t\"'=:"))
+                b -= len(norm[a:b]) - len(norm[a:b].rstrip(" \t\"'.:"))
+                if name == "JwtTokenDetector" and not plugin.is_formally_valid(norm[a:b]):
+                    continue
+                if a < b:
+                    out.append((a, b))
+    return out
+
+
+def _key_block(norm: str, m: re.Match[str]) -> tuple[int, int]:
+    """A private key from its '-----BEGIN' to its END line, or (cut off) over the base64 lines after it."""
+    a = m.start()
+    while a > 0 and norm[a - 1] == "-":
+        a -= 1
+    end = _RE_KEY_END.search(norm, m.end())
+    if end is not None:
+        return a, end.end()
+    nl = norm.find("\n", m.end())
+    b = len(norm) if nl < 0 else nl
+    while (line := _RE_B64_LINE.match(norm, b)) is not None:
+        b = line.end()
+    return a, b
+
+
+#: the kinds an assistant can ask for, by their words (checked in this order: '门禁密码' asks for a code)
+_ASKED = (("ACCESS_CODE", re.compile(_CODE_WORD, re.IGNORECASE)), ("API_KEY", re.compile(
+    r"(?<![A-Za-z])(?:api[\s_-]?key|access[\s_-]?key|secret|tokens?|密钥|秘钥|令牌)(?![A-Za-z])", re.IGNORECASE)),
+    ("PASSPORT", re.compile(_PASSPORT_WORD, re.IGNORECASE)),
+    ("PASSWORD", re.compile(r"(?<![A-Za-z])" + _PW_WORD + r"(?![A-Za-z])", re.IGNORECASE)))
+
+
+def asked_secret(question: str) -> str | None:
+    """The kind of secret an assistant's turn asks for ('What's the alarm code?' -> ``ACCESS_CODE``,
+    '请问管理员密码是多少？' -> ``PASSWORD``), None when it asks for none or asks nothing. Pure."""
+    q = normalise(question or "")
+    if not _RE_ASKS.search(q):
+        return None
+    for kind, words in _ASKED:
+        if words.search(q):
+            return kind
+    return None
+
+
+def leads_with_value(text: str) -> bool:
+    """Whether ``text`` starts like an answer with a value ("it's 7391", 'Tp@Link2580，...'): the cheap test
+    the write pipeline makes before it looks up the turn before."""
+    norm = normalise(text or "")
+    m = _RE_ANSWER.match(norm)
+    if m is None:
+        return False
+    a, b = _trimmed(m)
+    return a < b and _VALUE_OK["PASSWORD"](norm[a:b], DEFAULT_SETTINGS)  # the least any kind's value needs
+
+
+def redact(text: str, settings: PiiSettings | None = None, answers: str | None = None) -> Redaction:
+    """Replace PII by ``[API_KEY]``, ``[PASSWORD]``, ``[ACCESS_CODE]``, ``[PASSPORT]``, ``[ID_NUMBER]``,
+    ``[NINO]``, ``[SSN]``, ``[IBAN]``, ``[BANK_CARD]``, ``[PHONE]``, ``[EMAIL]`` (the word before a value is
+    kept). ``answers``: the kind the turn before asked for (:func:`asked_secret`); the value ``text`` starts
+    with ("it's 7391, ...") is redacted as that kind. ``settings`` None = every detector, phone regions
+    CN/US/GB. Pure; never raises on any text."""
     cfg = settings or DEFAULT_SETTINGS
     on = set(cfg.detectors)
     norm = normalise(text)
     spans = _Spans()
     ctx = cfg.context_chars
 
+    if "API_KEY" in on:
+        for a, b in _secret_spans(norm, cfg.secret_plugins):
+            spans.add(a, b, "API_KEY")
+        for m in _RE_KEY_FORMAT.finditer(norm):
+            spans.add(m.start(), m.end(), "API_KEY")
+        key_ok = partial(_key_like, n=cfg.key_min_chars)
+        for pattern in (_RE_KEY, _RE_KEY_BARE):
+            for a, b in _valued(norm, pattern, key_ok):
+                spans.add(a, b, "API_KEY")
     if "PASSWORD" in on:
         linked: set[int] = set()
-        for m in _RE_PASSWORD.finditer(norm):
-            a, b = m.span("val")
-            b -= len(m.group("val")) - len(m.group("val").rstrip(_TRAIL))
-            if len(m.group("mid")) > 2 and not re.search(r"[!-~]", m.group("val")):
-                continue  # '密码改了好几次还是记不住': a clause of Chinese words after a long gap is no value
-            spans.add(a, b, "PASSWORD")
-            linked.add(m.start())
-        for m in _RE_PASSWORD_SET.finditer(norm):
-            a, b = m.span("val")
-            b -= len(m.group("val")) - len(m.group("val").rstrip(_TRAIL))
-            if b > a:
-                spans.add(a, b, "PASSWORD")
-                linked.add(m.start())
+        for pattern in (_RE_PASSWORD, _RE_PASSWORD_SET):
+            for m in pattern.finditer(norm):
+                a, b = _trimmed(m)
+                if a < b and _linked_value(norm[a:b], cfg.code_min_digits):
+                    spans.add(a, b, "PASSWORD")
+                    linked.add(m.start())
         for m in _RE_PASSWORD_BARE.finditer(norm):
-            if m.start() in linked:
-                continue
-            v = m.group("val").rstrip(_TRAIL)
-            if v and re.search(r"[\d\W_]", v) and not re.fullmatch(r"[:：=]+", v):
-                a = m.start("val")
-                spans.add(a, a + len(v), "PASSWORD")
+            a, b = _trimmed(m)
+            if m.start() not in linked and a < b and re.search(r"[\d\W_]", norm[a:b]) and not re.fullmatch(r"[:=]+", norm[a:b]):
+                spans.add(a, b, "PASSWORD")
+    if "ACCESS_CODE" in on:
+        code_ok = partial(_code_like, n=cfg.code_min_digits)
+        for pattern in (_RE_CODE, _RE_CODE_BARE):
+            for a, b in _valued(norm, pattern, code_ok):
+                spans.add(a, b, "ACCESS_CODE")
+    if "PASSPORT" in on:
+        passport_ok = partial(_passport_like, n=cfg.passport_min_chars)
+        for pattern in (_RE_PASSPORT, _RE_PASSPORT_BARE):
+            for a, b in _valued(norm, pattern, passport_ok, more=False):
+                spans.add(a, b, "PASSPORT")
+    if answers is not None and answers in on:
+        lead = _RE_ANSWER.match(norm)
+        if lead is not None:
+            a, b = _trimmed(lead)
+            if a < b and _VALUE_OK[answers](norm[a:b], cfg):
+                spans.add(a, b, answers)
     if "EMAIL" in on:
         for m in _RE_EMAIL.finditer(norm):
             spans.add(m.start(), m.end(), "EMAIL")
@@ -319,8 +611,9 @@ def redact(text: str, settings: PiiSettings | None = None) -> Redaction:
     return Redaction("".join(out), kinds, values)
 
 
-#: kinds never fingerprinted: a password's fingerprint would let anyone holding the key confirm a guess
-_NO_FINGERPRINT = frozenset({"PASSWORD"})
+#: kinds never fingerprinted: a secret's fingerprint would let anyone holding the key confirm a guess (a 4-digit
+#: code in 10,000 tries)
+_NO_FINGERPRINT = frozenset({"PASSWORD", "API_KEY", "ACCESS_CODE"})
 
 
 def _canonical(kind: str, value: str, regions: Iterable[str]) -> str:

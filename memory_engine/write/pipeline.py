@@ -42,9 +42,9 @@ from .gate import WriteGate
 from .injection import planted_instruction
 from .intents import EXPLICIT_CORRECTION, forget_target
 from .order import SessionOrder
-from .pii import PiiSettings
+from .pii import PiiSettings, asked_secret, leads_with_value
 from .records import build_record, touch_patch, upsert_records
-from .roles import Confirmer, confirmation_extra_terms, is_confirmation
+from .roles import Confirmer, confirmation_extra_terms, is_confirmation, turn_before
 from .supersede import CorrectionFinder, Superseder
 
 __all__ = ["AddRequest", "WritePipeline", "WriteRun"]
@@ -107,7 +107,7 @@ class WritePipeline:
         Raises StoreError / EmbeddingError from the backends (nothing half-written is reported)."""
         if not self.config.memory.enabled:
             return WriteRun(WriteResult(WriteOutcome.REJECTED.value, None, "memory_disabled"), None)
-        cleaned = self.clean(req.text)
+        cleaned = self.clean(req.text, self._asked_secret(req))
         clean, kinds = cleaned.text, cleaned.redactions
         if self.clean.redact_pii and (req.metadata or req.fact is not None):  # every stored string, not only the text
             fact = None if req.fact is None else {**req.fact, "value": self.clean.value(req.fact["value"])}
@@ -141,6 +141,17 @@ class WritePipeline:
             return WriteRun(WriteResult(WriteOutcome.REJECTED.value, None, v.reject, redactions=kinds, **extra), clean)
         return WriteRun(self._store(req, clean, kinds, v.signals, v.importance, v.memory_type, v.uncertain,
                                     v.below_threshold, cleaned.fingerprints), clean)
+
+    def _asked_secret(self, req: AddRequest) -> str | None:
+        """The secret kind the assistant's turn just before this user turn asked for ('What's the alarm
+        code?' -> ACCESS_CODE), so the value the answer starts with is redacted ("it's 7391, ...");
+        None without such a turn within ``pii.answer_window_s`` (write/pii.py asked_secret)."""
+        window = self.config.pii.answer_window_s
+        if req.role != "user" or not self.clean.redact_pii or window <= 0 or not leads_with_value(req.text):
+            return None
+        scope = Scope(req.tenant_id, req.user_id, self.embedder.version)
+        turn = turn_before(self.store, scope, req.session_id, req.ts, window)
+        return None if turn is None else asked_secret(str(turn.payload.get("content") or ""))
 
     def _forget(self, req: AddRequest, target: str, kinds: tuple[str, ...]) -> WriteResult:
         """Archive what a forget instruction names (write/forgetting.py), with the evidence and an undo window."""

@@ -34,7 +34,7 @@ from ..store.base import ScoredPayload, VectorStore
 from ..text import content_terms
 
 __all__ = ["ANSWERS_KEY", "CONFIRMED_KEY", "SETTLES_KEY", "Confirmer", "author_role", "confirmation_extra_terms",
-           "is_confirmation", "is_decision"]
+           "is_confirmation", "is_decision", "turn_before"]
 
 #: metadata key of a suggestion the user confirmed: {"text": the user's words, "at": epoch seconds}
 CONFIRMED_KEY = "_confirmed_by_user"
@@ -109,6 +109,24 @@ def confirmation_extra_terms(text: str) -> frozenset[str]:
     return frozenset(t for t in content_terms(text) if t not in _OWN_WORDS)
 
 
+def turn_before(store: VectorStore, scope: Scope, session_id: str | None, ts: float, window_s: float,
+                role: str = "assistant") -> ScoredPayload | None:
+    """The session's latest memory written before ``ts`` when ``role`` said it at most ``window_s``
+    seconds before, else None (no session, no such turn, another speaker, too old). What a
+    confirmation takes up (:class:`Confirmer`) and what a secret answers (write/pii.py
+    ``asked_secret``) is this turn."""
+    if not session_id or window_s <= 0:
+        return None
+    flt = scope.filter(session_id=session_id, created_before=ts)
+    rows = store.scroll(flt, limit=1, order_by="created_at", descending=True)
+    if not rows:
+        return None
+    pl = rows[0].payload
+    if str(pl.get("role") or "user") != role or ts - float(pl.get("created_at") or 0.0) > window_s:
+        return None
+    return rows[0]
+
+
 class Confirmer:
     """``offer(scope, session_id, ts)`` -> the assistant memory a confirmation said at ``ts`` takes up
     (the session's latest current memory written at or before ``ts``, when it is the assistant's and
@@ -128,17 +146,10 @@ class Confirmer:
 
     def latest(self, scope: Scope, session_id: str | None, ts: float, role: str) -> ScoredPayload | None:
         """The session's latest current memory written at or before ``ts``, when ``role`` said it at most
-        ``write.confirm_window_s`` before ``ts``, else None (the turn a new one answers)."""
-        if not self.enabled or not session_id:
+        ``write.confirm_window_s`` before ``ts``, else None (the turn a new one answers; :func:`turn_before`)."""
+        if not self.enabled:
             return None
-        rows = self.store.scroll(scope.filter(session_id=session_id, created_before=ts), limit=1,
-                                 order_by="created_at", descending=True)
-        if not rows:
-            return None
-        pl = rows[0].payload
-        if str(pl.get("role") or "user") != role or ts - float(pl.get("created_at") or 0.0) > self.window:
-            return None
-        return rows[0]
+        return turn_before(self.store, scope, session_id, ts, self.window, role=role)
 
     def thread_metadata(self, scope: Scope, session_id: str | None, ts: float, role: str, text: str,
                         confirmation: bool) -> dict[str, Any]:

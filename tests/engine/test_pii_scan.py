@@ -95,3 +95,42 @@ def test_no_raw_pii_in_any_persisted_byte(embedder, tmp_path, caplog):
     leaks += [f"log: {raw}" for raw, v in wanted if v in caplog.text.encode()]
     assert n_spans >= 3 * len(PII)
     assert leaks == [], f"{len(set(x.split(': ', 1)[1] for x in leaks))} of {len(PII) + 1} raw values found: {leaks[:10]}"
+
+
+# (what the user says, the secret that must not persist, a query by its other words, what must be kept)
+IN_CHAT = [
+    ("fyi the door code for the building is 739184, the buzzer is broken", "739184", "is the buzzer broken",
+     "the buzzer is broken"),
+    ("here's my OpenAI key sk-proj-4fJ8kLmN2pQr7sTuVwXy9zAbCdEf1gHiJk, use it for the summarizer",
+     "4fJ8kLmN2pQr7sTuVwXy9zAbCdEf1gHiJk", "which key does the summarizer use", "use it for the summarizer"),
+    ("我的网银登录密码是Zhang@1988!，U盾放在书房抽屉里", "Zhang@1988", "U盾放在哪", "U盾放在书房抽屉里"),
+]
+
+
+@pytest.mark.slow  # one workspace, a few writes: ~5-15 s on 2 shared cores
+def test_secrets_pasted_in_chat_and_the_answer_to_a_question_never_persist(embedder, tmp_path):
+    """Issue 16 class 8: the secrets of eval_sets/pii_in_the_wild.yaml through the public API, and a PIN given
+    in the turn after the assistant asked for it ('What's the alarm code?' -> "it's 604817, ..."): no byte of
+    the workspace holds them, and each memory is still found by its other words. On main at 67a107e all four
+    were stored raw."""
+    ws = tmp_path / "ws"
+    opened = open_workspace(EngineConfig(workspace=str(ws)), embedder=embedder)
+    eng = opened.engine
+    for text, *_ in IN_CHAT:
+        assert eng.add(text, user_id="u1", session_id="s1").outcome == "stored"
+    eng.add("Sure, I can note it for the babysitter. What's the alarm code?", user_id="u1", session_id="s2",
+            role="assistant")
+    reply = eng.add("it's 604817, and she should disarm it within 30 seconds of opening the door", user_id="u1",
+                    session_id="s2")
+    assert reply.outcome == "stored" and "ACCESS_CODE" in reply.redactions
+    for _, secret, query, kept in IN_CHAT:
+        hits = eng.retrieve(query, user_id="u1").hits
+        assert any(kept in h.content for h in hits), (query, [h.content for h in hits])
+        assert all(secret not in h.content for h in hits)
+    hits = eng.retrieve("how fast must the babysitter disarm the alarm", user_id="u1").hits
+    assert any("disarm it within 30 seconds" in h.content for h in hits)  # the rest of the answer is kept
+    eng.flush()
+    opened.close()
+    leaks = [(p.name, s) for p in Path(ws).rglob("*") if p.is_file()
+             for s in [x[1] for x in IN_CHAT] + ["604817"] if s.encode() in p.read_bytes()]  # fmt: skip
+    assert leaks == []

@@ -19,7 +19,9 @@ from stdnum import iban as stdnum_iban
 from memory_engine.config import EngineConfig
 from memory_engine.write.pii import (
     PiiSettings,
+    asked_secret,
     card_bin_plausible,
+    leads_with_value,
     luhn_valid,
     nino_valid,
     normalise,
@@ -64,7 +66,7 @@ def test_gaps_are_closed(text, raw, kind):
         ("我的邮箱密码设置为 tiger_2025", "tiger_2025", "我的邮箱密码设置为 [PASSWORD]"),
         ("I changed my wifi password to moonlight88 yesterday", "moonlight88",
          "I changed my wifi password to [PASSWORD] yesterday"),
-        ("my password is now Blue42!", "Blue42", "my password is now [PASSWORD]!"),
+        ("my password is now Blue42!", "Blue42!", "my password is now [PASSWORD]"),  # the "!" is typed with it
         ("the gym locker PIN was reset to 4821", "4821", "the gym locker PIN was reset to [PASSWORD]"),
         ("Set the alarm pin to 9090 please", "9090", "Set the alarm pin to [PASSWORD] please"),
     ],
@@ -227,3 +229,148 @@ def test_order_numbers_are_not_cards_or_phones():
         if redact(text).kinds:
             false += 1
     assert false == 0
+
+
+# --- secrets the way users paste them into chats (issue 16, class 8; eval_sets/pii_in_the_wild.yaml) ------------
+# (text, the secret, the text as it must be stored). On main at 67a107e every one of these kept its secret
+# (or part of it: the "!" of a password).
+_PEM = ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n"
+        "-----END OPENSSH PRIVATE KEY-----")
+_JWT = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+
+
+@pytest.mark.parametrize(
+    "text,secret,keep",
+    [
+        ("my netflix password is Sunshine2024! so you can sign in", "Sunshine2024!",
+         "my netflix password is [PASSWORD] so you can sign in"),
+        ("网银登录密码是Zhang@1988!，U盾在抽屉里", "Zhang@1988!", "网银登录密码是[PASSWORD]，U盾在抽屉里"),
+        ("the door code for the building is 4471, the buzzer is broken", "4471",
+         "the door code for the building is [ACCESS_CODE], the buzzer is broken"),
+        ("我们小区门禁是4471#，快递员来了让他直接按", "4471#", "我们小区门禁是[ACCESS_CODE]，快递员来了让他直接按"),
+        ("门禁密码是4471#", "4471#", "门禁密码是[PASSWORD]"),
+        ("my parents' gate code is 1925* and the opener is in the Honda", "1925*",
+         "my parents' gate code is [ACCESS_CODE] and the opener is in the Honda"),
+        ("我备用手机的解锁码是 052013，放在客厅", "052013", "我备用手机的解锁码是 [ACCESS_CODE]，放在客厅"),
+        ("健身房储物柜我用 58 号，开锁码是 2468", "2468", "健身房储物柜我用 58 号，开锁码是 [ACCESS_CODE]"),
+        ("the alarm code is 3344 and the company is ADT", "3344", "the alarm code is [ACCESS_CODE] and the company is ADT"),
+        ("pin for the joint chase debit card is 2580", "2580", "pin for the joint chase debit card is [PASSWORD]"),
+        ("我妈那张农行卡取款密码 625813，她总记不住", "625813", "我妈那张农行卡取款密码 [PASSWORD]，她总记不住"),
+        ("my github 2FA recovery codes are 8f3a1-b92c4 and 77d0e-a1f53, save them", "77d0e-a1f53",
+         "my github 2FA recovery codes are [ACCESS_CODE] and [ACCESS_CODE], save them"),
+        ("谷歌两步验证的备用码：4F7K-9QX2、M8PL-3RT6，换手机要用", "M8PL-3RT6",
+         "谷歌两步验证的备用码：[ACCESS_CODE]、[ACCESS_CODE]，换手机要用"),
+        ("here's my OpenAI key sk-proj-4fJ8kLmN2pQr7sTuVwXy9zAbCdEf1gHiJk, use it", "4fJ8kLmN2pQr7sTuVwXy9zAbCdEf1gHiJk",
+         "here's my OpenAI key [API_KEY], use it"),
+        ("DeepSeek API key：sk-7f3a9b2c4d5e6f708192a3b4c5d6e7f8，写脚本用", "7f3a9b2c4d5e6f708192a3b4c5d6e7f8",
+         "DeepSeek API key：[API_KEY]，写脚本用"),
+        ("use ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A to push", "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A",
+         "use [API_KEY] to push"),
+        ("access key AKIAQX4TLM7YB2EXAMPL secret key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY region us-west-2",
+         "wJalrXUtnFEMI", "access key [API_KEY] secret key [API_KEY] region us-west-2"),
+        ("阿里云 AccessKey ID 是 LTAI5tRq8mXz3KpW9vYb2NcD，Secret 是 xK8mP2qR5tW9yB3nF6hJ1lA4sD7gV0，三点跑",
+         "xK8mP2qR5tW9yB3nF6hJ1lA4sD7gV0", "阿里云 AccessKey ID 是 [API_KEY]，Secret 是 [API_KEY]，三点跑"),
+        ("slack bot token 是 xoxb-2048-4096-aBcDeFgHiJkLmNoP，频道 #deploys", "xoxb-2048",
+         "slack bot token 是 [API_KEY]，频道 #deploys"),
+        (f"header Authorization: Bearer {_JWT} 才能调通", "dozjgNryP4J3jVmNHl0w5N",
+         "header Authorization: Bearer [API_KEY] 才能调通"),
+        ("Authorization: Bearer 9f8e7d6c5b4a39281706 works", "9f8e7d6c5b4a39281706", "Authorization: Bearer [API_KEY] works"),
+        (f"deploy key for the pi:\n{_PEM}\nthe pi runs pihole on port 8080", "b3BlbnNzaC1rZXktdjEA",
+         "deploy key for the pi:\n[API_KEY]\nthe pi runs pihole on port 8080"),
+        ("postgres://admin:S3cretPass@db.example.com:5432/app", "S3cretPass",
+         "postgres://admin:[API_KEY]@db.example.com:5432/app"),
+        ("我的护照号是E12345678，有效期到2031年", "E12345678", "我的护照号是[PASSPORT]，有效期到2031年"),
+        ("for the ESTA form: passport no. 548893021, expires 2029", "548893021",
+         "for the ESTA form: passport no. [PASSPORT], expires 2029"),
+        ("the cabin wifi is LakeHouse5G, pw is loon-call-88, router in the attic", "loon-call-88",
+         "the cabin wifi is LakeHouse5G, pw is [PASSWORD], router in the attic"),
+    ],
+)  # fmt: skip
+def test_secrets_pasted_in_chats_are_redacted_and_the_rest_kept(text, secret, keep):
+    r = redact(text)
+    assert r.text == keep and secret not in r.text, r
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I changed my password yesterday because the old one leaked",
+        "手机银行密码错了3次，卡被锁了",  # a count (main: '密码[PASSWORD]')
+        "wifi密码是什么",  # a question (main: 'wifi密码是[PASSWORD]')
+        "密码为什么错了",
+        "the password is in the drawer",  # main: 'the password is [PASSWORD] the drawer'
+        "passwordless login is enabled",
+        "the secretary is Jane",
+        "key to the shed is under the mat",
+        "the token expires in 30 days",
+        "the access code of conduct training is on May 5",
+        "I always pin the standup notes at 9:15",
+        "order #112-4839201-7735 cost $129.99, flight UA857 at 10:30 on 2026-03-05, room 1207, v2.3.1",
+        "酒店房间号 1207，一晚 688 元，明早 7:45 的 MU5137 回上海",
+        "公司的报销 App 要升级到 v3.2.1 才能提交，密码这次没改",
+        "passport expires 2029, renew it",
+        "APAC2026Q3 budget review",
+        "门禁卡丢了，物业说 8 点前能补办",
+        "my recovery codes are somewhere in my email",
+        "my Venmo PIN is 4 digits",  # a length (main: 'my Venmo PIN is [PASSWORD] digits')
+        "密码是6位数字",  # main: '密码是[PASSWORD]位数字'
+        "my password is expired",  # main: 'my password is [PASSWORD]'
+        "the password is correct now",
+        "the password is saved in 1Password",
+        "Kindle PW5 is on sale",
+        "m_pw_hint",
+    ],
+)  # fmt: skip
+def test_no_secret_no_redaction(text):
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    "question,kind",
+    [
+        ("好的，我来帮你登录路由器后台。请问管理员密码是多少？", "PASSWORD"),
+        ("Sure, I can note it for the babysitter. What's the alarm code?", "ACCESS_CODE"),
+        ("Could you send me the API key for the staging project?", "API_KEY"),
+        ("办签证需要护照号，可以告诉我吗？", "PASSPORT"),
+        ("I reset your password.", None),  # asks nothing
+        ("What is your favourite colour?", None),  # asks for no secret
+    ],
+)  # fmt: skip
+def test_asked_secret(question, kind):
+    assert asked_secret(question) == kind
+
+
+def test_the_answer_to_a_request_for_a_secret_is_redacted():
+    assert redact("Tp@Link2580，用户名是 admin", answers="PASSWORD").text == "[PASSWORD]，用户名是 admin"
+    assert (redact("it's 7391, disarm it within 30 seconds", answers="ACCESS_CODE").text
+            == "it's [ACCESS_CODE], disarm it within 30 seconds")
+    assert redact("I don't know, ask my wife", answers="PASSWORD").text == "I don't know, ask my wife"
+    assert redact("it's 7391", answers=None).text == "it's 7391"  # without the question: a number
+    assert leads_with_value("是 Tp@Link2580") and not leads_with_value("I don't know")
+
+
+def test_new_detectors_and_their_numbers_are_configurable():
+    cfg = EngineConfig().with_overrides({"pii.detectors": ["PASSWORD"], "pii.code_min_digits": 5})
+    s = PiiSettings.from_config(cfg.pii)
+    assert redact("the door code is 4471 and token ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A", s).kinds == ()
+    s = PiiSettings.from_config(EngineConfig().with_overrides({"pii.code_min_digits": 5}).pii)
+    assert redact("the door code is 4471", s).kinds == () and redact("the door code is 447100", s).kinds == ("ACCESS_CODE",)
+    s = PiiSettings.from_config(EngineConfig().with_overrides({"pii.secret_plugins": []}).pii)
+    assert "ghp_" in redact("use ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A now", s).text  # the GitHub format is the plugin's
+    with pytest.raises(Exception, match="unknown detect-secrets plugin"):
+        EngineConfig().with_overrides({"pii.secret_plugins": ["NopeDetector"]})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I learnt that my own happiness is the most important thing",  # a LoCoMo dev turn: main stored
+        # 'my own happiness is [PASSWORD] most important thing' ('pin' inside 'happiness')
+        "https://i.pinimg.com/originals/02/94/c3/0294c3460b66d1fd50530e4bd5a2e1f5.jpg",  # main: 'https://i.pin[PASSWORD]'
+        "shipping.address",  # main: 'shippin[PASSWORD]'
+        "WiFi 密码是多少",  # a pii-redaction query; main: 'WiFi 密码是[PASSWORD]'
+    ],
+)  # fmt: skip
+def test_a_password_word_inside_another_word_takes_nothing(text):
+    # found by redacting every dev text (LoCoMo conv-26/30/41, MemDaily, eval_sets) with main and with this code
+    assert redact(text).text == text
