@@ -81,3 +81,13 @@ def test_rider_statement_is_stored_and_found(engine, t0):
     assert bye.result.outcome == "rejected" and bye.result.reason == "chit_chat"
     got = engine.retrieve("我去成都干嘛", user_id="u1", top_k=3, now=t0 + timedelta(hours=5))
     assert got.ids[:1] == [kept.result.memory_id]
+
+
+@pytest.mark.unit
+def test_a_plan_is_scored_alike_however_it_is_phrased():
+    # the removed '准备(去|参加)|要参加' fitted one data set's sentence shape: the same plan phrased
+    # otherwise ('要去参加', '去参加') scored lower (0.5 vs 0.7)
+    cfg = WriteSection()
+    scores = {t: rules.importance(t, rules.signals(t), cfg)
+              for t in ("我准备去参加表弟的婚礼", "我要参加表弟的婚礼", "我要去参加表弟的婚礼", "我去参加表弟的婚礼")}
+    assert len(set(scores.values())) == 1, scores
