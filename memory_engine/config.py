@@ -200,6 +200,13 @@ class WriteSection(_Section):
         0.2, description="Added for corrections/negations (更正/改为/no longer/instead): an update the user insists on."
     )
     identifier_bonus: float = Field(0.1, description="Added when the text carries an identifier (order number, version).")
+    one_off_object_terms: int = Field(
+        3, ge=1, description="Content terms without a digit (count, 1..) the object of a one-off command ('set a "
+        "reminder for my mom's birthday on June 3rd': mom, birthday, june) must reach for the text to be a statement "
+        "kept as an episodic memory rather than a one-off command rejected: a timer's or the weather's object names a "
+        "time or one place ('for 10 minutes', 'in Tokyo', 'for 6:30 tomorrow morning': at most 2). Another clause "
+        "with content ('check the weather in Tokyo, I'm flying there Friday') always keeps the text (write/rules.py)."
+    )
     short_penalty: float = Field(0.3, description="Subtracted for texts shorter than short_length characters (seed 000).")
     short_length: int = Field(4, ge=0, description="Characters (after trimming) below which short_penalty applies.")
     uncertainty_penalty: float = Field(

@@ -158,7 +158,7 @@ def apply_pipeline(eng: Adder, requests: Sequence[WriteRequest]) -> list[WriteRe
     cleaner = eng.write_pipeline.clean
     for r in requests:
         clean = cleaner(r.text).text
-        if clean and not rules.reject_reason(clean):
+        if clean and not rules.reject_reason(clean, eng.config.write):
             texts.append(clean)
     if texts:
         eng.embedder.embed_documents(sorted(set(texts)))
@@ -183,7 +183,7 @@ def ingest_events(eng: Host, requests: Sequence[WriteRequest]) -> list[WriteResu
     for i, r in enumerate(requests):
         cleaned = cleaner(r.text)
         clean, kinds = cleaned.text, cleaned.redactions
-        reason = rules.reject_reason(clean)
+        reason = rules.reject_reason(clean, wcfg)
         if reason:
             results[i] = WriteResult(WriteOutcome.REJECTED.value, None, reason, redactions=kinds)
             continue

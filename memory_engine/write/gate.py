@@ -48,7 +48,7 @@ class WriteGate:
 
     def judge(self, clean: str, *, has_fact: bool = False, hint: MemoryType | None = None,
               role: str = "user") -> Verdict:
-        reason = rules.reject_reason(clean)
+        reason = rules.reject_reason(clean, self.cfg)
         sig = rules.signals(clean)
         if reason and not has_fact:
             return Verdict(reason, sig, 0.0, MemoryType.EPISODIC, False, scored=False)

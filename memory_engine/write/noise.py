@@ -28,12 +28,16 @@ ACK_EN = frozenset(
     """ok okay k kk okey yes yeah yep yup ya no nope nah sure thanks thank thx ty tysm you cool nice great good fine
     alright right lol lmao haha hahaha hehe hmm hm mm uh um ah oh wow hi hello hey bye goodbye cya got it noted
     sounds np welcome morning night see ya awesome perfect true agreed indeed exactly gotcha understood roger
-    much so very too totally definitely absolutely course of a lot agree thing u okie dokie doke""".split()
+    much so very too totally definitely absolutely course of a lot agree thing u okie dokie doke
+    best later talk ttyl brb cheers care take soon have day one helpful appreciate appreciated amazing lovely
+    brilliant wonderful sweet excellent fantastic hilarious funny youre thats""".split()
 )
-#: words that only glue acknowledgement words together ("thank you so much", "ok and thanks")
-_EN_GLUE = frozenset("and then well oh so very too much a lot of that is it its thing things one".split())
+#: words that only glue acknowledgement words together ("thank you so much", "ok and thanks") and the
+#: addressees and closings of a sign-off ("hey there", "thanks man", "that's all for now", "hello bot")
+_EN_GLUE = frozenset("""and then well oh so very too much a lot of that is it its thing things one the for now all
+    again there man dude buddy bro mate guys folks bot""".split())
 
-#: Chinese acknowledgement / greeting forms (segmented greedily, longest first)
+#: Chinese acknowledgement / greeting forms (a text is segmented into them by word-break, _zh_is_ack)
 ACK_ZH = tuple(sorted(
     """好 好的 好吧 好滴 好嘞 好哒 好呀 嗯 嗯嗯 哦 噢 喔 谢谢 谢谢你 谢谢您 多谢 感谢 辛苦了 辛苦 哈 呵 嘻 嘿 可以 行 行吧
     收到 明白 明白了 知道了 了解 懂了 没问题 没事 你好 您好 早上好 早安 午安 晚上好 晚安 再见 拜拜 回头见 对 对的 是的 是
@@ -41,13 +45,13 @@ ACK_ZH = tuple(sorted(
     好耶 耶 哇 哇塞 哎 唉 啦 吧 呀 啊 呢 哒 滴 嘛 了 的 哟 谢啦 谢了 谢 多谢啦 辛苦啦 麻烦了 麻烦你了 得嘞 妥 妥了 妥妥
     安排 没毛病 晓得 晓得了 懂 懂啦 嗯哼 好哦 哦哦 好的呢 可以的 知道啦 明白啦 收到啦 收到了 了解了 行行 好好 麻烦啦 太感谢
     非常感谢 感谢感谢 我知道了 我明白了 我懂了 就这么办 这么办 就这么定了 笑死 笑死了 笑死我了 笑哭 笑哭了 笑cry 好好笑 太好笑了
-    绝了 绝绝子 哈哈 嘿嘿 呵呵 嘻嘻""".split(),
+    绝了 绝绝子 哈哈 嘿嘿 呵呵 嘻嘻 么么哒 么么 爱你 比心 抱抱 辛苦你了 辛苦你啦 辛苦您了""".split(),
     key=len, reverse=True,
 ))
 #: closed-class words that only glue acknowledgements together ("行吧那就先这样", "那好吧就这样"); a text
 #: of glue alone is not an acknowledgement (it has no content either and is dropped as ``no_content``)
 _ZH_GLUE = tuple(sorted("那 就 先 这样 那样 也 都 还 再 呗 咯 喽 嘞 那就 就这样 先这样 太 非常 小助手 助手 兄弟 老板 亲 亲爱的 "
-                        "老师 宝".split(), key=len, reverse=True))
+                        "老师 宝 宝子 你 您".split(), key=len, reverse=True))
 
 _PUNCT = re.compile(r"[\s\W_]+", re.UNICODE)
 _REPEAT = re.compile(r"(.)\1{2,}")

@@ -36,7 +36,7 @@ _ONE_OFF = [
         r"^(please\s+)?(set|start)\s+(a\s+|an\s+)?(timer|alarm|reminder)\b",
         r"^(please\s+)?(what time is it|what day is it)",
         r"^(please\s+)?(turn|switch)\s+(on|off)\s+the\b",
-        r"^(please\s+)?(translate|calculate|convert)\b.{0,40}$",
+        r"^(please\s+)?(translate|calculate|convert)\b(?=.{0,40}$)",  # the object follows (one_off_command)
         r"^(帮我|请|麻烦)?(查|看|搜)(一下|下)?(今天|明天|现在)?的?(天气|时间|日期|几点)",
         r"^(帮我|请)?(定|设|设置)(一个|个)?(闹钟|计时器|定时器|提醒)",
         r"^(现在|今天)(几点|星期几|周几|几号)",
@@ -53,7 +53,9 @@ PREFERENCE = re.compile(
     re.IGNORECASE,
 )
 DECISION = re.compile(
-    r"结论|决定|确认|定了|敲定|选定|同意|将要|打算|计划|准备(去|参加)|要参加|报名了|约好|"  # commitments and plans
+    # commitments and plans; no verb of one data set's sentences ('准备去参加', '要参加' were MemDaily's
+    # '我将要参加X' shape: the same plan said '要去参加' scored lower, issue 16)
+    r"结论|决定|确认|定了|敲定|选定|同意|将要|打算|计划|报名了|约好|"
     r"\b(decided|decision|confirmed|confirm|agreed|settled|chose|chosen|will attend|i'?m going to|plan(ning)? to|"
     r"signed up|booked|scheduled)\b",
     re.IGNORECASE,
@@ -172,9 +174,43 @@ def normalise(text: str) -> str:
     return _PUNCT.sub("", text.lower())
 
 
-def reject_reason(text: str) -> str | None:
+#: clause ends inside a message: the sentence ends and commas ('check the weather in Tokyo, I'm flying there
+#: Friday'); a colon stays inside its clause ('6:30'), a full stop only before a space or the end ('3.5 kg')
+_CLAUSE_END = re.compile(r"[。！？；!?;\n，,、]+|\.(?=\s|$)")
+
+
+def _worded_terms(text: str) -> int:
+    """Content terms of ``text`` without a digit: the times and counts of a command's object
+    ('10 minutes', '6:30', '3rd') say when, not what."""
+    return sum(1 for t in content_terms(text) if not any(ch.isdigit() for ch in t))
+
+
+def one_off_command(text: str, object_terms: int) -> bool:
+    """A one-off command whose whole message is the command (issue 16: losing the user's words is
+    the worst bug). The text matches a command of :data:`_ONE_OFF` and says nothing else: every
+    other clause is noise (:func:`memory_engine.write.noise.noise_reason`: 'thanks', 'please'), and the
+    command's own object, the text after the command words up to the clause end, has fewer than
+    ``object_terms`` (``write.one_off_object_terms``) content terms without a digit. So 'set a timer for 10
+    minutes' and '帮我查一下今天的天气' are commands, while 'check the weather in Tokyo, I'm flying there
+    Friday', '帮我定个闹钟，明天早上六点要赶飞机去成都' and 'set a reminder for my mom's birthday on
+    June 3rd' carry a statement and are kept (as episodic memories, curated by importance)."""
+    stripped = text.strip()
+    for rx in _ONE_OFF:
+        m = rx.search(stripped)
+        if m:
+            break
+    else:
+        return False
+    clauses = _CLAUSE_END.split(stripped[m.end():])
+    if any(c.strip() and noise_reason(c.strip()) is None for c in clauses[1:]):
+        return False  # a statement after the command rides on it
+    return _worded_terms(clauses[0]) < object_terms
+
+
+def reject_reason(text: str, cfg: WriteSection | None = None) -> str | None:
     """``empty``, ``chit_chat``, ``no_content`` (true noise, :func:`memory_engine.write.noise.noise_reason`),
-    ``one_off_command`` or None (keep)."""
+    ``one_off_command`` (:func:`one_off_command` with ``write.one_off_object_terms`` of ``cfg``, None =
+    the defaults) or None (keep)."""
     stripped = text.strip()
     noise = noise_reason(stripped)
     if noise:
@@ -182,9 +218,8 @@ def reject_reason(text: str) -> str | None:
     low = re.sub(r"[\s!！。.,，~～?？]+$", "", stripped.lower()).strip()
     if low in CHIT_CHAT or normalise(low) in _CHIT_CHAT_NORMALISED:
         return "chit_chat"
-    for rx in _ONE_OFF:
-        if rx.search(stripped):
-            return "one_off_command"
+    if one_off_command(stripped, (cfg or WriteSection()).one_off_object_terms):
+        return "one_off_command"
     return None
 
 
