@@ -33,10 +33,9 @@ import numpy as np
 
 from ..config import RetrievalSection
 from ..errors import ConfigError
-from ..scope import Scope
 from ..store.base import ScoredPayload, StoreFilter, VectorStore
 from ..text import _CJK, _jieba, _jieba_lock, content_terms, entities, sparse_query
-from .addressee import may_answer
+from .admission import Admission
 from .candidates import CandidateBuilder, is_cjk
 from .fusion import Candidate
 from .query import QueryPlan
@@ -134,8 +133,9 @@ def _link_words(content: str, given_chars: int = 0) -> tuple[frozenset[str], fro
 
 class EntityHop:
     """``enabled`` when ``retrieval.entity_hops`` and ``hop_limit`` > 0. ``hop(parents, fused,
-    payloads, flt, scope, plan)`` keyword-searches the entities of each parent's content
-    (minus the query's terms) and returns ``{memory id: (candidate, parent id)}`` for at most
+    payloads, flt, admit, plan)`` keyword-searches the entities of each parent's content
+    (minus the query's terms; the rows ``admit`` refuses left out,
+    :class:`~memory_engine.retrieve.admission.Admission`) and returns ``{memory id: (candidate, parent id)}`` for at most
     ``hop_limit`` memories whose own relevance is below the parent's; each candidate carries
     the parent's relevance in ``exact_match`` and a ``hop`` route rank. New rows' payloads are
     added to ``payloads``. ``discount(fused, hopped, parent_scores)`` caps a hopped memory's
@@ -151,7 +151,6 @@ class EntityHop:
             raise ConfigError("retrieval.hop_depth and hop_min_shared must be >= 1", key="retrieval.hop_depth")
         self.store, self.builder = store, builder
         self.enabled = bool(rcfg.entity_hops and rcfg.hop_limit)
-        self.exclude_flagged = rcfg.exclude_flagged
         self.limit, self.parents, self.discount_factor = rcfg.hop_limit, rcfg.hop_parents, rcfg.hop_discount
         self.floor = rcfg.floor
         self.depth, self.min_shared = rcfg.hop_depth, rcfg.hop_min_shared
@@ -164,7 +163,7 @@ class EntityHop:
         self.search_limit = rcfg.route_limit
 
     def hop(self, kept: list[Candidate], fused: list[Candidate], payloads: dict[str, dict[str, Any]],
-            flt: StoreFilter, scope: Scope, plan: QueryPlan) -> dict[str, tuple[Candidate, str]]:
+            flt: StoreFilter, admit: Admission, plan: QueryPlan) -> dict[str, tuple[Candidate, str]]:
         by_id = {c.memory_id: c for c in fused}
         out: dict[str, tuple[Candidate, str]] = {}
         frontier = kept[: self.parents]
@@ -174,7 +173,7 @@ class EntityHop:
             for parent in frontier:
                 if len(out) >= self.limit:
                     break
-                for c in self._links(parent, by_id, payloads, flt, scope, plan, seen, self.limit - len(out)):
+                for c in self._links(parent, by_id, payloads, flt, admit, plan, seen, self.limit - len(out)):
                     out[c.memory_id] = (c, parent.memory_id)
                     seen.add(c.memory_id)
                     reached.append(c)
@@ -184,7 +183,7 @@ class EntityHop:
         return out
 
     def _links(self, parent: Candidate, by_id: dict[str, Candidate], payloads: dict[str, dict[str, Any]],
-               flt: StoreFilter, scope: Scope, plan: QueryPlan, seen: set[str], room: int) -> list[Candidate]:
+               flt: StoreFilter, admit: Admission, plan: QueryPlan, seen: set[str], room: int) -> list[Candidate]:
         """The memories linked to ``parent`` (the person a pronoun-led parent stands for, a shared name, or
         >= ``min_shared`` shared words outside the query), the antecedent first, then best BM25 first, at
         most ``room``, each carrying the parent's relevance."""
@@ -194,7 +193,7 @@ class EntityHop:
         if ante is not None and ante.id not in seen and room > 0:
             avec = {} if ante.id in payloads else {
                 q.id: q.dense for q in self.store.retrieve([ante.id], with_vectors=True)}
-            c = self._linked(ante, 1, parent, by_id, payloads, scope, plan, avec)
+            c = self._linked(ante, 1, parent, by_id, payloads, admit, plan, avec)
             if c is not None:
                 out.append(c)
                 seen = seen | {ante.id}
@@ -214,7 +213,7 @@ class EntityHop:
             shared = ((words | names) & (c_words | c_names)) - plan.terms
             if not (shared & (names | c_names)) and len(shared) < self.min_shared:
                 continue  # one common word ('quarter', '下周') is no link
-            c = self._linked(p, rank, parent, by_id, payloads, scope, plan, vecs)
+            c = self._linked(p, rank, parent, by_id, payloads, admit, plan, vecs)
             if c is not None:
                 out.append(c)
         return out
@@ -234,13 +233,12 @@ class EntityHop:
         return None
 
     def _linked(self, p: ScoredPayload, rank: int, parent: Candidate, by_id: dict[str, Candidate],
-                payloads: dict[str, dict[str, Any]], scope: Scope, plan: QueryPlan,
+                payloads: dict[str, dict[str, Any]], admit: Admission, plan: QueryPlan,
                 vecs: dict[str, Any]) -> Candidate | None:
         """``p`` as a memory reached from ``parent`` (hop route rank ``rank``), carrying the parent's relevance,
-        or None when it is not the owner's, is flagged, may not answer, or passes the floor on its own."""
-        if not scope.owns(p) or (self.exclude_flagged and p.payload.get("flagged")):
-            return None
-        if not may_answer(p.payload, plan.user_only):
+        or None when ``admit`` refuses it (another owner's, flagged, may not answer) or it passes the floor on
+        its own."""
+        if not admit.admits(p):
             return None
         inherited = parent.relevance
         c = by_id.get(p.id)
