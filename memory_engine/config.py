@@ -477,6 +477,18 @@ class RetrievalSection(_Section):
         "shared common word ('quarter', '下周') links unrelated memories, a project's two words ('checkout redesign') "
         "do not."
     )
+    hop_given_name_chars: int = Field(
+        2, ge=0, description="The entity hop links a Chinese full name to its given name, the last this many "
+        "characters of a person name one or two characters longer (a one- or two-character surname): '我表哥王磊的"
+        "女儿叫王悦悦' links to '悦悦考上了南外', as family call a child by the given name. 2 = the usual length of "
+        "a Chinese given name; 0 = off."
+    )
+    hop_antecedent_window: int = Field(
+        3, ge=0, description="A memory whose subject is a bare third-person pronoun ('She offered to check on my "
+        "mom', '他说可以去申请仲裁') is linked by the entity hop to the nearest earlier memory of the owner that "
+        "names a person, looking at most this many memories back (the recency baseline of pronoun resolution: "
+        "the person just talked about; a longer window reaches people of other topics). 0 = off."
+    )
     fact_scan_limit: int = Field(200, ge=1, description="Facts of one user the fact route scans (facts are few per user).")
     temporal_weight: float = Field(
         0.3, ge=0.0, description="Added to the fused score of memories whose event time falls in the date range the "

@@ -186,6 +186,37 @@ def relatives(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+_KIN_ZH_ALT = "|".join(re.escape(w) for w in _KIN_ZH if not w.startswith("我"))
+_KIN_EN_ALT = "|".join(sorted((re.escape(w) for w in _KIN if not _CJK.match(w)), key=len, reverse=True))
+#: a relative qualified by another ('我老婆的弟弟', '老婆弟弟', "my sister's husband"): groups (qualifier, relative)
+_KIN_CHAIN = re.compile(rf"({_KIN_ZH_ALT})的?({_KIN_ZH_ALT})|\b({_KIN_EN_ALT})s?'s?\s+({_KIN_EN_ALT})s?\b",
+                        re.IGNORECASE)
+#: the user's own relative named directly ('我弟弟', '我的弟弟', 'my brother'), not as a qualifier of another
+_KIN_OWN = re.compile(rf"我的?({_KIN_ZH_ALT})(?!的?(?:{_KIN_ZH_ALT}))|\bmy\s+({_KIN_EN_ALT})s?\b(?!'s?\s+(?:{_KIN_EN_ALT}))",
+                      re.IGNORECASE)
+
+
+@lru_cache(maxsize=65_536)
+def relative_chains(text: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """(qualified, qualifiers, own) relatives of ``text`` as canonical ids (:func:`relatives`): a relative named
+    through another ('我老婆的弟弟', "my sister's husband": younger_brother / husband qualified by wife / sister),
+    the relatives that qualify them, and the relatives named directly as the user's own ('我弟弟', 'my son';
+    a qualifier is not counted: '我老婆的弟弟' owns no brother). The wife's brother is not the user's brother,
+    whom '我弟弟还在读研究生' is about."""
+    qualified: set[str] = set()
+    qualifiers: set[str] = set()
+    own: set[str] = set()
+    for m in _KIN_CHAIN.finditer(text):
+        a, b = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        qa, qb = relatives(a), relatives(b)
+        if qa and qb and not qa & qb:
+            qualifiers |= qa
+            qualified |= qb
+    for m in _KIN_OWN.finditer(text):
+        own |= relatives(m.group(1) or m.group(2))
+    return frozenset(qualified), frozenset(qualifiers), frozenset(own)
+
+
 def entities(text: str) -> frozenset[str]:
     """Content terms of the named entities in ``text``: capitalised English names
     (not sentence-initial function words), identifiers, and jieba person / place /

@@ -19,7 +19,7 @@ from ..embedding import CachedEmbedder, rescale_similarity
 from ..errors import ConfigError
 from ..models import MemoryStatus, Source
 from ..store.base import ScoredPayload, VectorStore
-from ..text import _CJK, content_terms, relatives
+from ..text import _CJK, content_terms, relative_chains, relatives
 from ..write.categories import categories_of
 from . import temporal
 from .admission import Admission
@@ -98,7 +98,9 @@ class CandidateBuilder:
     * identifier mismatch: the query names an identifier the memory lacks ->
       similarity and coverage x ``retrieval.identifier_mismatch``;
     * relative mismatch: a question names relatives (舅舅, daughter) and the memory names only
-      other ones (姑姑, son) -> similarity, coverage and keyword x ``retrieval.relative_mismatch``;
+      other ones (姑姑, son), or the question asks about a relative through another (我老婆的弟弟) and
+      the memory names that relative only as the user's own (我弟弟, without the wife) -> similarity,
+      coverage and keyword x ``retrieval.relative_mismatch``;
     * date match: the memory's event time or the (local) day it was written overlaps the
       query's date range -> ``temporal_match`` = 1, and the query's date words count as
       covered (:func:`memory_engine.retrieve.temporal.coverage_with_date`);
@@ -122,6 +124,17 @@ class CandidateBuilder:
     def statuses(self) -> tuple[str, ...]:
         """The statuses a retrieval reads: current, plus pending values in pending_confirmation mode."""
         return (MemoryStatus.CURRENT.value,) + ((MemoryStatus.PENDING_CONFIRMATION.value,) if self.pending_mode else ())
+
+    @staticmethod
+    def _other_relative(query: str, content: str, kin: frozenset[str]) -> bool:
+        """The question asks about a relative through another ('我老婆的弟弟', "my sister's husband") and the memory
+        names that relative only as the user's own ('我弟弟还在读研究生') without the qualifying relative: it is
+        about another person (text.relative_chains)."""
+        qualified, qualifiers, _ = relative_chains(query)
+        if not qualified or kin & qualifiers:
+            return False
+        asked = kin & qualified
+        return bool(asked) and asked <= relative_chains(content)[2]
 
     def candidate(self, mid: str, pl: Payload, cos: float, q_terms: frozenset[str], ranks: dict[str, int],
                   scores: dict[str, float], exact_hit: bool, session_id: str | None, ts: float,
@@ -238,7 +251,7 @@ class CandidateBuilder:
                     c = replace(c, temporal_match=1.0, coverage=max(c.coverage, cov))
             if plan.relatives:
                 kin = relatives(str(pl.get("content") or ""))
-                if kin and not kin & plan.relatives:
+                if kin and (not kin & plan.relatives or self._other_relative(plan.query, str(pl.get("content") or ""), kin)):
                     # a question about the uncle is not answered by the aunt's birthday, even on the day it names
                     # (after the date match: the date words it covers must not undo the discount)
                     f = rcfg.relative_mismatch

@@ -10,10 +10,20 @@ project and its dependency share the project's words ('the checkout redesign
 depends on the pricing service'), a dependency and its blocker the dependency's
 ('支付组的结算接口推迟了'). Chains of ``retrieval.hop_depth`` links are followed
 (person -> relation -> attribute; project -> dependency -> blocker): a memory
-reached at one hop is searched from in turn, and each step ranks below its parent."""
+reached at one hop is searched from in turn, and each step ranks below its parent.
+
+Two links carry no shared word. A Chinese full name and the given name family and friends use
+('王悦悦' -> '悦悦', '欧阳娜娜' -> '娜娜'): a person name of a single- or two-character surname
+plus a given name of ``retrieval.hop_given_name_chars`` characters links to that given name. And a
+memory whose subject is a bare third-person pronoun ('She offered to check on my mom', '他说可以去申请
+仲裁') stands for a person named before it, often in another session: it links to the nearest earlier
+memory of the owner (at most ``retrieval.hop_antecedent_window`` back) that names a person, the
+recency baseline of pronoun resolution (Hobbs 1978; Mitkov, *Anaphora Resolution*, 2002: the most
+recent compatible antecedent)."""
 
 from __future__ import annotations
 
+import calendar
 import re
 from dataclasses import replace
 from functools import lru_cache
@@ -23,18 +33,25 @@ import numpy as np
 
 from ..config import RetrievalSection
 from ..errors import ConfigError
-from ..store.base import StoreFilter, VectorStore
+from ..store.base import ScoredPayload, StoreFilter, VectorStore
 from ..text import _CJK, _jieba, _jieba_lock, content_terms, entities, sparse_query
 from .admission import Admission
 from .candidates import CandidateBuilder, is_cjk
 from .fusion import Candidate
 from .query import QueryPlan
 
-__all__ = ["EntityHop", "hop_terms", "named_terms"]
+__all__ = ["EntityHop", "given_names", "hop_terms", "named_terms", "person_names", "pronoun_led"]
 
 #: a name introduced by a naming word ('叫朵朵', '名叫 Lucky', 'named Max', 'called Mochi'): jieba tags
 #: reduplicated or rare names as anything but names (朵朵: quantifier), and English names may be lower case
 _NAMING = re.compile(r"(?:名叫|叫做|叫|named|called)\s*([A-Za-z][\w'-]*|[\u4e00-\u9fff]{1,3})", re.IGNORECASE)
+
+#: a memory whose subject is a bare third-person singular pronoun: the sentence starts with it (after an
+#: optional connective) in English, or it is the first word in Chinese ('他说…', '她下周…')
+_PRONOUN_LED = re.compile(r"^\s*(?:(?:and|but|so|then|also)\s+)?(?:he|she)\b|^\s*[他她]", re.IGNORECASE)
+
+#: capitalised words that name a day or a month, not a person ('coming Thursday'), from the calendar module
+_CALENDAR_WORDS = frozenset(w.lower() for w in (*calendar.day_name, *calendar.month_name) if w)
 
 #: jieba part-of-speech flags of nouns (common, proper, verbal): what a Chinese memory is about
 _ZH_NOUNS = ("n", "nz", "vn", "nr", "ns", "nt", "nrt", "nw")
@@ -73,12 +90,45 @@ def named_terms(content: str) -> frozenset[str]:
     return frozenset(out)
 
 
+def person_names(content: str) -> frozenset[str]:
+    """The people ``content`` names: jieba person words (nr) in Chinese, capitalised English names that are no
+    day or month ('Rosa', not 'Thursday'), and names introduced by a naming word; lower-cased content terms."""
+    out = set(named_terms(content))
+    if _CJK.search(content):
+        import jieba.posseg as pseg
+
+        _jieba()
+        with _jieba_lock:
+            out |= {w.word for w in pseg.cut(content) if w.flag in ("nr", "nrt") and len(w.word) > 1}
+    for m in re.finditer(r"\b[A-Z][a-z]+\b", content):
+        w = m.group(0)
+        if m.start() > 0 and w.lower() not in _CALENDAR_WORDS and w not in ("I", "He", "She", "My"):
+            out |= content_terms(w)
+    return frozenset(out)
+
+
+def given_names(names: frozenset[str], chars: int) -> frozenset[str]:
+    """The given names of Chinese full names among ``names``: the last ``chars`` characters of a CJK name of
+    ``chars`` + 1 or ``chars`` + 2 characters (a one- or two-character surname: 王悦悦 -> 悦悦, 欧阳娜娜 -> 娜娜);
+    empty when ``chars`` is 0. A two-character name (刘洋) keeps its surname: one character alone names no one."""
+    if chars < 1:
+        return frozenset()
+    return frozenset(n[-chars:] for n in names if _CJK.fullmatch(n) and chars < len(n) <= chars + 2)
+
+
+def pronoun_led(content: str) -> bool:
+    """Whether the memory's subject is a bare third-person pronoun ('She offered…', '他说…'): who 'she' is was
+    said before. Other names in it do not say who the subject is ('She … while I'm in Denver')."""
+    return bool(_PRONOUN_LED.search(content))
+
+
 @lru_cache(maxsize=65_536)
-def _link_words(content: str) -> tuple[frozenset[str], frozenset[str]]:
-    """(names, words) of a memory for linking: names = entities, Chinese nouns and introduced names;
-    words = every content term. Cached: a store's memories recur across queries and jieba's tagger
-    costs about a millisecond a sentence."""
-    return hop_terms(content) | named_terms(content), content_terms(content)
+def _link_words(content: str, given_chars: int = 0) -> tuple[frozenset[str], frozenset[str]]:
+    """(names, words) of a memory for linking: names = entities, Chinese nouns, introduced names and the given
+    names of its Chinese full names (:func:`given_names`); words = every content term. Cached: a store's
+    memories recur across queries and jieba's tagger costs about a millisecond a sentence."""
+    names = hop_terms(content) | named_terms(content)
+    return names | given_names(person_names(content), given_chars), content_terms(content)
 
 
 class EntityHop:
@@ -104,6 +154,10 @@ class EntityHop:
         self.limit, self.parents, self.discount_factor = rcfg.hop_limit, rcfg.hop_parents, rcfg.hop_discount
         self.floor = rcfg.floor
         self.depth, self.min_shared = rcfg.hop_depth, rcfg.hop_min_shared
+        if rcfg.hop_given_name_chars < 0 or rcfg.hop_antecedent_window < 0:
+            raise ConfigError("retrieval.hop_given_name_chars and hop_antecedent_window must be >= 0",
+                              key="retrieval.hop_antecedent_window")
+        self.given_chars, self.antecedent_window = rcfg.hop_given_name_chars, rcfg.hop_antecedent_window
         # a search for every word of the parent ranks rows sharing one common word high: read as many rows as a
         # route does, then keep only the linked ones
         self.search_limit = rcfg.route_limit
@@ -130,39 +184,75 @@ class EntityHop:
 
     def _links(self, parent: Candidate, by_id: dict[str, Candidate], payloads: dict[str, dict[str, Any]],
                flt: StoreFilter, admit: Admission, plan: QueryPlan, seen: set[str], room: int) -> list[Candidate]:
-        """The memories linked to ``parent`` (a shared name, or >= ``min_shared`` shared words outside the
-        query), best BM25 first, at most ``room``, each carrying the parent's relevance."""
-        names, words = _link_words(payloads[parent.memory_id].get("content", ""))
+        """The memories linked to ``parent`` (the person a pronoun-led parent stands for, a shared name, or
+        >= ``min_shared`` shared words outside the query), the antecedent first, then best BM25 first, at
+        most ``room``, each carrying the parent's relevance."""
+        parent_pl = payloads[parent.memory_id]
+        out: list[Candidate] = []
+        ante = self._antecedent(parent_pl, flt)
+        if ante is not None and ante.id not in seen and room > 0:
+            avec = {} if ante.id in payloads else {
+                q.id: q.dense for q in self.store.retrieve([ante.id], with_vectors=True)}
+            c = self._linked(ante, 1, parent, by_id, payloads, admit, plan, avec)
+            if c is not None:
+                out.append(c)
+                seen = seen | {ante.id}
+        names, words = _link_words(parent_pl.get("content", ""), self.given_chars)
         names, words = names - plan.terms, words - plan.terms
         if not names and len(words) < self.min_shared:
-            return []
+            return out
         rows = self.store.search_sparse(sparse_query(names | words), flt, self.search_limit + len(seen))
         missing = [p.id for p in rows if p.id not in payloads]
         vecs = {p.id: p.dense for p in self.store.retrieve(missing, with_vectors=True)} if missing else {}
-        out: list[Candidate] = []
         for rank, p in enumerate(rows, start=1):
-            if p.id in seen or not admit.admits(p):
+            if p.id in seen:
                 continue
             if len(out) >= room:
                 break
-            c_names, c_words = _link_words(str(p.payload.get("content", "")))
+            c_names, c_words = _link_words(str(p.payload.get("content", "")), self.given_chars)
             shared = ((words | names) & (c_words | c_names)) - plan.terms
             if not (shared & (names | c_names)) and len(shared) < self.min_shared:
                 continue  # one common word ('quarter', '下周') is no link
-            inherited = parent.relevance
-            c = by_id.get(p.id)
-            if c is None:
-                v = vecs.get(p.id)
-                cos = float(np.dot(np.asarray(v, dtype=np.float32), plan.vector)) if v is not None else 0.0
-                c = self.builder.candidate(p.id, p.payload, cos, plan.cover_terms, {}, {}, False, plan.session_id,
-                                           plan.ts, is_cjk(plan.query), plan.query)
-            if c.relevance >= inherited or c.relevance >= self.floor:
-                continue  # it passes on its own: the hop would only cap its score below the parent
-            payloads.setdefault(p.id, p.payload)
-            ranks = {**c.route_ranks, "hop": rank}
-            scores = {**c.route_scores, "hop": float(p.score)}
-            out.append(replace(c, exact_match=max(c.exact_match, inherited), route_ranks=ranks, route_scores=scores))
+            c = self._linked(p, rank, parent, by_id, payloads, admit, plan, vecs)
+            if c is not None:
+                out.append(c)
         return out
+
+    def _antecedent(self, parent_pl: dict[str, Any], flt: StoreFilter) -> ScoredPayload | None:
+        """The person a pronoun-led memory stands for: the nearest earlier memory of the owner, at most
+        ``antecedent_window`` back, that names a person (:func:`person_names`), or None (window 0 = off, the
+        parent names its own subject, or no earlier memory within the window names anyone)."""
+        content = str(parent_pl.get("content", ""))
+        created = parent_pl.get("created_at")
+        if not self.antecedent_window or created is None or not pronoun_led(content):
+            return None
+        before = replace(flt, created_before=float(created) - 1e-6)
+        for p in self.store.scroll(before, limit=self.antecedent_window, order_by="created_at", descending=True):
+            if person_names(str(p.payload.get("content", ""))):
+                return p
+        return None
+
+    def _linked(self, p: ScoredPayload, rank: int, parent: Candidate, by_id: dict[str, Candidate],
+                payloads: dict[str, dict[str, Any]], admit: Admission, plan: QueryPlan,
+                vecs: dict[str, Any]) -> Candidate | None:
+        """``p`` as a memory reached from ``parent`` (hop route rank ``rank``), carrying the parent's relevance,
+        or None when ``admit`` refuses it (another owner's, flagged, may not answer) or it passes the floor on
+        its own."""
+        if not admit.admits(p):
+            return None
+        inherited = parent.relevance
+        c = by_id.get(p.id)
+        if c is None:
+            v = vecs.get(p.id)
+            cos = float(np.dot(np.asarray(v, dtype=np.float32), plan.vector)) if v is not None else 0.0
+            c = self.builder.candidate(p.id, p.payload, cos, plan.cover_terms, {}, {}, False, plan.session_id,
+                                       plan.ts, is_cjk(plan.query), plan.query)
+        if c.relevance >= inherited or c.relevance >= self.floor:
+            return None  # it passes on its own: the hop would only cap its score below the parent
+        payloads.setdefault(p.id, p.payload)
+        ranks = {**c.route_ranks, "hop": rank}
+        scores = {**c.route_scores, "hop": float(p.score)}
+        return replace(c, exact_match=max(c.exact_match, inherited), route_ranks=ranks, route_scores=scores)
 
     def discount(self, refused: list[Candidate], hopped: dict[str, tuple[Candidate, str]],
                  parent_score: dict[str, float]) -> list[Candidate]:

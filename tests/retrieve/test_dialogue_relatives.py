@@ -136,3 +136,32 @@ def test_an_english_query_finds_a_chinese_memory_and_the_reverse(make_engine, t0
     assert [h.memory_id for h in eng.retrieve("花生过敏", user_id="u", now=later).hits][:1] == [nut]
     assert eng.retrieve("blood sugar", user_id="u", now=later).hits == []
     assert eng.retrieve("Trello", user_id="u", now=later).hits == []
+
+
+def test_relative_chains_read_a_relative_named_through_another():
+    from memory_engine.text import relative_chains
+
+    assert relative_chains("我老婆的哥哥在哪上班？") == ({"elder_brother", "younger_brother"}, {"wife"}, frozenset())
+    assert relative_chains("what does my sister's husband do") == (
+        {"husband"}, {"elder_sister", "younger_sister"}, frozenset())
+    assert relative_chains("我哥哥在读博士")[2] == {"elder_brother", "younger_brother"}
+    assert relative_chains("My son loves broccoli")[2] == {"son"}
+    assert relative_chains("Lena's son Max turns eight") == (frozenset(), frozenset(), frozenset())
+
+
+def test_the_users_own_relative_is_no_answer_about_a_relative_of_a_relative(make_engine, t0):
+    """'我老婆的哥哥在哪上班' asks about the brother-in-law: the user's own brother ('我哥哥…') shares the kinship
+    word and passed on the code before relative chains; the memory naming the wife's brother is kept, and the own
+    brother still answers a question about him."""
+    eng = make_engine()
+    named = eng.add("我老婆的哥哥叫陈刚，在银行上班", user_id="u", now=t0).memory_id
+    own = eng.add("我哥哥在读博士，研究方向是材料", user_id="u", now=t0 + timedelta(days=1)).memory_id
+    later = t0 + timedelta(days=4)
+    got = [h.memory_id for h in eng.retrieve("我老婆的哥哥在哪上班？", user_id="u", now=later).hits]
+    assert named in got and own not in got
+    assert [h.memory_id for h in eng.retrieve("我哥哥在读什么？", user_id="u", now=later).hits][:1] == [own]
+    # the English chain: the user's own son is no answer about the sister's son
+    sons = eng.add("My son plays the violin in the school band", user_id="e", now=t0).memory_id
+    eng.add("My sister's son Theo just started karate", user_id="e", now=t0 + timedelta(days=1))
+    got = [h.memory_id for h in eng.retrieve("What hobby does my sister's son have?", user_id="e", now=later).hits]
+    assert sons not in got

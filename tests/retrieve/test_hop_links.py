@@ -105,3 +105,47 @@ def test_the_day_a_question_names_does_not_undo_the_relative_discount(engine):
     got = [h.memory_id for h in res.hits]
     assert ids["周航下周在杭州开会"] in got
     assert ids["同事阿杰下周请了婚假"] not in got
+
+
+def test_given_names_of_chinese_full_names_and_pronoun_led_memories():
+    from memory_engine.retrieve.hop import given_names, pronoun_led
+
+    assert given_names(frozenset({"李思琪", "欧阳娜娜", "刘洋", "rosa"}), 2) == {"思琪", "娜娜"}
+    assert given_names(frozenset({"李思琪"}), 0) == frozenset()
+    assert pronoun_led("She said the migration can wait until March")
+    assert pronoun_led("他说周末可以帮我搬家")
+    assert not pronoun_led("Priya said the migration can wait")
+    assert not pronoun_led("我觉得他说得对")  # the subject is the user
+
+
+def test_a_chinese_full_name_links_to_the_given_name_family_use(make_engine):
+    """'…的女儿叫李思琪' -> '思琪下个月…': the child is called by the given name in the second memory, which shares
+    no word with the first; on the code before given-name links the second never came back. Off at 0."""
+    texts = ["我堂姐的女儿叫李思琪，今年九岁", "思琪下个月要参加钢琴八级考试", "公司楼下新开了一家兰州拉面馆"]
+    for chars, linked in ((2, True), (0, False)):
+        eng = make_engine({"retrieval.hop_given_name_chars": chars})
+        user = f"hop-given-{chars}"
+        ids = _add(eng, user, texts)
+        got = [h.memory_id for h in eng.retrieve("我堂姐的女儿最近在准备什么？", user_id=user,
+                                                 now=T0 + timedelta(days=4)).hits]
+        assert ids[texts[0]] in got
+        assert (ids[texts[1]] in got) is linked
+        assert ids[texts[2]] not in got
+
+
+def test_a_pronoun_led_memory_links_to_the_person_named_before_it(make_engine):
+    """'She said…' in a later session stands for the coworker named before: the question about what that
+    person does needs both. On the code before antecedent links the naming memory stayed below the floor;
+    a memory after the pronoun-led one is no antecedent. Off at window 0."""
+    texts = ["My coworker Hannah is a tax accountant", "She said I can still deduct the home office this year",
+             "The plumber Joe is coming over to fix the sink"]
+    for window, linked in ((3, True), (0, False)):
+        eng = make_engine({"retrieval.hop_antecedent_window": window})
+        user = f"hop-ante-{window}"
+        ids = _add(eng, user, texts[:2])
+        ids |= {texts[2]: eng.add(texts[2], user_id=user, session_id="s9", now=T0 + timedelta(days=3)).memory_id}
+        got = [h.memory_id for h in eng.retrieve("Who told me I could deduct the home office, what's her job?",
+                                                 user_id=user, now=T0 + timedelta(days=5)).hits]
+        assert ids[texts[1]] in got
+        assert (ids[texts[0]] in got) is linked
+        assert ids[texts[2]] not in got
