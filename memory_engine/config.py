@@ -571,6 +571,29 @@ class RetrievalSection(_Section):
         "(default): at 0.5 it fixes the tea/coffee flip but LoCoMo dev recall@10 fell 0.775 -> 0.746..0.759 and "
         "dialogue_recall MRR 0.88 -> 0.72..0.76 (one speaker's three turns on a topic are no flip)."
     )
+    stale_update_similarity: float = Field(
+        0.45, ge=0.0, le=1.0, description="A newer statement that reports a change (write/intents.CHANGE: 'now', "
+        "'these days', 'back to', 'quit', '现在', '最近', '涨到', '又', '定了') or follows a provisional one is the same "
+        "subject as the older one already at this rescaled cosine (e5 on dev: a friend's job change 0.48, a weight "
+        "series 0.46..0.51; different subjects of one user mostly below, and the relevance and coverage tests "
+        "below still apply). 1 = off."
+    )
+    stale_update_relevance_share: float = Field(
+        0.5, ge=0.0, le=1.0, description="...and the newer one needs only this x the older one's relevance "
+        "(the new value rarely repeats the attribute: '涨到4300一个月' for '我每个月房租交多少', 0.45 of the older "
+        "one on dev). The older one loses only one place (retrieval.stale_newer_takes_rank), not the top k."
+    )
+    stale_update_coverage_share: float = Field(
+        0.3, ge=0.0, le=1.0, description="...and at least this x the older one's query-word coverage, never none "
+        "when the older one covers some: the newer one must name the subject ('my wife just started as a "
+        "pharmacist' is no newer job of 'my brother Sam' for 'where does Sam work'); dev: updates 0.33..1.0 "
+        "of the older one's coverage."
+    )
+    stale_update_shared_terms: int = Field(
+        1, ge=0, description="...and the two statements share at least this many content terms besides the change "
+        "markers (write/intents.subject_terms): an update names what it updates ('Marcus', '聚会', '午饭'); two "
+        "past events of one user told in a story ('后来每天多刷一套卷子' / '现在想想有点后悔') share none. 0 = off."
+    )
     stale_newer_takes_rank: bool = Field(
         True, description="The newer memory of a stale pair first takes the older one's fused score when that is "
         "higher: the slot keeps its place in the ranking and its current value fills it ('confirmed for the 14th' "

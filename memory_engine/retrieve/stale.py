@@ -52,9 +52,10 @@ from ..config import RetrievalSection
 from ..embedding import CachedEmbedder
 from ..errors import ConfigError
 from ..store.base import VectorStore
+from ..text import content_terms
 from ..write import rules
-from ..write.correction import same_speaker
-from ..write.intents import provisional
+from ..write.correction import marker_context, names_other_subject, same_speaker
+from ..write.intents import CHANGE, provisional, reports_change, subject_terms
 from ..write.roles import author_role
 from ..write.supersede import number_terms
 from .addressee import thread_demotions
@@ -137,6 +138,9 @@ def demote_stale(ranked: list[Candidate], vectors: dict[str, np.ndarray], writte
                  provisional_ids: frozenset[str] = frozenset(), provisional_similarity: float = 1.0,
                  value_pair: Callable[[str, str], bool] | None = None, value_similarity: float = 1.0,
                  value_relevance_share: float = 1.0, takes_rank: bool = False, flip_similarity: float = 1.0,
+                 changes: frozenset[str] = frozenset(), update_similarity: float = 1.0,
+                 update_relevance_share: float = 1.0, update_coverage_share: float = 1.0,
+                 shares_subject: Callable[[str, str], bool] | None = None,
                  ) -> tuple[list[Candidate], dict[str, str]]:
     """For every pair of ``ranked`` candidates whose vectors' rescaled cosine is >= ``similarity``,
     whose write times differ and where the newer one answers the query about as well
@@ -150,9 +154,17 @@ def demote_stale(ranked: list[Candidate], vectors: dict[str, np.ndarray], writte
     the newer one only ``value_relevance_share`` of the older one's relevance, whatever query words it
     covers. A flip back (:func:`_flip_back`: the newer one restates a value the older one had
     changed, A -> B -> A, with B at ``flip_similarity`` of the first A) counts like a value pair,
-    whatever B's own similarity to the second A. With ``takes_rank`` the newer one first takes the older one's fused score when that is
-    higher (the slot keeps its place in the ranking, its current value fills it). Returns the
-    re-sorted candidates and {older id: newer id} for each demoted memory."""
+    whatever B's own similarity to the second A. An update pair (:func:`_update_pair`: the newer one
+    reports a change, ``changes``, or the older one was provisional) needs only ``update_similarity``,
+    and the newer one only ``update_relevance_share`` of the older one's relevance and
+    ``update_coverage_share`` of its query-word coverage (some query word, so "my wife just started as a
+    pharmacist" is no newer value of "my brother Sam works as a nurse" for "where does Sam work?");
+    with ``shares_subject(older id, newer id)`` (None = always) the two must also name one subject;
+    a flip back counts only when the newest one reports the change ("back on green tea"), so one
+    speaker's turns on a topic are no flip. With ``takes_rank`` the newer one of a value, provisional,
+    update or flip pair first takes the older one's fused score when that is higher (the slot keeps its
+    place in the ranking, its current value fills it; the older one then loses one place, not the
+    top k). Returns the re-sorted candidates and {older id: the current value it yields to} for each demoted memory."""
     ids = [c.memory_id for c in ranked if c.memory_id in vectors]
     if len(ids) < 2:
         return ranked, {}
@@ -171,19 +183,29 @@ def demote_stale(ranked: list[Candidate], vectors: dict[str, np.ndarray], writte
                 continue
             bar = min(similarity, provisional_similarity) if a in provisional_ids else similarity
             sim = rescale(float(sims[i, j]))
-            back = _flip_back(i, j, ids, sims, written, rescale, similarity, flip_similarity, may_compete)
-            if sim < bar and not back and (value_pair is None or sim < value_similarity):
+            value = value_pair is not None and sim >= value_similarity and value_pair(a, b)
+            update = _update_pair(by_id[a], by_id[b], changes, provisional_ids, sim, update_similarity,
+                                  update_relevance_share, update_coverage_share, same_slot=value) \
+                and (shares_subject is None or shares_subject(a, b))
+            # a flip back needs the newest statement to report the change (see the docstring)
+            back = b in changes and _flip_back(i, j, ids, sims, written, rescale, similarity, flip_similarity,
+                                               may_compete)
+            if sim < bar and not back and not update and (value_pair is None or sim < value_similarity):
                 continue
-            value = value_pair is not None and value_pair(a, b)
+            value = value or (value_pair is not None and value_pair(a, b))
             vp = back or value
-            if sim < bar and not vp:
+            if sim < bar and not vp and not update:
                 continue
-            if not (_newer_value(by_id[a], by_id[b], relevance_share)
+            if not (update or _newer_value(by_id[a], by_id[b], relevance_share)
                     or (vp and _newer_value(by_id[a], by_id[b], value_relevance_share, coverage=False))):
                 continue
             if may_compete is not None and not may_compete(a, b):
                 continue
-            if takes_rank and fused[a] > fused[b] and (value or a in provisional_ids):
+            # b itself older than a value that replaced it (A -> B -> A', written newest first): a yields to
+            # the slot's current value, so a demoted b never climbs back above it by taking a's rank
+            while b in newer_of:
+                b = newer_of[b]
+            if takes_rank and fused[a] > fused[b] and (value or update or back or a in provisional_ids):
                 # the current value takes the place the slot had in the ranking; only for a stated value
                 # change or a provisional one made final: two merely similar turns of a chat are no slot
                 # (LoCoMo dev, one process, floor 0: 0.799 with every similar pair, 0.804 without the rule)
@@ -264,6 +286,25 @@ def demote_corrected(ranked: list[Candidate], corrects: dict[str, tuple[str, ...
     return _recapped(ranked, fused, capped)
 
 
+def _update_pair(old: Candidate, new: Candidate, changes: frozenset[str], provisional_ids: frozenset[str],
+                 sim: float, update_similarity: float, relevance_share: float, coverage_share: float,
+                 same_slot: bool = False) -> bool:
+    """Whether ``new`` states the current value of what ``old`` states on the evidence of its wording:
+    ``new`` reports a change (in ``changes``: 'these days', '涨到', 'back on') or ``old`` was provisional
+    (in ``provisional_ids``), the two are at least ``update_similarity`` close (rescaled cosine), and
+    ``new`` answers the query on its own (:func:`_newer_value` without the coverage test) with
+    ``relevance_share`` of ``old``'s relevance and ``coverage_share`` of its query-word coverage, never
+    none when ``old`` covers some: the new value rarely repeats the attribute ('88 kg now' for "what's
+    my current weight?"), but it names the subject. With ``same_slot`` (the two state values of one
+    unit, :func:`value_change`: '82 kg' -> 'down to 76 kg') the unit names the slot and the coverage
+    test is waived."""
+    if new.memory_id not in changes and old.memory_id not in provisional_ids:
+        return False
+    if sim < update_similarity or not _newer_value(old, new, relevance_share, coverage=False):
+        return False
+    return same_slot or (new.coverage >= coverage_share * old.coverage and (new.coverage > 0.0 or old.coverage == 0.0))
+
+
 def _newer_value(old: Candidate, new: Candidate, relevance_share: float, coverage: bool = True) -> bool:
     """Whether ``new`` can stand for a newer value of what ``old`` answers: found on its own
     (not only through an entity hop, whose relevance is borrowed), about as relevant, covering
@@ -301,6 +342,10 @@ class StaleValues:
         self.newer_takes_rank = rcfg.stale_newer_takes_rank
         self.flip_similarity = rcfg.stale_flip_similarity
         self.thread_order = rcfg.thread_order
+        self.update_similarity = rcfg.stale_update_similarity
+        self.update_relevance_share = rcfg.stale_update_relevance_share
+        self.update_coverage_share = rcfg.stale_update_coverage_share
+        self.update_shared_terms = rcfg.stale_update_shared_terms
         self.enabled = rcfg.stale_discount < 1.0
 
     def apply(self, kept: list[Candidate], payloads: dict[str, dict[str, Any]], top_k: int,
@@ -317,9 +362,24 @@ class StaleValues:
                                     float(payloads.get(c.memory_id, {}).get("updated_at") or 0.0)) for c in head}
         tentative = frozenset(c.memory_id for c in head
                               if provisional(str(payloads.get(c.memory_id, {}).get("content") or "")))
+        changes = frozenset(c.memory_id for c in head
+                            if reports_change(str(payloads.get(c.memory_id, {}).get("content") or "")))
         def value_pair(old: str, new: str) -> bool:
             return value_change(str(payloads.get(old, {}).get("content") or ""),
                                 str(payloads.get(new, {}).get("content") or ""))
+
+        subjects = {c.memory_id: subject_terms(str(payloads.get(c.memory_id, {}).get("content") or "")) for c in head}
+
+        def shares_subject(old: str, new: str) -> bool:
+            # an update names what it updates: "Marcus quit ..." shares 'marcus' with "Marcus is an accountant";
+            # and its own subject is the older memory's ('我妈把她家的路由器换成了华为的' is the mother's router)
+            old_terms = subjects.get(old, frozenset())
+            if len(old_terms & subjects.get(new, frozenset())) < self.update_shared_terms:
+                return False
+            text = str(payloads.get(new, {}).get("content") or "")
+            m = CHANGE.search(text)
+            return m is None or not names_other_subject(marker_context(text, m.start())[2], set(old_terms),
+                                                        content_terms)
 
         def may_compete(old: str, new: str) -> bool:
             # a new value of one slot may come in the same session (one author's statements, see competing)
@@ -330,7 +390,8 @@ class StaleValues:
         demoted, _ = demote_stale(head, vecs, written, self.embedder.rescale, self.similarity, self.discount,
                                   self.relevance_share, may_compete, tentative, self.provisional_similarity,
                                   value_pair, self.value_similarity, self.value_relevance_share,
-                                  self.newer_takes_rank, self.flip_similarity)
+                                  self.newer_takes_rank, self.flip_similarity, changes, self.update_similarity,
+                                  self.update_relevance_share, self.update_coverage_share, shares_subject)
         if self.user_precedence and precedence:
             # a suggestion the user confirmed speaks for the user (write/roles.py)
             roles = {c.memory_id: author_role(payloads.get(c.memory_id, {})) for c in head}

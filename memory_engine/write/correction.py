@@ -192,6 +192,21 @@ def subject_terms(before: str, content_terms: Any) -> set[str]:
     return set(content_terms(_NO_SUBJECT.sub(" ", _POSSESSOR.sub(" ", before.replace("’", "'")))))
 
 
+def names_other_subject(before: str, old_terms: set[str], content_terms: Any) -> bool:
+    """Whether the words before a change or correction marker name a subject, or the holder of one,
+    that the older memory (``old_terms``, its content terms) does not: 'my wife Dana just ' (started
+    ...) for "my brother Sam works as a nurse", '隔壁组' (改用飞书) for '我们团队用 Jira', and the
+    possessor of a shared head, '我妈把她家的' 路由器 (换成了华为) for '我家用的路由器是小米的'. The speaker,
+    time adverbs and fillers name none ('最近', 'ok I'm ')."""
+    text = before.replace("’", "'")
+    whole = set(content_terms(_NO_SUBJECT.sub(" ", text)))
+    if whole and not whole & old_terms:
+        return True
+    m = _POSSESSOR.search(text)
+    owner = set(content_terms(_NO_SUBJECT.sub(" ", m.group(0)))) if m else set()
+    return bool(owner) and not owner & old_terms
+
+
 def _maximal(terms: set[str]) -> set[str]:
     """Terms not contained in a longer one ('每周 周六 每周六' -> '每周六'): the Chinese tokenizer's
     overlapping words count once."""

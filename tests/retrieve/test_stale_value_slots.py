@@ -108,7 +108,11 @@ def test_a_flip_back_ranks_the_middle_value_below_the_return():
     args = ([middle, back, first], {"a1": a1, "b": b, "a2": a2}, {"a1": 1.0, "b": 2.0, "a2": 3.0},
             lambda c: c, 0.7, 0.8, 0.9, None)
     assert "b" not in stale.demote_stale(*args)[1]  # not similar, more query words: the middle value stays first
-    ranked, demoted = stale.demote_stale(*args, frozenset(), 1.0, None, 1.0, 0.5, True, 0.5)  # flip on
+    # flip on: it counts only when the return reports the change ('back on green tea'); one speaker's
+    # turns on a topic are no flip
+    assert "b" not in stale.demote_stale(*args, frozenset(), 1.0, None, 1.0, 0.5, True, 0.5)[1]
+    ranked, demoted = stale.demote_stale(*args, frozenset(), 1.0, None, 1.0, 0.5, True, 0.5,
+                                         changes=frozenset({"a2"}))
     assert demoted.get("b") == "a2" and ranked[0].memory_id == "a2"
 
 
