@@ -18,12 +18,11 @@ from ..config import IntentSection, RetrievalSection, SupersedeMode, WriteSectio
 from ..embedding import CachedEmbedder, rescale_similarity
 from ..errors import ConfigError
 from ..models import MemoryStatus, Source
-from ..scope import Scope
 from ..store.base import ScoredPayload, VectorStore
 from ..text import _CJK, content_terms, relatives
 from ..write.categories import categories_of
 from . import temporal
-from .addressee import may_answer
+from .admission import Admission
 from .crosslang import cross_coverage
 from .fusion import Candidate
 from .query import QueryPlan
@@ -74,19 +73,16 @@ class RoutePool:
         self.fact_ids: set[str] = set()
 
 
-def pool_routes(channels: Mapping[str, list[ScoredPayload]], scope: Scope, exclude_flagged: bool = False,
-                user_only: bool = False) -> RoutePool:
-    """Merge channel lists (each best first) into a :class:`RoutePool`, skipping rows of another owner
-    (defence in depth: the filter already isolates), with ``exclude_flagged`` memories flagged
-    at write for planted instructions (``retrieval.exclude_flagged``: they stay out of the context)
-    and with ``user_only`` (``QueryPlan.user_only``) what the assistant said unconfirmed
-    (:func:`memory_engine.retrieve.addressee.may_answer`)."""
+def pool_routes(channels: Mapping[str, list[ScoredPayload]], admit: Admission) -> RoutePool:
+    """Merge channel lists (each best first) into a :class:`RoutePool`, skipping the rows ``admit``
+    refuses (another owner's, flagged, the assistant's word on the user:
+    :class:`memory_engine.retrieve.admission.Admission`). A fact row counts in ``fact_ids`` either way."""
     pool = RoutePool()
     for channel, rows in channels.items():
         for i, p in enumerate(rows, start=1):
             if channel == "fact":
                 pool.fact_ids.add(p.id)
-            if not scope.owns(p) or (exclude_flagged and p.payload.get("flagged")) or not may_answer(p.payload, user_only):
+            if not admit.admits(p):
                 continue
             pool.payloads[p.id] = p.payload
             pool.ranks.setdefault(p.id, {})[channel] = i

@@ -26,9 +26,8 @@ import numpy as np
 
 from ..config import RetrievalSection
 from ..errors import ConfigError
-from ..scope import Scope
 from ..store.base import StoreFilter, VectorStore
-from .addressee import may_answer
+from .admission import Admission
 from .candidates import CandidateBuilder, is_cjk
 from .fusion import Candidate
 from .query import QueryPlan
@@ -89,8 +88,9 @@ class ConversationContext:
     """``enabled`` when ``retrieval.context_parents`` and ``context_width`` are > 0 and
     ``context_weight`` > 0 or ``context_relevance`` > 0.
 
-    ``expand(fused, payloads, flt, scope, plan)`` -> (new candidates, links): neighbours of the
-    top ``context_parents`` candidates that have a session; new rows' payloads are added to
+    ``expand(fused, payloads, flt, admit, plan)`` -> (new candidates, links): neighbours of the
+    top ``context_parents`` candidates that have a session, the rows ``admit`` refuses left out
+    (:class:`~memory_engine.retrieve.admission.Admission`); new rows' payloads are added to
     ``payloads``. ``apply(fused, links, fuse)`` re-fuses nothing: it smooths already fused
     candidates (:func:`smooth`). Raises ConfigError for negative sizes or weights."""
 
@@ -105,7 +105,6 @@ class ConversationContext:
         self.parents, self.width = rcfg.context_parents, rcfg.context_width
         self.weight, self.share = rcfg.context_weight, rcfg.context_relevance
         self.discount, self.min_own = rcfg.hop_discount, rcfg.context_min_relevance
-        self.exclude_flagged = rcfg.exclude_flagged
         self.enabled = bool(self.parents and self.width and (self.weight > 0 or self.share > 0))
 
     def _neighbours(self, mid: str, pl: dict[str, Any], flt: StoreFilter) -> list[tuple[Any, int]]:
@@ -130,16 +129,14 @@ class ConversationContext:
                 out.append((p, d))
         return out
 
-    def expand(self, fused: list[Candidate], payloads: dict[str, dict[str, Any]], flt: StoreFilter, scope: Scope,
+    def expand(self, fused: list[Candidate], payloads: dict[str, dict[str, Any]], flt: StoreFilter, admit: Admission,
                plan: QueryPlan) -> tuple[list[Candidate], list[Link]]:
         known = {c.memory_id for c in fused}
         links: list[Link] = []
         rows: dict[str, Any] = {}
         for parent in fused[: self.parents]:
             for p, d in self._neighbours(parent.memory_id, payloads[parent.memory_id], flt):
-                if p.id == parent.memory_id or not scope.owns(p):
-                    continue
-                if (self.exclude_flagged and p.payload.get("flagged")) or not may_answer(p.payload, plan.user_only):
+                if p.id == parent.memory_id or not admit.admits(p):
                     continue  # a planted instruction (or the assistant's word on the user) stays out like everywhere else
                 links.append((parent.memory_id, p.id, d))
                 if p.id not in known and p.id not in rows:
@@ -155,12 +152,12 @@ class ConversationContext:
                                                   plan.session_id, plan.ts, is_cjk(plan.query), plan.query))
         return new, links
 
-    def apply(self, fused: list[Candidate], payloads: dict[str, dict[str, Any]], flt: StoreFilter, scope: Scope,
+    def apply(self, fused: list[Candidate], payloads: dict[str, dict[str, Any]], flt: StoreFilter, admit: Admission,
               plan: QueryPlan, fuse: Callable[[list[Candidate]], list[Candidate]]
               ) -> tuple[list[Candidate], list[Link]]:
         """Expand, fuse the new neighbours with the same fuser, smooth; returns the new ranking
         and the links (a later re-fusion, e.g. after the entity hop, smooths again with them)."""
-        new, links = self.expand(fused, payloads, flt, scope, plan)
+        new, links = self.expand(fused, payloads, flt, admit, plan)
         if not links:
             return fused, links
         ranked = sorted([*fused, *fuse(new)], key=lambda c: (-c.fused, c.memory_id)) if new else fused

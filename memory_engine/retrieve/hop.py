@@ -23,10 +23,9 @@ import numpy as np
 
 from ..config import RetrievalSection
 from ..errors import ConfigError
-from ..scope import Scope
 from ..store.base import StoreFilter, VectorStore
 from ..text import _CJK, _jieba, _jieba_lock, content_terms, entities, sparse_query
-from .addressee import may_answer
+from .admission import Admission
 from .candidates import CandidateBuilder, is_cjk
 from .fusion import Candidate
 from .query import QueryPlan
@@ -84,8 +83,9 @@ def _link_words(content: str) -> tuple[frozenset[str], frozenset[str]]:
 
 class EntityHop:
     """``enabled`` when ``retrieval.entity_hops`` and ``hop_limit`` > 0. ``hop(parents, fused,
-    payloads, flt, scope, plan)`` keyword-searches the entities of each parent's content
-    (minus the query's terms) and returns ``{memory id: (candidate, parent id)}`` for at most
+    payloads, flt, admit, plan)`` keyword-searches the entities of each parent's content
+    (minus the query's terms; the rows ``admit`` refuses left out,
+    :class:`~memory_engine.retrieve.admission.Admission`) and returns ``{memory id: (candidate, parent id)}`` for at most
     ``hop_limit`` memories whose own relevance is below the parent's; each candidate carries
     the parent's relevance in ``exact_match`` and a ``hop`` route rank. New rows' payloads are
     added to ``payloads``. ``discount(fused, hopped, parent_scores)`` caps a hopped memory's
@@ -101,7 +101,6 @@ class EntityHop:
             raise ConfigError("retrieval.hop_depth and hop_min_shared must be >= 1", key="retrieval.hop_depth")
         self.store, self.builder = store, builder
         self.enabled = bool(rcfg.entity_hops and rcfg.hop_limit)
-        self.exclude_flagged = rcfg.exclude_flagged
         self.limit, self.parents, self.discount_factor = rcfg.hop_limit, rcfg.hop_parents, rcfg.hop_discount
         self.floor = rcfg.floor
         self.depth, self.min_shared = rcfg.hop_depth, rcfg.hop_min_shared
@@ -110,7 +109,7 @@ class EntityHop:
         self.search_limit = rcfg.route_limit
 
     def hop(self, kept: list[Candidate], fused: list[Candidate], payloads: dict[str, dict[str, Any]],
-            flt: StoreFilter, scope: Scope, plan: QueryPlan) -> dict[str, tuple[Candidate, str]]:
+            flt: StoreFilter, admit: Admission, plan: QueryPlan) -> dict[str, tuple[Candidate, str]]:
         by_id = {c.memory_id: c for c in fused}
         out: dict[str, tuple[Candidate, str]] = {}
         frontier = kept[: self.parents]
@@ -120,7 +119,7 @@ class EntityHop:
             for parent in frontier:
                 if len(out) >= self.limit:
                     break
-                for c in self._links(parent, by_id, payloads, flt, scope, plan, seen, self.limit - len(out)):
+                for c in self._links(parent, by_id, payloads, flt, admit, plan, seen, self.limit - len(out)):
                     out[c.memory_id] = (c, parent.memory_id)
                     seen.add(c.memory_id)
                     reached.append(c)
@@ -130,7 +129,7 @@ class EntityHop:
         return out
 
     def _links(self, parent: Candidate, by_id: dict[str, Candidate], payloads: dict[str, dict[str, Any]],
-               flt: StoreFilter, scope: Scope, plan: QueryPlan, seen: set[str], room: int) -> list[Candidate]:
+               flt: StoreFilter, admit: Admission, plan: QueryPlan, seen: set[str], room: int) -> list[Candidate]:
         """The memories linked to ``parent`` (a shared name, or >= ``min_shared`` shared words outside the
         query), best BM25 first, at most ``room``, each carrying the parent's relevance."""
         names, words = _link_words(payloads[parent.memory_id].get("content", ""))
@@ -142,9 +141,7 @@ class EntityHop:
         vecs = {p.id: p.dense for p in self.store.retrieve(missing, with_vectors=True)} if missing else {}
         out: list[Candidate] = []
         for rank, p in enumerate(rows, start=1):
-            if p.id in seen or not scope.owns(p) or (self.exclude_flagged and p.payload.get("flagged")):
-                continue
-            if not may_answer(p.payload, plan.user_only):
+            if p.id in seen or not admit.admits(p):
                 continue
             if len(out) >= room:
                 break

@@ -30,6 +30,7 @@ from ..store.base import ScoredPayload, VectorStore
 from ..text import content_terms
 from ..write.categories import Categories
 from ..write.pii import PiiSettings
+from .admission import Admission
 from .candidates import CandidateBuilder, pool_routes
 from .context import ConversationContext, Link
 from .cutoffs import Budget, RelevanceFloor
@@ -110,14 +111,15 @@ class RetrievalPipeline:
         for route in self.routes:
             rows = route.search(rq)
             channels.setdefault(route.channel, []).extend(rows)
-        pool = pool_routes(channels, scope, self.config.retrieval.exclude_flagged, plan.user_only)
+        admit = Admission(scope, self.config.retrieval.exclude_flagged, plan.user_only)
+        pool = pool_routes(channels, admit)
         fused = self.fuse(self.builder.assemble(pool, plan, routed))
         links: list[Link] = []
         if self.context.enabled and fused:
-            fused, links = self.context.apply(fused, pool.payloads, flt, scope, plan, self.fuse)
+            fused, links = self.context.apply(fused, pool.payloads, flt, admit, plan, self.fuse)
         kept, below = self.floor.split(fused)
         if self.hop.enabled and kept:
-            hopped = self.hop.hop(kept, fused, pool.payloads, flt, scope, plan)
+            hopped = self.hop.hop(kept, fused, pool.payloads, flt, admit, plan)
             if hopped:
                 parent_score = {c.memory_id: c.fused for c in fused}
                 refused = self.context.smooth(

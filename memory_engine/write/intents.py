@@ -20,6 +20,7 @@ import re
 from difflib import SequenceMatcher
 
 from ..text import content_terms, starts_with_verb
+from .rules import CHANGE_MARKERS_EN, CHANGE_MARKERS_ZH
 
 # ---- forget requests, recognised by structure (issue 16) -------------------------------------
 # A forget request is a clause addressed to the assistant whose verb asks it to drop, or not to
@@ -115,10 +116,13 @@ _ZH_EMPTY = frozenset({"", "它", "这", "那", "这些", "那些", "刚才", "�
                        "那句话", "这句话", "那段话", "这段话", "上一条", "上条", "刚才那条", "刚才那句", "那段", "这段"})
 _POLITE_LATIN = re.compile(r"\b(?:pls|plz|please|thx|thanks)\b", re.I)
 
+#: an explicit correction: the change markers of the write rules (:data:`~memory_engine.write.rules.CHANGE_MARKERS_ZH`,
+#: ``CHANGE_MARKERS_EN``, one list for both patterns) plus the phrasings that say so outright only in context
+#: ('不对，', '不是X而是Y', 'instead of', 'moved to')
 EXPLICIT_CORRECTION = re.compile(
-    r"更正|纠正|改为|改成|改到|换成|改用|其实是|应该是|搞错|说错|记错|弄错|写错|不对[，,。]|不是.{1,12}而是|不再|已经不|"
-    r"\b(correction|my (?:mistake|bad)\b|i meant|i mean[t]?,|changed? (?:it |that )?to|switch(?:ed)? to|no longer|not anymore|"
-    r"any ?more\b|instead of|rather than|moved to|update[d]?:|scratch that|that'?s wrong|i was wrong)|"
+    "|".join((*CHANGE_MARKERS_ZH, "改到", r"不对[，,。]", r"不是.{1,12}而是", "已经不")) + "|"
+    r"\b(" + "|".join((*CHANGE_MARKERS_EN, r"i mean[t]?,", r"changed? (?:it |that )?to", r"any ?more\b", "instead of",
+                        "rather than", "moved to", "update[d]?:")) + ")|"
     # a contrast that names the wrong value: "my city is Suzhou, not Hangzhou" (replacement, see replaced_phrase)
     r"[，,]\s*不是(?=[^。，；！？,.;!?\n]{1,12}(?:$|[。！？!?.]))|"
     r",\s*not\b(?=\s+(?!only\b|just\b|even\b|yet\b|really\b|bad\b|sure\b|too\b|to\b|that\b|always\b|final\b|confirmed\b|decided\b|fixed\b|certain\b)\w)",

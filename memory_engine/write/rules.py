@@ -58,13 +58,26 @@ DECISION = re.compile(
     r"signed up|booked|scheduled)\b",
     re.IGNORECASE,
 )
+#: Markers that say outright that something said before was wrong or has changed (regex
+#: alternatives, matched case-insensitively; English ones at a word start). The one list both
+#: :data:`CORRECTION` (may this text correct anything?) and
+#: :data:`memory_engine.write.intents.EXPLICIT_CORRECTION` (does it say so outright?) are built
+#: from: an admitted slip ('说错了', 'my mistake') that only the explicit pattern knew never asked
+#: which memory the correction names.
+CHANGE_MARKERS_ZH: tuple[str, ...] = (
+    "更正", "纠正", "改为", "改成", "换成", "改用", "其实是", "应该是", "搞错", "说错", "记错", "弄错", "写错", "不再",
+)
+CHANGE_MARKERS_EN: tuple[str, ...] = (
+    "correction", r"my (?:mistake|bad)\b", "i meant", r"switch(?:ed)? to", "no longer", "not anymore", "scratch that",
+    r"that'?s wrong", "i was wrong",
+)
+#: words that may mark a correction but are ordinary language too ('不要', 'actually', "don't", 'cancel'):
+#: only CORRECTION counts them (write/intents.correction_strength calls such a text 'weak')
+_WEAK_MARKERS_ZH = ("不要", "不喜欢", "取消", "不对", "别再", "别给我", "别推")
+_WEAK_MARKERS_EN = ("don'?t", "do not", "instead", "change to", "changed to", "actually", "cancel", "cancelled",
+                    "canceled", "stop")
 CORRECTION = re.compile(
-    r"不要|不喜欢|取消|改为|改成|更正|纠正|不再|换成|改用|其实是|应该是|搞错|说错|记错|弄错|写错|不对|别再|别给我|别推|"
-    # the admissions of a slip that write/intents.EXPLICIT_CORRECTION already counts ('说错了', 'my mistake'):
-    # without them here the write path never asked which memory the correction names
-    r"\b(don'?t|do not|no longer|not anymore|instead|change to|changed to|switch(ed)? to|actually|correction|"
-    r"my (?:mistake|bad)|i meant|scratch that|i was wrong|that'?s wrong|"
-    r"cancel|cancelled|canceled|stop)\b",
+    "|".join((*CHANGE_MARKERS_ZH, *_WEAK_MARKERS_ZH)) + r"|\b(" + "|".join((*CHANGE_MARKERS_EN, *_WEAK_MARKERS_EN)) + r")\b",
     re.IGNORECASE,
 )
 NEGATION = re.compile(r"不|没|别|无|非|\b(not|no|never|don'?t|doesn'?t|didn'?t|won'?t|isn'?t|cannot|can'?t)\b", re.IGNORECASE)

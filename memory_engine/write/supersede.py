@@ -45,6 +45,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterable, Set
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -80,7 +81,7 @@ from .intents import (
 )
 from .records import deprecate_patch
 
-__all__ = ["CorrectionFinder", "SubjectRule", "Superseder", "number_terms", "term_share"]
+__all__ = ["Claim", "CorrectionFinder", "SubjectRule", "Superseder", "Verdict", "number_terms", "term_share"]
 
 _EN_NUMBERS = {w: str(i) for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
@@ -148,6 +149,51 @@ class SubjectRule:
         return term_share(a, b) >= self.overlap or sim >= self.strong
 
 
+@dataclass(frozen=True)
+class Claim:
+    """What a correction text says, read once before its older memories are judged
+    (:meth:`CorrectionFinder.evidence_basis`): the ``clean`` text, its author's ``role`` and
+    metadata ``meta``, ``strength`` ('explicit' / 'weak', :func:`~memory_engine.write.intents.correction_strength`),
+    the corrected ``clause`` and the words before it in its sentence (``clause_before``), whether
+    the sentence is a ``conditional``, the ``replaced`` phrase of a replacement (None otherwise) with its
+    content terms (``replaced_terms``; ``replaced_nums`` numbers normalised), whether it is a
+    ``contrast`` ('X, not Y'), the content terms of the corrected part (``new_terms``) and of the whole
+    text (``full_terms``), marker words removed, its long identifiers (``new_idents``) and whether the
+    clause negates something beyond the meta markers (``neg_new``)."""
+
+    clean: str
+    role: str
+    meta: dict[str, Any]
+    strength: str
+    clause: str
+    clause_before: str
+    conditional: bool
+    replaced: str | None
+    replaced_terms: frozenset[str]
+    replaced_nums: frozenset[str]
+    contrast: bool
+    new_terms: frozenset[str]
+    full_terms: frozenset[str]
+    new_idents: frozenset[str]
+    neg_new: bool
+
+    @property
+    def span(self) -> str:
+        """The corrected clause as the evidence reports it."""
+        return self.clause.strip()
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One older memory under a correction: the archive ``evidence`` dict, or the ``link`` a
+    replacement leaves on a memory it may not archive (``archived`` False), and why it is not
+    archived (``refused``, empty when it is; written to the debug log)."""
+
+    evidence: dict[str, Any] | None = None
+    link: dict[str, Any] | None = None
+    refused: str = ""
+
+
 def _long_identifiers(text: str) -> set[str]:
     return {i for i in identifiers(text) if sum(ch.isdigit() for ch in i) >= 3}
 
@@ -205,7 +251,6 @@ class CorrectionFinder:
             return [], []  # 'My doctor told me I shouldn't drink coffee anymore': someone else's words
         # 'if I moved...', 'once the bridge opens', "when I'm exhausted": what would be, not what changed
         conditional = CONDITION.search(sentence) is not None
-        meta = metadata or {}
         # 'coconut oil instead of butter' may only retire a memory that names butter
         replaced = replaced_phrase(clean) if strength == "explicit" else None
         replaced_terms = set(content_terms(replaced)) - rules.MARKER_TERMS if replaced else set()
@@ -225,55 +270,81 @@ class CorrectionFinder:
             # the replaced value says which memory is meant, not what it is about: the subject must be
             # shared apart from it ('Thursday, not Tuesday' must not retire 'spin class on Tuesday')
             new_terms = full_terms - replaced_terms
-        new_idents = _long_identifiers(clean)
         # '不对' / '搞错' / '不是X而是Y' negate no statement: a correction negates what the older memory affirms
         # only through the rest of its clause ('I no longer live in Munich', '以后不要再推荐恐怖片')
-        neg_new = rules.polarity(META_MARKER.sub(" ", clause))
+        claim = Claim(clean=clean, role=role, meta=metadata or {}, strength=strength, clause=clause,
+                      clause_before=clause_before, conditional=conditional, replaced=replaced,
+                      replaced_terms=frozenset(replaced_terms), replaced_nums=frozenset(replaced_nums), contrast=contrast,
+                      new_terms=frozenset(new_terms), full_terms=frozenset(full_terms),
+                      new_idents=frozenset(_long_identifiers(clean)),
+                      neg_new=rules.polarity(META_MARKER.sub(" ", clause)))
         out: list[tuple[str, str, dict[str, Any]]] = []
         links: list[dict[str, Any]] = []
         for p in self.store.search_dense(vec.tolist(), scope.filter(memory_types=self.TYPES), self.limit):
-            if not scope.owns(p) or not same_speaker(role, meta, p.payload, clean):
-                continue
-            sim = self.embedder.rescale(p.score)
-            old_text = p.payload.get("content", "")
-            old_idents = _long_identifiers(old_text)
-            if new_idents and old_idents and not (new_idents & old_idents):
-                continue  # different entities (card 尾号0988 vs 尾号8890)
-            # the speakers' own names ("Gina: ..." prefixes every line of Gina) are no evidence
-            names = content_terms(speaker_of(meta, clean)) | content_terms(
-                speaker_of(p.payload.get("metadata"), old_text))
-            old_terms = set(p.payload.get("terms") or ()) - rules.MARKER_TERMS - names
-            if replaced is not None and not (replaced_nums & number_terms(old_terms)):
-                continue  # a replacement names what it replaces; this memory does not say it
-            if replaced is not None and not _affirms(old_text, replaced_nums):
-                continue  # 'instead of giving up' replaces nothing in "I'm not giving up": it agrees with it
-            osig = rules.signals(old_text)
-            old_negated = rules.polarity(old_text)
-            ev = judge(p.id, strength=strength, scope_terms=new_terms - names, old_terms=old_terms, similarity=sim,
-                       new_negated=neg_new, old_negated=old_negated, params=self.params,
-                       old_stance=(osig.preference or osig.decision) and not osig.uncertain)
-            kept = number_terms(old_terms) - number_terms(new_terms) - replaced_nums if contrast else set()
-            basis = "replaced"
-            share = restated_share(number_terms(full_terms - names), number_terms(old_terms))
-            if replaced is None:
-                subject = number_terms(subject_terms(clause_before, content_terms) - rules.MARKER_TERMS - names)
-                if subject and not subject & number_terms(old_terms):
-                    continue  # 'My brother switched to Android', '隔壁组改用飞书': another subject changed
-                basis = "negation" if neg_new and not old_negated else "restatement"
-                if basis == "negation" and not negated_terms(clause) - names & number_terms(old_terms):
-                    # '航班是9号不是8号' negates '8号', which '航班是早上七点的' never said: a negation retires
-                    # only a memory that affirms what it negates; else the restatement test decides
-                    basis = "restatement"
-                if basis == "restatement" and (share < self.restated or len(
-                        countable_terms(number_terms(old_terms))) < self.restated_min_terms):
-                    continue  # '其实是我朋友推荐的这家火锅店' restates too little of what it would retire
-            if ev is not None and not kept and not conditional:
-                out.append((p.id, p.payload.get("memory_type", MemoryType.SEMANTIC.value),
-                            {**ev.as_dict(), "basis": basis, "restated": round(share, 4), "span": clause.strip()}))
-            elif replaced is not None:  # it states Y: outranked by the correction, nothing archived
-                links.append({"id": p.id, "rule": "corrects", "replaced_terms": sorted(replaced_terms),
-                              "kept_terms": sorted(kept), "similarity": round(sim, 4), "archived": False})
+            if not scope.owns(p):
+                continue  # defence in depth: the filter already isolates
+            verdict = self.evidence_basis(claim, p.id, p.payload, self.embedder.rescale(p.score))
+            if verdict.evidence is not None:
+                out.append((p.id, p.payload.get("memory_type", MemoryType.SEMANTIC.value), verdict.evidence))
+            elif verdict.link is not None:
+                links.append(verdict.link)
+            if verdict.refused:
+                log.debug("correction %r does not retire %s: %s", claim.span, p.id, verdict.refused)
         return out, links
+
+    def evidence_basis(self, c: Claim, memory_id: str, payload: dict[str, Any], sim: float) -> Verdict:
+        """Whether correction ``c`` retires the older memory (``payload``, rescaled similarity ``sim``
+        in [0, 1]): a :class:`Verdict` with the archive ``evidence`` (``basis`` / ``restated`` / ``span``,
+        module docstring), or the ``link`` a replacement leaves on a memory it may not archive, and
+        otherwise the reason it is ``refused``. Pure: no store access."""
+        if not same_speaker(c.role, c.meta, payload, c.clean):
+            return Verdict(refused="another speaker's memory")
+        old_text = payload.get("content", "")
+        old_idents = _long_identifiers(old_text)
+        if c.new_idents and old_idents and not (c.new_idents & old_idents):
+            return Verdict(refused="different identifiers")  # different entities (card 尾号0988 vs 尾号8890)
+        # the speakers' own names ("Gina: ..." prefixes every line of Gina) are no evidence
+        names = content_terms(speaker_of(c.meta, c.clean)) | content_terms(
+            speaker_of(payload.get("metadata"), old_text))
+        old_terms = set(payload.get("terms") or ()) - rules.MARKER_TERMS - names
+        if c.replaced is not None and not (c.replaced_nums & number_terms(old_terms)):
+            # a replacement names what it replaces; this memory does not say it
+            return Verdict(refused="does not state the replaced value")
+        if c.replaced is not None and not _affirms(old_text, set(c.replaced_nums)):
+            # 'instead of giving up' replaces nothing in "I'm not giving up": it agrees with it
+            return Verdict(refused="negates the replaced value already")
+        osig = rules.signals(old_text)
+        old_negated = rules.polarity(old_text)
+        ev = judge(memory_id, strength=c.strength, scope_terms=set(c.new_terms) - names, old_terms=old_terms,
+                   similarity=sim, new_negated=c.neg_new, old_negated=old_negated, params=self.params,
+                   old_stance=(osig.preference or osig.decision) and not osig.uncertain)
+        kept = number_terms(old_terms) - number_terms(c.new_terms) - c.replaced_nums if c.contrast else set()
+        basis = "replaced"
+        share = restated_share(number_terms(c.full_terms - names), number_terms(old_terms))
+        if c.replaced is None:
+            subject = number_terms(subject_terms(c.clause_before, content_terms) - rules.MARKER_TERMS - names)
+            if subject and not subject & number_terms(old_terms):
+                # 'My brother switched to Android', '隔壁组改用飞书': another subject changed
+                return Verdict(refused="another subject")
+            basis = "negation" if c.neg_new and not old_negated else "restatement"
+            if basis == "negation" and not negated_terms(c.clause) - names & number_terms(old_terms):
+                # '航班是9号不是8号' negates '8号', which '航班是早上七点的' never said: a negation retires
+                # only a memory that affirms what it negates; else the restatement test decides
+                basis = "restatement"
+            if basis == "restatement" and (share < self.restated or len(
+                    countable_terms(number_terms(old_terms))) < self.restated_min_terms):
+                # '其实是我朋友推荐的这家火锅店' restates too little of what it would retire
+                return Verdict(refused=f"restates too little (share {share:.2f})")
+        if ev is not None and not kept and not c.conditional:
+            return Verdict(evidence={**ev.as_dict(), "basis": basis, "restated": round(share, 4), "span": c.span})
+        refused = ("no evidence it names this memory" if ev is None else
+                   f"holds more than the corrected value ({', '.join(sorted(kept))})" if kept else "a condition")
+        if c.replaced is None:
+            return Verdict(refused=refused)
+        # it states Y: outranked by the correction, nothing archived
+        return Verdict(link={"id": memory_id, "rule": "corrects", "replaced_terms": sorted(c.replaced_terms),
+                             "kept_terms": sorted(kept), "similarity": round(sim, 4), "archived": False},
+                       refused=refused)
 
 
 def negated_terms(clause: str) -> set[str]:

@@ -105,3 +105,29 @@ def test_parse_citations():
     text = "Use SF [mem-00000000000000ab] and [mem-00000000000000cd]; again [mem-00000000000000ab]. [mem-xyz]"
     assert parse_citations(text) == ["00000000000000ab", "00000000000000cd"]
     assert parse_citations("") == []
+
+
+# one sample text per shared change marker (rules.CHANGE_MARKERS_ZH / _EN), in list order
+_CHANGE_SAMPLES_ZH = ("更正一下", "纠正一下", "改为周三", "改成周三", "换成咖啡", "改用飞书", "其实是周三", "应该是周三", "我搞错了",
+                      "我说错了", "我记错了", "弄错了", "写错了", "我不再吃肉")
+_CHANGE_SAMPLES_EN = ("correction: it's Tuesday", "my mistake, it's Tuesday", "i meant Tuesday", "I switched to tea",
+                      "I no longer eat meat", "vegan? not anymore", "scratch that, Tuesday", "that's wrong, Tuesday",
+                      "I was wrong about Tuesday")
+
+
+def test_correction_markers_have_one_source():
+    """Both correction patterns are built from the one list of change markers (write/rules.py): a marker
+    added there counts for the write rules' CORRECTION and for intents.EXPLICIT_CORRECTION alike."""
+    from memory_engine.write.intents import EXPLICIT_CORRECTION, correction_strength
+
+    assert len(_CHANGE_SAMPLES_ZH) == len(rules.CHANGE_MARKERS_ZH)
+    assert len(_CHANGE_SAMPLES_EN) == len(rules.CHANGE_MARKERS_EN)
+    for rx in (rules.CORRECTION, EXPLICIT_CORRECTION):
+        assert "|".join(rules.CHANGE_MARKERS_ZH) in rx.pattern and "|".join(rules.CHANGE_MARKERS_EN) in rx.pattern
+    for text in (*_CHANGE_SAMPLES_ZH, *_CHANGE_SAMPLES_EN):
+        assert rules.CORRECTION.search(text) and EXPLICIT_CORRECTION.search(text), text
+        assert correction_strength(text, True) == "explicit", text
+    # the ordinary-language markers stay weak: only the write rules count them
+    for text in ("不要放香菜", "actually it was fun", "cancel my order", "don't forget"):
+        assert rules.CORRECTION.search(text) and not EXPLICIT_CORRECTION.search(text), text
+        assert correction_strength(text, True) == "weak", text

@@ -8,6 +8,7 @@ import pytest
 
 from memory_engine.config import FusionStrategy, RetrievalSection, WriteSection
 from memory_engine.errors import ConfigError
+from memory_engine.retrieve.admission import Admission
 from memory_engine.retrieve.candidates import CandidateBuilder, pool_routes
 from memory_engine.retrieve.cutoffs import Budget, RelevanceFloor
 from memory_engine.retrieve.fusers import FUSERS, FiveTermFusion, RRFFusion, WeightedFusion, fuser_for
@@ -87,9 +88,31 @@ def test_pool_skips_other_owners_and_keeps_channel_ranks():
     pool = pool_routes({
         "vector": [ScoredPayload("m1", 0.9, mine), ScoredPayload("x", 0.8, {"tenant_id": "t", "user_id": "other"})],
         "fact": [ScoredPayload("m2", 1.0, mine), ScoredPayload("m1", 1.0, mine)],
-    }, scope)
+    }, Admission(scope))
     assert list(pool.payloads) == ["m1", "m2"]
     assert pool.ranks["m1"] == {"vector": 1, "fact": 2} and pool.fact_ids >= {"m1", "m2"}
+
+
+_MINE = {"tenant_id": "t", "user_id": "u"}
+_CONFIRMED = {"_confirmed_by_user": {"text": "ok", "at": 1.0}}
+
+
+@pytest.mark.parametrize(("payload", "exclude_flagged", "user_only", "admitted"), [
+    (_MINE, True, True, True),
+    ({"tenant_id": "t", "user_id": "other"}, False, False, False),  # another owner: never
+    ({"tenant_id": "x", "user_id": "u"}, False, False, False),
+    ({**_MINE, "flagged": True}, True, False, False),  # a planted instruction stays out ...
+    ({**_MINE, "flagged": True}, False, False, True),  # ... only when retrieval.exclude_flagged is on
+    ({**_MINE, "role": "assistant"}, False, True, False),  # the assistant's word on the user
+    ({**_MINE, "role": "assistant"}, False, False, True),
+    ({**_MINE, "role": "assistant", "metadata": _CONFIRMED}, False, True, True),  # confirmed: the user's
+])
+def test_admission_is_one_check_for_every_route(payload, exclude_flagged, user_only, admitted):
+    admit = Admission(Scope("t", "u", "v"), exclude_flagged, user_only)
+    row = ScoredPayload("m", 0.5, payload)
+    assert admit.admits(row) is admitted
+    # the routes' pool applies exactly this check (the context and hop stages call the same method)
+    assert ("m" in pool_routes({"vector": [row]}, admit).payloads) is admitted
 
 
 def test_stage_config_checks():

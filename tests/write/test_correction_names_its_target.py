@@ -53,3 +53,18 @@ def test_a_slip_of_the_tongue_about_something_else_retires_nothing(engine):
     assert res.superseded_ids == ()
     got = engine.retrieve("我喜欢什么运动", user_id="u-slip", now=T0 + timedelta(days=2))
     assert ids[0] in [h.memory_id for h in got.hits]
+
+
+def test_the_memory_a_correction_keeps_has_its_reason_in_the_debug_log(engine, caplog):
+    """The supersession loop judges each older memory in one place (supersede.CorrectionFinder.evidence_basis):
+    what it keeps, it keeps for a reason the debug log names; what it archives carries its basis."""
+    user = "u-reason"
+    olds = ["我的航班是12月8号", "航班是早上七点的"]
+    ids = [engine.add(t, user_id=user, session_id="s1", now=T0 + timedelta(minutes=i)).memory_id
+           for i, t in enumerate(olds)]
+    with caplog.at_level("DEBUG", logger="memory_engine.write.supersede"):
+        res = engine.add("搞错了，航班是9号不是8号", user_id=user, session_id="s2", now=T0 + timedelta(days=2))
+    assert res.superseded_ids == (ids[0],) and res.evidence[0]["span"]
+    reasons = [r.getMessage() for r in caplog.records if ids[1] in r.getMessage()]
+    assert reasons and all("does not retire" in m for m in reasons), reasons
+    assert not any(ids[0] in r.getMessage() for r in caplog.records)

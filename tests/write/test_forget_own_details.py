@@ -48,18 +48,11 @@ def test_statements_stay_statements(text):
     ("My address is 12 Elm Street, Apt 4", "My parents' address is 88 Oak Road", "forget my address"),
     ("我住在朝阳区望京西园三区", "我妈住在杭州西湖区", "把我住址删掉吧"),
 ])
-def test_forget_keeps_a_relatives_detail(engine, t0, own, relative, ask):
-    mine = engine.add(own, user_id="u", now=t0).memory_id
-    theirs = engine.add(relative, user_id="u", now=t0 + timedelta(minutes=1)).memory_id
-    r = engine.add(ask, user_id="u", now=t0 + timedelta(days=1))
-    assert r.outcome == "forgotten" and r.superseded_ids == (mine,)
-    assert engine.memory(theirs, user_id="u").status.value == "current"
+def test_forget_keeps_a_relatives_detail(forget_scene, own, relative, ask):
+    forget_scene([own, relative], ask, target=0, ask_at=timedelta(days=1))
 
 
 @pytest.mark.integration
-def test_forget_naming_a_relative_archives_only_that_relatives_detail(engine, t0):
-    mine = engine.add("My address is 12 Elm Street, Apt 4", user_id="u", now=t0).memory_id
-    parents = engine.add("My parents' address is 88 Oak Road", user_id="u", now=t0 + timedelta(minutes=1)).memory_id
-    r = engine.add("forget my parents' address", user_id="u", now=t0 + timedelta(days=1))
-    assert r.outcome == "forgotten" and r.superseded_ids == (parents,)
-    assert engine.memory(mine, user_id="u").status.value == "current"
+def test_forget_naming_a_relative_archives_only_that_relatives_detail(forget_scene):
+    forget_scene(["My address is 12 Elm Street, Apt 4", "My parents' address is 88 Oak Road"],
+                 "forget my parents' address", target=1, ask_at=timedelta(days=1))
