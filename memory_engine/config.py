@@ -449,11 +449,26 @@ class RetrievalSection(_Section):
         "血压, 花生 covers 'peanuts'. Without it such a pair has coverage 0 and rests on e5-small's cross-lingual "
         "similarity, which does not separate true pairs from unrelated ones (dev, retrieve/crosslang.py)."
     )
+    cross_language_gloss_share: float = Field(
+        0.5, gt=0.0, le=1.0, description="A dictionary gloss of three or more content terms bridges a Chinese word to "
+        "English text that carries at least this share of them (and at least two): CC-CEDICT's 出差 is 'to go on an "
+        "official or business trip' (4 terms), and \"a business trip\" carries 2. Glosses of one or two terms always "
+        "need every term (血压 'blood pressure' is not \"blood sugar\"). 1 = every term (the rule before issue 16 "
+        "class 3; dev suite implicit-recall-zh, q_en_trip_prep)."
+    )
     relative_mismatch: float = Field(
         0.3, ge=0.0, le=1.0, description="When a question (not a dialogue) names relatives ('我舅舅', 'my daughter') "
         "and a memory names only other ones ('我姑姑', 'my son'), its dense similarity, keyword coverage and BM25 "
         "are multiplied by this: the aunt's birthday is no answer about the uncle, and a never-stored relative "
         "must return nothing rather than another relative's fact (1 = off)."
+    )
+    relative_lookup_max_terms: int = Field(
+        4, ge=0, description="The relative mismatch applies only to a lookup (text.is_lookup): a query that asks "
+        "(question mark, 什么 / 哪 / 谁 / 吗, an opening wh-word) or a phrase of at most this many content terms "
+        "('我舅舅的生日': 2, 'my daughter's peanut allergy': 3). A longer statement of the user's present ('我儿子"
+        "最近天天抱着平板打游戏，我在想要不要直接没收', 9 terms) recalls experience, and the memory it relates to "
+        "may be about another relative (the user's father smashing their computer): implicit recall, issue 16 "
+        "class 3 (dev suite implicit-recall-zh). 0 = only questions count as lookups."
     )
     entity_hops: bool = Field(
         True, description="Multi-hop: named entities of the top hits that the query does not name ('my manager' -> "

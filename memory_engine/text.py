@@ -165,6 +165,25 @@ _KIN_ZH = tuple(sorted((w for w in _KIN if _CJK.match(w)), key=lambda w: (len(w)
 _KIN_EN_WORD = re.compile(r"[a-z]+")
 
 
+#: a question: a question mark, a Chinese interrogative word or final particle, or an English
+#: wh-word / auxiliary opening the sentence (``asks``)
+_ASKS = re.compile(
+    r"[?？]|什么|啥|哪|谁|几[个号点月天岁年次]|多少|多久|多大|怎么|怎样|如何|为什么|是否|是不是|有没有|[吗呢么]\W*$|"
+    r"^\W*(?:what|which|who|whom|whose|where|when|why|how|do|does|did|is|are|was|were|can|could|have|has|had)\b",
+    re.IGNORECASE)
+
+
+def is_lookup(text: str, max_terms: int) -> bool:
+    """Whether ``text`` looks something up: it asks (a question mark, 什么 / 哪 / 谁 / 几 / 多少 / 怎么 /
+    是不是 / 有没有, a final 吗 / 呢, an opening wh-word or auxiliary), or it is a phrase of at most
+    ``max_terms`` content terms ('我舅舅的生日', 'my daughter's allergy'). A longer statement is the
+    user telling their present ('我儿子最近天天抱着平板打游戏'): a memory to recall for it may be about
+    another person (the user's own father taking away their games), so kinship words say nothing
+    about which memory answers it."""
+    t = (text or "").strip()
+    return bool(t) and (_ASKS.search(t) is not None or len(content_terms(t)) <= max_terms)
+
+
 @lru_cache(maxsize=65_536)
 def relatives(text: str) -> frozenset[str]:
     """The relatives ``text`` names through kinship words, as canonical ids ('舅舅' ->

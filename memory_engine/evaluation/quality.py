@@ -209,6 +209,42 @@ def calibration_frame(queries: Iterable[QueryResult | Mapping[str, Any]]) -> Any
     return pd.DataFrame(rows, columns=["kind", "top_relevance", "no_candidate", "suite", "category"])
 
 
+def floor_sweep(df: Any, grid: Sequence[float]) -> list[dict[str, float]]:
+    """Per candidate floor ``f`` of ``grid`` (relevance, 0..1) over a :func:`calibration_frame`: ``answered``,
+    the share of answerable queries whose best candidate reaches ``f`` (the gate opens, so the answer can
+    be returned), ``silent``, the share of unanswerable ones whose best candidate stays below it (nothing
+    returned), and ``balanced`` = (answered + silent) / 2, the balanced accuracy of the floor as a
+    classifier of answerable questions (Brodersen et al. 2010). A share of a kind without queries is 1."""
+    ans = [float(x) for x in df[df["kind"] == "answerable"]["top_relevance"]] if len(df) else []
+    una = [float(x) for x in df[df["kind"] == "unanswerable"]["top_relevance"]] if len(df) else []
+    out = []
+    for f in grid:
+        answered = sum(r >= f for r in ans) / len(ans) if ans else 1.0
+        silent = sum(r < f for r in una) / len(una) if una else 1.0
+        out.append({"floor": float(f), "answered": answered, "silent": silent, "balanced": (answered + silent) / 2})
+    return out
+
+
+def pick_floor(rows: Sequence[Mapping[str, float]]) -> tuple[float, float, float]:
+    """(low, high, middle) of the widest run of consecutive grid floors of :func:`floor_sweep` that share
+    the best balanced accuracy: the plateau, and its middle as the calibrated floor (a floor at the edge
+    of the plateau moves with one query). ValueError for no rows."""
+    if not rows:
+        raise ValueError("no floor rows to pick from")
+    best = max(r["balanced"] for r in rows)
+    runs: list[list[float]] = []
+    prev_best = False
+    for r in rows:
+        on = abs(r["balanced"] - best) < 1e-12
+        if on and prev_best:
+            runs[-1].append(r["floor"])
+        elif on:
+            runs.append([r["floor"]])
+        prev_best = on
+    run = max(runs, key=len)
+    return run[0], run[-1], round((run[0] + run[-1]) / 2, 4)
+
+
 def calibration_figure(df: Any, floor: float | None = None, title: str | None = None) -> Any:
     """Overlaid histograms of the top candidate's relevance for answerable vs unanswerable queries,
     with the relevance floor as a vertical line: the floor should sit between the two."""
@@ -228,4 +264,4 @@ def calibration_figure(df: Any, floor: float | None = None, title: str | None = 
 
 
 __all__ = ["AbstentionFigures", "ContextFigures", "QualityFigures", "StaleFigures", "calibration_figure",
-           "calibration_frame", "official_tables", "quality_figures", "render_quality"]
+           "calibration_frame", "floor_sweep", "official_tables", "pick_floor", "quality_figures", "render_quality"]

