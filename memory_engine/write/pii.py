@@ -430,7 +430,8 @@ def load_secret_plugins(names: tuple[str, ...]) -> tuple[Any, ...]:
     Raises ConfigError naming an unknown plugin."""
     from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 
-    by_name: dict[str, Any] = {cls.__name__: cls for cls in get_mapping_from_secret_type_to_class().values()}
+    mapping: dict[Any, Any] = get_mapping_from_secret_type_to_class()
+    by_name: dict[str, Any] = {plugin.__name__: plugin for plugin in mapping.values()}
     bad = [n for n in names if n not in by_name]
     if bad:
         raise ConfigError(f"unknown detect-secrets plugin(s) {bad}; valid: {', '.join(sorted(by_name))}",
