@@ -2,9 +2,10 @@
 
 Exit codes (``memwb ci``): 0 all holds; 1 a ``must-pass`` case failed, an
 ``irrelevant`` violation (outside cases tagged ``known-gap``, which are reported only) or a
-``not_contains`` leak occurred, or a metric fell
+``not_contains`` leak occurred (known-gap or not), or a metric fell
 more than ``max_drop`` (absolute, metrics are 0..1) below the baseline in the
-whole run or in any category; 2 bad input (raised as errors, mapped by the CLI).
+whole run or in any category, both taken over the queries outside ``known-gap`` cases;
+2 bad input (raised as errors, mapped by the CLI).
 
 Each delta carries a 95% paired-bootstrap interval over the queries present
 in both runs (:func:`~memory_engine.evaluation.metrics.paired_bootstrap_delta`),
@@ -172,9 +173,16 @@ def compare(
     deltas: list[MetricDelta] = []
     if baseline is not None:
         bq = baseline["queries"]
-        for g, qs in _groups(run.queries).items():
+        # the metric gate leaves out the known-gap queries too: a documented limitation sits at the edge by
+        # definition (a relevant memory at rank 5 or 6, under the floor by 0.01), so its outcome flips with the
+        # last digits of a cosine or a tie broken by a random memory id, and one flip in a category of 35 is a
+        # drop of 0.029; the baseline's means are then taken over the same gated queries
+        for g, all_qs in _groups(run.queries).items():
+            qs = [q for q in all_qs if KNOWN_GAP_TAG not in q.tags]
+            if not qs:
+                continue
             base_means = baseline["groups"].get(g)
-            if restrict_baseline:
+            if restrict_baseline or len(qs) < len(all_qs):
                 base_means = _restricted_means(bq, [q.key for q in qs], metrics)
             agg = aggregate(qs, g)
             for m in metrics:

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ValidationError
 from .importers import LOCOMO_CATEGORIES
 from .runner import QueryResult
 
@@ -228,9 +229,9 @@ def floor_sweep(df: Any, grid: Sequence[float]) -> list[dict[str, float]]:
 def pick_floor(rows: Sequence[Mapping[str, float]]) -> tuple[float, float, float]:
     """(low, high, middle) of the widest run of consecutive grid floors of :func:`floor_sweep` that share
     the best balanced accuracy: the plateau, and its middle as the calibrated floor (a floor at the edge
-    of the plateau moves with one query). ValueError for no rows."""
+    of the plateau moves with one query). ValidationError for no rows."""
     if not rows:
-        raise ValueError("no floor rows to pick from")
+        raise ValidationError("no floor rows to pick from")
     best = max(r["balanced"] for r in rows)
     runs: list[list[float]] = []
     prev_best = False
