@@ -42,6 +42,7 @@ is undoable for ``write.undo_days`` (:class:`Superseder`).
 
 from __future__ import annotations
 
+import calendar
 import logging
 import re
 from collections.abc import Iterable, Set
@@ -313,6 +314,15 @@ class CorrectionFinder:
         if c.replaced is not None and not _affirms(old_text, set(c.replaced_nums)):
             # 'instead of giving up' replaces nothing in "I'm not giving up": it agrees with it
             return Verdict(refused="negates the replaced value already")
+        if (c.replaced is not None or c.neg_new) and not subject_words(
+                (negated_terms(c.clause) | c.replaced_terms) - names):
+            # what it negates or replaces is a bare value (a day, a number): the rest of it names the subject
+            about = correction_subject(c.clean, names | c.replaced_terms)
+            if about and not _shares_subject(about, old_terms):
+                # '看牙是周四上午，不是周二' replaces 周二 in the dentist memory, not in '周二晚上还要去参加表弟的
+                # 婚礼', which shares only the replaced day: a replacement with a subject of its own retires
+                # only a memory of that subject (fresh-user trial, session 6: both were archived)
+                return Verdict(refused="shares only the replaced value")
         osig = rules.signals(old_text)
         old_negated = rules.polarity(old_text)
         ev = judge(memory_id, strength=c.strength, scope_terms=set(c.new_terms) - names, old_terms=old_terms,
@@ -345,6 +355,41 @@ class CorrectionFinder:
         return Verdict(link={"id": memory_id, "rule": "corrects", "replaced_terms": sorted(c.replaced_terms),
                              "kept_terms": sorted(kept), "similarity": round(sim, 4), "archived": False},
                        refused=refused)
+
+
+#: weekday and month words: values a correction replaces ('Thursday, not Tuesday'), not its subject
+_CALENDAR_WORDS = frozenset(content_terms(" ".join((*calendar.day_name, *calendar.day_abbr, *calendar.month_name,
+                                                     *calendar.month_abbr))))
+#: the words people wrap a correction in ('oops, my mistake', 'sorry, I said … but I meant …'): no subject
+_APOLOGY_WORDS = frozenset(content_terms("oops sorry apologies mistake my bad meant said typo wait correction "
+                                         "actually 刚才 刚刚 抱歉 不好意思 哦"))
+_ZH_CALENDAR = re.compile(r"^(?:周|星期|礼拜)[一二三四五六日天末]?$|^[一二三四五六七八九十]+月$|^(?:上午|下午|晚上|早上|中午|今天|明天|昨天)$")
+
+
+def subject_words(terms: set[str] | frozenset[str]) -> set[str]:
+    """The words of a correction that name its subject rather than a value: countable terms
+    (:func:`countable_terms`) without digits, weekday / month names or Chinese day and time-of-day
+    words. '{flight, osaka, 14th}' -> {flight, osaka}; '{7pm}' or '{thursday}' -> set() (a bare value
+    names no subject, so any memory stating the replaced value may be meant)."""
+    return {t for t in countable_terms(set(terms)) if not any(ch.isdigit() for ch in t)
+            and t.lower() not in _CALENDAR_WORDS and t not in _APOLOGY_WORDS and not _ZH_CALENDAR.match(t)}
+
+
+def correction_subject(text: str, leave_out: Set[str]) -> set[str]:
+    """The subject words (:func:`subject_words`) of a correction's ``text``: its content terms without
+    the meta markers ('说错了', 'correction:'), the marker words, what it negates and ``leave_out``
+    (the speakers' names, the replaced value's terms)."""
+    terms = set(content_terms(META_MARKER.sub(" ", text))) - rules.MARKER_TERMS - set(leave_out)
+    return subject_words(terms - negated_terms(text))
+
+
+def _shares_subject(about: set[str], old_terms: set[str]) -> bool:
+    """Whether an older memory's terms carry one of the subject words ``about``: the same term, or for
+    Chinese a word inside the other ('看牙' / '上午看牙'), as :func:`restated_share` counts it."""
+    if about & old_terms:
+        return True
+    return any(len(a) > 1 and len(o) > 1 and not a.isascii() and not o.isascii() and (a in o or o in a)
+               for a in about for o in old_terms)
 
 
 def negated_terms(clause: str) -> set[str]:

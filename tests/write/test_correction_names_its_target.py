@@ -25,6 +25,10 @@ CASES = [
     (["我的航班是12月8号", "航班是早上七点的"], "记错了，航班是9号不是8号"),
     (["My flight is on December 8", "My flight leaves from terminal two"],
      "Oops, my mistake - the flight is on December 9, not the 8th"),
+    # fresh-user trial, session 6: the other memory shares only the replaced day; both were archived
+    (["我跟王医生约了周二上午看牙", "周二晚上还要去参加表弟的婚礼"], "刚才说错了，看牙是周四上午，不是周二"),
+    (["My flight to Osaka is on November 12th, seat 32A", "Book club meets on November 12th at Mia's place"],
+     "Correction: my flight to Osaka is on the 14th, not the 12th"),
 ]
 
 
