@@ -244,6 +244,22 @@ def _zh_forget_clause(clause: str) -> str | None:
     return None
 
 
+#: words by which a forget request points at what was said or kept ('what I said about', 'that I', 'my info',
+#: 关于…的那条, 别记, 删): a request without one that matches nothing may be a statement that only uses the verb
+#: ('forget the fancy place', a restaurant named 一坐一忘), so its words are kept (write/pipeline.py)
+_ADDRESSES_MEMORY = re.compile(
+    r"\b(?:that|what|everything|anything|all|about|said|told|mentioned|remember\w*|sav\w*|keep\w*|kept|stor\w*|"
+    r"memor\w*|info\w*|details?|delete|erase|remove|record\w*|notes?)\b|"
+    r"关于|那条|这条|那件|这件|的事|信息|记录|记忆|记住|别记|不要记|不用记|删|说的|说过|提到|告诉", re.IGNORECASE)
+
+
+def addresses_memory(text: str) -> bool:
+    """Whether a forget request points at something said or stored (see ``_ADDRESSES_MEMORY``): 'Forget what
+    I said about my dentist', '忘掉关于牙医的那条' -> True; "I'm eating at Forget-Me-Not tonight, forget the
+    fancy place", '今晚去一坐一忘吧' -> False."""
+    return _ADDRESSES_MEMORY.search(text or "") is not None
+
+
 def forget_target(text: str) -> str | None:
     """The words naming what to forget when ``text`` is an explicit forget request,
     '' when it names nothing ('forget that', '那条别记了': the newest memory is meant),

@@ -40,7 +40,7 @@ from .facts import FactBook, fact_key
 from .forgetting import Forgetter
 from .gate import WriteGate
 from .injection import planted_instruction
-from .intents import EXPLICIT_CORRECTION, forget_target
+from .intents import EXPLICIT_CORRECTION, addresses_memory, forget_target
 from .order import SessionOrder
 from .pii import PiiSettings, asked_secret, leads_with_value
 from .records import build_record, touch_patch, upsert_records
@@ -115,7 +115,11 @@ class WritePipeline:
         if req.role == "user" and req.fact is None and req.hint is None:
             target = forget_target(clean)
             if target is not None:  # "forget that I ...": acts on the store, is not stored itself
-                return WriteRun(self._forget(req, target, kinds), clean)
+                forgot = self._forget(req, target, kinds)
+                # a 'request' that names something, matches nothing and points at nothing said ('forget the
+                # fancy place', a restaurant named 一坐一忘) is a statement using the verb: its words are kept
+                if forgot.reason != "forget_intent:no_match" or not target or addresses_memory(clean):
+                    return WriteRun(forgot, clean)
         confirmation = req.role == "user" and req.fact is None and is_confirmation(clean, self.confirmer.max_terms)
         if confirmation:
             merged = self._confirm(req, clean, kinds)  # "yes, book that one": the suggestion becomes the user's

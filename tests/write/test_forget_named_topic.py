@@ -75,3 +75,16 @@ def test_a_bare_pronoun_never_reaches_into_another_session(engine, t0):
     r = engine.add("never mind, forget it", user_id="u", session_id="s2", now=t0 + timedelta(days=1))
     assert r.superseded_ids == () and r.outcome == "rejected"
     assert engine.memory(old, user_id="u").status.value == "current"
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("said,ask", [
+    ("太贵了，我还是订了楼下那家云南菜「一坐一忘」吧", "我今晚在哪吃饭"),
+    ("今晚去一坐一忘吧", "今晚去哪"),
+    ("I'm eating at Forget-Me-Not tonight, forget the fancy place", "where am I eating tonight?"),
+])
+def test_a_statement_that_only_uses_the_forget_verb_is_kept(engine, t0, said, ask):
+    """Fresh-user trial, session 6: these were rejected as 'forget_intent:no_match' and lost."""
+    r = engine.add(said, user_id="u-verb", now=t0)
+    assert r.outcome == "stored" and r.memory_id is not None, r
+    assert r.memory_id in engine.retrieve(ask, user_id="u-verb", now=t0 + timedelta(minutes=1)).ids
