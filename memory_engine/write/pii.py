@@ -266,7 +266,9 @@ _STATE_WORDS = frozenset(
 
 _CODE_WORD = (
     r"(?:(?:door|gate|entry|entrance|garage|alarm|locker|lock|safe|unlock|lock\s*screen|lockbox|key\s*box|keypad|"
-    r"building|access|security|combination|backup|recovery|2fa|two[\s-]factor|verification)\s*codes?|"
+    r"building|access|security|combination|backup|recovery|2fa|two[\s-]factor|verification)"
+    # the device between the place and 'code': 'garage opener code', 'gate keypad code', 'front door remote code'
+    r"(?:\s+(?:door|opener|remote|keypad|panel|box|lock))?\s*codes?|"
     r"combination|combo|解锁码|开锁码|锁屏码|门禁(?:码|卡)?|恢复码|备用码|备份码|救援码|安全码)"
 )
 _KEY_WORD = (

@@ -248,6 +248,9 @@ _JWT = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNr
         ("the door code for the building is 4471, the buzzer is broken", "4471",
          "the door code for the building is [ACCESS_CODE], the buzzer is broken"),
         ("我们小区门禁是4471#，快递员来了让他直接按", "4471#", "我们小区门禁是[ACCESS_CODE]，快递员来了让他直接按"),
+        # fresh-user trial, session 6: a device word between the place and 'code' hid it
+        ("garage opener code 7731 — the left button", "7731", "garage opener code [ACCESS_CODE] — the left button"),
+        ("the gate keypad code is 2580#", "2580#", "the gate keypad code is [ACCESS_CODE]"),
         ("门禁密码是4471#", "4471#", "门禁密码是[PASSWORD]"),
         ("my parents' gate code is 1925* and the opener is in the Honda", "1925*",
          "my parents' gate code is [ACCESS_CODE] and the opener is in the Honda"),
