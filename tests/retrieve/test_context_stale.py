@@ -1,6 +1,6 @@
 """Issue 16 retrieval stages: hybrid fusion, conversation context (neighbour
 expansion and smoothing) and stale values, as pure functions and through a real
-in-memory engine (bundled e5, qdrant-edge)."""
+in-memory quiet_engine (bundled e5, qdrant-edge)."""
 
 from __future__ import annotations
 
@@ -70,15 +70,7 @@ def test_demote_stale_needs_same_subject_a_newer_write_and_equal_coverage():
     assert demote_stale([dated, new], {"old": v, "new": v}, ident, lambda c: c, 0.55, 0.8)[1] == {}
 
 
-@pytest.fixture(scope="module")
-def engine():
-    eng = MemoryEngine.in_memory(EngineConfig().with_overrides({"tracing.enabled": False,
-                                                                "retrieval.touch_on_hit": False}))
-    yield eng
-    eng.close()
-
-
-def test_engine_returns_the_answer_turn_next_to_the_matching_question(engine):
+def test_engine_returns_the_answer_turn_next_to_the_matching_question(quiet_engine):
     """Conversation context end to end: the answer turn shares no word with the query; its
     neighbour (same session, previous turn) does. Without context the answer is not in the
     top 3, with it, it is (fails on the code before this stage)."""
@@ -94,18 +86,18 @@ def test_engine_returns_the_answer_turn_next_to_the_matching_question(engine):
     user = "ctx-user"
     for i, t in enumerate(turns):
         s = "s1" if i < 2 else f"s{i}"
-        engine.add(t, user_id=user, session_id=s, memory_type="episodic", now=T0 + timedelta(minutes=i))
-    stored = {m.content for m in engine.list_memories(user_id=user)}
+        quiet_engine.add(t, user_id=user, session_id=s, memory_type="episodic", now=T0 + timedelta(minutes=i))
+    stored = {m.content for m in quiet_engine.list_memories(user_id=user)}
     assert turns[1] in stored
     q = "pottery class at the community center"
     # the answer turn has no relevance of its own: let it borrow (context_min_relevance 0)
-    lift = MemoryEngine(engine.config.with_overrides({"retrieval.context_min_relevance": 0.0}),
-                        embedder=engine.embedder, store=engine.store, ephemeral=True)
+    lift = MemoryEngine(quiet_engine.config.with_overrides({"retrieval.context_min_relevance": 0.0}),
+                        embedder=quiet_engine.embedder, store=quiet_engine.store, ephemeral=True)
     on = lift.retrieve(q, user_id=user, top_k=3, now=T0 + timedelta(days=2))
-    assert turns[1] not in [h.content for h in engine.retrieve(q, user_id=user, top_k=3,
+    assert turns[1] not in [h.content for h in quiet_engine.retrieve(q, user_id=user, top_k=3,
                                                                now=T0 + timedelta(days=2)).hits]
-    off_cfg = engine.config.with_overrides({"retrieval.context_parents": 0})
-    off = MemoryEngine(off_cfg, embedder=engine.embedder, store=engine.store, ephemeral=True)
+    off_cfg = quiet_engine.config.with_overrides({"retrieval.context_parents": 0})
+    off = MemoryEngine(off_cfg, embedder=quiet_engine.embedder, store=quiet_engine.store, ephemeral=True)
     res_off = off.retrieve(q, user_id=user, top_k=3, now=T0 + timedelta(days=2))
     assert turns[1] in [h.content for h in on.hits]
     assert [h.content for h in on.hits][0] == turns[0]
@@ -113,24 +105,24 @@ def test_engine_returns_the_answer_turn_next_to_the_matching_question(engine):
         [h.content for h in res_off.hits].index(turns[1]) > [h.content for h in on.hits].index(turns[1])
 
 
-def test_engine_newer_habit_outranks_the_older_one(engine):
+def test_engine_newer_habit_outranks_the_older_one(quiet_engine):
     user = "stale-user"
-    engine.add("Every morning I order a flat white at the corner cafe", user_id=user, session_id="a",
+    quiet_engine.add("Every morning I order a flat white at the corner cafe", user_id=user, session_id="a",
                memory_type="episodic", now=T0)
-    engine.add("Every morning I order an oat latte at the corner cafe", user_id=user, session_id="b",
+    quiet_engine.add("Every morning I order an oat latte at the corner cafe", user_id=user, session_id="b",
                memory_type="episodic", now=T0 + timedelta(days=30))
-    res = engine.retrieve("what do I order every morning at the cafe", user_id=user, top_k=2,
+    res = quiet_engine.retrieve("what do I order every morning at the cafe", user_id=user, top_k=2,
                           now=T0 + timedelta(days=31))
     assert "oat latte" in res.hits[0].content
-    off = MemoryEngine(engine.config.with_overrides({"retrieval.stale_discount": 1.0}), embedder=engine.embedder,
-                       store=engine.store, ephemeral=True)
+    off = MemoryEngine(quiet_engine.config.with_overrides({"retrieval.stale_discount": 1.0}), embedder=quiet_engine.embedder,
+                       store=quiet_engine.store, ephemeral=True)
     res_off = off.retrieve("what do I order every morning at the cafe", user_id=user, top_k=2,
                            now=T0 + timedelta(days=31))
     assert res_off.hits[0].score > res.hits[1].score  # the older one was demoted (not archived)
     assert len(res.hits) == 2  # nothing archived: the older value is still there, below
 
 
-def test_chinese_hop_follows_the_event_name_not_only_named_entities(engine):
+def test_chinese_hop_follows_the_event_name_not_only_named_entities(quiet_engine):
     """MemDaily-style two-step question: the query matches the message stating the event's
     duration; the message saying the user attends that event shares only the event's name
     (a common noun compound jieba does not tag as an entity). The hop must reach it."""
@@ -138,12 +130,12 @@ def test_chinese_hop_follows_the_event_name_not_only_named_entities(engine):
 
     assert {"研讨会"} <= hop_terms("教育创新研讨会的持续时间是七天。")
     user = "hop-zh"
-    engine.add("教育创新研讨会的持续时间是七天。", user_id=user, memory_type="episodic", now=T0)
-    engine.add("我将要参加教育创新研讨会。", user_id=user, memory_type="episodic", now=T0 + timedelta(hours=1))
-    engine.add("周末去超市买了很多水果。", user_id=user, memory_type="episodic", now=T0 + timedelta(hours=2))
+    quiet_engine.add("教育创新研讨会的持续时间是七天。", user_id=user, memory_type="episodic", now=T0)
+    quiet_engine.add("我将要参加教育创新研讨会。", user_id=user, memory_type="episodic", now=T0 + timedelta(hours=1))
+    quiet_engine.add("周末去超市买了很多水果。", user_id=user, memory_type="episodic", now=T0 + timedelta(hours=2))
     # at the seed's floor 0.45 the attendance message does not pass on its own relevance
-    strict = MemoryEngine(engine.config.with_overrides({"retrieval.floor": 0.45}), embedder=engine.embedder,
-                          store=engine.store, ephemeral=True)
+    strict = MemoryEngine(quiet_engine.config.with_overrides({"retrieval.floor": 0.45}), embedder=quiet_engine.embedder,
+                          store=quiet_engine.store, ephemeral=True)
     res = strict.retrieve("那个持续时间是七天的活动，我要参加的是哪个？", user_id=user, top_k=3,
                           now=T0 + timedelta(days=1), explain=True)
     got = [h.content for h in res.hits]
@@ -154,36 +146,36 @@ def test_chinese_hop_follows_the_event_name_not_only_named_entities(engine):
     assert "hop" in via[attend.memory_id]  # reached through the hop, not on its own
 
 
-def test_fact_meaning_route_returns_only_facts_above_the_similarity(engine):
+def test_fact_meaning_route_returns_only_facts_above_the_similarity(quiet_engine):
     """The fact-by-meaning route: a dense search restricted to the owner's facts, thresholded on
     the rescaled similarity; with the dense route cut to one row (route_limit=1) the fact still
     joins the candidates through it (it would not on the code before this route)."""
     user = "facts-meaning"
     for i in range(6):
-        engine.add(f"这个包裹里放了第{i + 1}本书，准备寄走", user_id=user, memory_type="episodic",
+        quiet_engine.add(f"这个包裹里放了第{i + 1}本书，准备寄走", user_id=user, memory_type="episodic",
                    now=T0 + timedelta(minutes=i))
-    engine.add("我寄快递默认用顺丰", user_id=user, fact={"key": "shipping.courier", "value": "顺丰"}, now=T0)
-    engine.add("周末喜欢去公园跑步", user_id=user, now=T0)
+    quiet_engine.add("我寄快递默认用顺丰", user_id=user, fact={"key": "shipping.courier", "value": "顺丰"}, now=T0)
+    quiet_engine.add("周末喜欢去公园跑步", user_id=user, now=T0)
     later = T0 + timedelta(days=2)
     q = "这个包裹寄到北京"
-    cfg = engine.config.with_overrides({"retrieval.route_limit": 1, "retrieval.recent_limit": 0})
-    on = MemoryEngine(cfg, embedder=engine.embedder, store=engine.store, ephemeral=True)
-    off = MemoryEngine(cfg.with_overrides({"retrieval.fact_meaning_limit": 0}), embedder=engine.embedder,
-                       store=engine.store, ephemeral=True)
+    cfg = quiet_engine.config.with_overrides({"retrieval.route_limit": 1, "retrieval.recent_limit": 0})
+    on = MemoryEngine(cfg, embedder=quiet_engine.embedder, store=quiet_engine.store, ephemeral=True)
+    off = MemoryEngine(cfg.with_overrides({"retrieval.fact_meaning_limit": 0}), embedder=quiet_engine.embedder,
+                       store=quiet_engine.store, ephemeral=True)
     got_on = on.retrieve(q, user_id=user, now=later, explain=True)
     got_off = off.retrieve(q, user_id=user, now=later, explain=True)
-    fact_id = next(m.id for m in engine.list_memories(user_id=user) if m.fact_key == "shipping.courier")
+    fact_id = next(m.id for m in quiet_engine.list_memories(user_id=user) if m.fact_key == "shipping.courier")
     assert any(e.memory_id == fact_id and "meaning" in e.route_ranks for e in got_on.explanations)
     assert fact_id in [h.memory_id for h in got_on.hits]
     assert fact_id not in [e.memory_id for e in got_off.explanations if "meaning" in e.route_ranks]
     # only facts, never other memories; nothing below the similarity threshold
-    strict = MemoryEngine(cfg.with_overrides({"retrieval.fact_similarity": 1.0}), embedder=engine.embedder,
-                          store=engine.store, ephemeral=True)
+    strict = MemoryEngine(cfg.with_overrides({"retrieval.fact_similarity": 1.0}), embedder=quiet_engine.embedder,
+                          store=quiet_engine.store, ephemeral=True)
     assert not [e for e in strict.retrieve(q, user_id=user, now=later, explain=True).explanations
                 if "meaning" in e.route_ranks]
 
 
-def test_chinese_pairs_use_their_own_baseline_and_substring_coverage(engine):
+def test_chinese_pairs_use_their_own_baseline_and_substring_coverage(quiet_engine):
     from memory_engine.embedding import rescale_similarity
     from memory_engine.retrieve.candidates import CandidateBuilder, cjk_coverage, is_cjk
 
@@ -192,11 +184,11 @@ def test_chinese_pairs_use_their_own_baseline_and_substring_coverage(engine):
     assert cjk_coverage(frozenset({"猫"}), ("我家", "猫咪", "团子"), "我家的猫咪叫团子") == 1.0
     assert cjk_coverage(frozenset({"cat"}), ("cats",), "my cats") == 0.0
     cfg = EngineConfig()
-    b = CandidateBuilder(engine.store, engine.embedder, cfg.retrieval, cfg.write, cjk_baseline=0.85)
+    b = CandidateBuilder(quiet_engine.store, quiet_engine.embedder, cfg.retrieval, cfg.write, cjk_baseline=0.85)
     assert b.similarity(0.9, True, "我喜欢喝绿茶") == pytest.approx(rescale_similarity(0.9, 0.85))
     # cross-language: an English memory for a Chinese query keeps the general baseline
-    assert b.similarity(0.9, True, "I like green tea") == pytest.approx(engine.embedder.rescale(0.9))
-    assert b.similarity(0.9, False, "我喜欢喝绿茶") == pytest.approx(engine.embedder.rescale(0.9))
+    assert b.similarity(0.9, True, "I like green tea") == pytest.approx(quiet_engine.embedder.rescale(0.9))
+    assert b.similarity(0.9, False, "我喜欢喝绿茶") == pytest.approx(quiet_engine.embedder.rescale(0.9))
 
 
 def test_candidate_floor_applies_only_once_the_query_is_on_a_stored_topic():

@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from memory_engine import EngineConfig, MemoryEngine
+from memory_engine import MemoryEngine
 from memory_engine.retrieve.fusion import Candidate
 from memory_engine.retrieve.stale import competing, demote_stale, states_something
 
@@ -62,38 +62,30 @@ def test_demote_stale_skips_pairs_the_gate_refuses():
     assert demoted == {} and [c.memory_id for c in out] == ["old", "new"] and out[0].fused == 0.9
 
 
-@pytest.fixture(scope="module")
-def engine():
-    eng = MemoryEngine.in_memory(EngineConfig().with_overrides({"tracing.enabled": False,
-                                                                "retrieval.touch_on_hit": False}))
-    yield eng
-    eng.close()
-
-
 def _score_of(res, content: str) -> float:
     return next(h.score for h in res.hits if h.content == content)
 
 
-def test_engine_keeps_the_rank_of_an_earlier_turn_of_the_same_conversation(engine):
+def test_engine_keeps_the_rank_of_an_earlier_turn_of_the_same_conversation(quiet_engine):
     """Two close lines of one speaker in one session: the earlier one (the evidence of 'when')
     keeps its own score. On the code before the gate it was capped at 0.8 x the later line's."""
     user = "stale-dialogue"
     first = "Caroline: I went to the LGBTQ support group yesterday."
     later = "Caroline: The LGBTQ support group really helped me, I feel accepted."
-    engine.add(first, user_id=user, session_id="s1", memory_type="episodic", metadata={"speaker": "Caroline"},
+    quiet_engine.add(first, user_id=user, session_id="s1", memory_type="episodic", metadata={"speaker": "Caroline"},
                now=T0)
-    engine.add(later, user_id=user, session_id="s1", memory_type="episodic", metadata={"speaker": "Caroline"},
+    quiet_engine.add(later, user_id=user, session_id="s1", memory_type="episodic", metadata={"speaker": "Caroline"},
                now=T0 + timedelta(minutes=3))
     q = "When did Caroline go to the LGBTQ support group?"
     at = T0 + timedelta(days=3)
-    on = engine.retrieve(q, user_id=user, top_k=5, now=at)
-    off = MemoryEngine(engine.config.with_overrides({"retrieval.stale_discount": 1.0}), embedder=engine.embedder,
-                       store=engine.store, ephemeral=True).retrieve(q, user_id=user, top_k=5, now=at)
+    on = quiet_engine.retrieve(q, user_id=user, top_k=5, now=at)
+    off = MemoryEngine(quiet_engine.config.with_overrides({"retrieval.stale_discount": 1.0}), embedder=quiet_engine.embedder,
+                       store=quiet_engine.store, ephemeral=True).retrieve(q, user_id=user, top_k=5, now=at)
     assert [h.content for h in on.hits][:2] == [first, later]
     assert _score_of(on, first) == pytest.approx(_score_of(off, first))
     # judged across sessions (the old behaviour) the earlier line is capped below the later one
-    every = MemoryEngine(engine.config.with_overrides({"retrieval.stale_across_sessions": False}),
-                         embedder=engine.embedder, store=engine.store, ephemeral=True)
+    every = MemoryEngine(quiet_engine.config.with_overrides({"retrieval.stale_across_sessions": False}),
+                         embedder=quiet_engine.embedder, store=quiet_engine.store, ephemeral=True)
     capped = every.retrieve(q, user_id=user, top_k=5, now=at)
     assert [h.content for h in capped.hits][:2] == [later, first]
     assert _score_of(capped, first) < _score_of(off, first)

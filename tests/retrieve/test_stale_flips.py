@@ -9,7 +9,6 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from memory_engine import EngineConfig, MemoryEngine
 from memory_engine.retrieve.fusion import Candidate
 from memory_engine.retrieve.stale import demote_stale
 from memory_engine.write.intents import provisional
@@ -36,30 +35,22 @@ def test_a_provisional_older_value_needs_less_similarity():
     assert demote_stale(*args, frozenset({"new"}), 0.5)[1] == {}  # only the older one's wording counts
 
 
-@pytest.fixture(scope="module")
-def engine():
-    eng = MemoryEngine.in_memory(EngineConfig().with_overrides({"tracing.enabled": False,
-                                                                "retrieval.touch_on_hit": False}))
-    yield eng
-    eng.close()
-
-
-def test_flip_back_to_a_merged_value_ranks_above_the_middle_one(engine):
+def test_flip_back_to_a_merged_value_ranks_above_the_middle_one(quiet_engine):
     u = "flip"
-    a = engine.add("坐高铁我喜欢靠窗的座位", user_id=u, session_id="s1", now=T0)
-    b = engine.add("坐高铁我现在喜欢靠过道的座位，方便起身", user_id=u, session_id="s2", now=T0 + timedelta(days=15))
-    again = engine.add("坐高铁我喜欢靠窗的座位", user_id=u, session_id="s3", now=T0 + timedelta(days=40))
+    a = quiet_engine.add("坐高铁我喜欢靠窗的座位", user_id=u, session_id="s1", now=T0)
+    b = quiet_engine.add("坐高铁我现在喜欢靠过道的座位，方便起身", user_id=u, session_id="s2", now=T0 + timedelta(days=15))
+    again = quiet_engine.add("坐高铁我喜欢靠窗的座位", user_id=u, session_id="s3", now=T0 + timedelta(days=40))
     assert again.memory_id == a.memory_id and b.memory_id != a.memory_id
-    hits = engine.retrieve("坐高铁我喜欢哪种座位", user_id=u, now=T0 + timedelta(days=45)).hits
+    hits = quiet_engine.retrieve("坐高铁我喜欢哪种座位", user_id=u, now=T0 + timedelta(days=45)).hits
     assert hits[0].memory_id == a.memory_id
-    assert engine.memory(b.memory_id, user_id=u).status.value == "current"  # ranked lower, never archived
+    assert quiet_engine.memory(b.memory_id, user_id=u).status.value == "current"  # ranked lower, never archived
 
 
-def test_final_value_outranks_the_provisional_one(engine):
+def test_final_value_outranks_the_provisional_one(quiet_engine):
     u = "provisional"
-    t = engine.add("The team offsite is tentatively on May 12, venue still TBD", user_id=u, session_id="s1", now=T0)
-    f = engine.add("The team offsite is confirmed for May 19 at the lake house", user_id=u, session_id="s2",
+    t = quiet_engine.add("The team offsite is tentatively on May 12, venue still TBD", user_id=u, session_id="s1", now=T0)
+    f = quiet_engine.add("The team offsite is confirmed for May 19 at the lake house", user_id=u, session_id="s2",
                    now=T0 + timedelta(days=7))
-    hits = engine.retrieve("when is the team offsite?", user_id=u, now=T0 + timedelta(days=10)).hits
+    hits = quiet_engine.retrieve("when is the team offsite?", user_id=u, now=T0 + timedelta(days=10)).hits
     assert hits[0].memory_id == f.memory_id
-    assert engine.memory(t.memory_id, user_id=u).status.value == "current"
+    assert quiet_engine.memory(t.memory_id, user_id=u).status.value == "current"

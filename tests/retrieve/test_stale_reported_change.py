@@ -9,7 +9,6 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from memory_engine import EngineConfig, MemoryEngine
 from memory_engine.retrieve.fusion import Candidate
 from memory_engine.retrieve.stale import demote_stale
 from memory_engine.write.intents import reports_change, subject_terms
@@ -78,43 +77,35 @@ def test_a_demoted_middle_value_never_climbs_back_above_the_current_one():
     assert out[0].memory_id == "c" and demoted["a"] == "c" and demoted["b"] == "c"
 
 
-@pytest.fixture(scope="module")
-def engine():
-    eng = MemoryEngine.in_memory(EngineConfig().with_overrides({"tracing.enabled": False,
-                                                                "retrieval.touch_on_hit": False}))
-    yield eng
-    eng.close()
-
-
-def test_a_friend_s_new_job_ranks_first_and_the_old_one_stays(engine):
+def test_a_friend_s_new_job_ranks_first_and_the_old_one_stays(quiet_engine):
     u = "job"
-    old = engine.add("my buddy Marcus is an accountant at KPMG, he helps me with my taxes every spring",
+    old = quiet_engine.add("my buddy Marcus is an accountant at KPMG, he helps me with my taxes every spring",
                      user_id=u, session_id="s1", now=T0)
-    engine.add("Marcus and I play pickup basketball on Sunday mornings", user_id=u, session_id="s1",
+    quiet_engine.add("Marcus and I play pickup basketball on Sunday mornings", user_id=u, session_id="s1",
                now=T0 + timedelta(hours=1))
-    new = engine.add("Marcus quit, he's doing finance at a small climbing-gear startup these days",
+    new = quiet_engine.add("Marcus quit, he's doing finance at a small climbing-gear startup these days",
                      user_id=u, session_id="s2", now=T0 + timedelta(days=40))
-    hits = engine.retrieve("where does Marcus work?", user_id=u, now=T0 + timedelta(days=45)).hits
+    hits = quiet_engine.retrieve("where does Marcus work?", user_id=u, now=T0 + timedelta(days=45)).hits
     assert hits[0].memory_id == new.memory_id
     assert old.memory_id in [h.memory_id for h in hits]  # ranked lower, never archived
 
 
-def test_two_people_s_jobs_both_stay_first_for_their_own_question(engine):
+def test_two_people_s_jobs_both_stay_first_for_their_own_question(quiet_engine):
     u = "two"
-    sam = engine.add("my brother Sam works as a nurse at St. Mary's hospital, night shifts mostly",
+    sam = quiet_engine.add("my brother Sam works as a nurse at St. Mary's hospital, night shifts mostly",
                      user_id=u, session_id="s1", now=T0)
-    dana = engine.add("my wife Dana just started as a pharmacist at the Walgreens downtown, she's there now",
+    dana = quiet_engine.add("my wife Dana just started as a pharmacist at the Walgreens downtown, she's there now",
                       user_id=u, session_id="s2", now=T0 + timedelta(days=30))
     later = T0 + timedelta(days=35)
-    assert engine.retrieve("where does Sam work?", user_id=u, now=later).hits[0].memory_id == sam.memory_id
-    assert engine.retrieve("what's Dana's job?", user_id=u, now=later).hits[0].memory_id == dana.memory_id
+    assert quiet_engine.retrieve("where does Sam work?", user_id=u, now=later).hits[0].memory_id == sam.memory_id
+    assert quiet_engine.retrieve("what's Dana's job?", user_id=u, now=later).hits[0].memory_id == dana.memory_id
 
 
-def test_a_silent_lunch_habit_change_ranks_first_zh(engine):
+def test_a_silent_lunch_habit_change_ranks_first_zh(quiet_engine):
     u = "lunch"
-    engine.add("我午饭基本都点外卖，一般点黄焖鸡", user_id=u, session_id="s1", now=T0)
-    engine.add("我工位在九楼靠窗", user_id=u, session_id="s1", now=T0 + timedelta(hours=1))
-    new = engine.add("最近午饭都自己带饭，外卖太油了，吃了一个月瘦了三斤", user_id=u, session_id="s2",
+    quiet_engine.add("我午饭基本都点外卖，一般点黄焖鸡", user_id=u, session_id="s1", now=T0)
+    quiet_engine.add("我工位在九楼靠窗", user_id=u, session_id="s1", now=T0 + timedelta(hours=1))
+    new = quiet_engine.add("最近午饭都自己带饭，外卖太油了，吃了一个月瘦了三斤", user_id=u, session_id="s2",
                      now=T0 + timedelta(days=30))
-    hits = engine.retrieve("我中午一般吃什么？", user_id=u, top_k=1, now=T0 + timedelta(days=35)).hits
+    hits = quiet_engine.retrieve("我中午一般吃什么？", user_id=u, top_k=1, now=T0 + timedelta(days=35)).hits
     assert [h.memory_id for h in hits] == [new.memory_id]
