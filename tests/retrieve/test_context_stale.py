@@ -1,6 +1,6 @@
 """Issue 16 retrieval stages: hybrid fusion, conversation context (neighbour
 expansion and smoothing) and stale values, as pure functions and through a real
-in-memory quiet_engine (bundled e5, qdrant-edge)."""
+in-memory engine (bundled e5, qdrant-edge)."""
 
 from __future__ import annotations
 
