@@ -163,7 +163,8 @@ class DemoOptions:
     ``days`` the simulated period before ``now``; ``repeat_after_days`` asks
     each query again that many days later (when still before ``now``);
     ``label_verdicts`` stores verdicts derived from suite labels; ``eval_run``
-    also stores one golden evaluation run so the Golden eval page has a result."""
+    also stores one golden evaluation run (fresh engine per case, over the
+    same ``max_cases_per_suite`` cases) so the Golden eval page has a result."""
 
     suites_dir: Path = DEFAULT_SUITES_DIR
     max_cases_per_suite: int | None = None
@@ -443,7 +444,9 @@ def build_demo(
             from .evaluation.store import save_run
             from .evaluation.suite import load_suites
 
-            suites = load_suites([opts.suites_dir])
+            # the run covers the cases the demo replayed (a quick demo's run is as small as its replay)
+            n_cases = opts.max_cases_per_suite
+            suites = [s if n_cases is None else replace(s, cases=s.cases[:n_cases]) for s in load_suites([opts.suites_dir])]
             n_q = sum(len(c.queries) for s in suites for c in s.cases)
             done_q = 0
 
