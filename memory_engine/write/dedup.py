@@ -50,9 +50,11 @@ _CURATED = {MemoryType.EPISODIC: 0, MemoryType.PROCEDURAL: 1, MemoryType.SEMANTI
 
 
 def merged_kind_patch(kept: MemoryRecord, new_kind: MemoryType, new_importance: float) -> dict[str, Any]:
-    """Payload patch for the memory a duplicate merges into: the more curated kind (an episodic
-    memory restated as a preference becomes semantic; never the reverse) and the higher importance."""
-    patch: dict[str, Any] = {}
+    """Payload patch for the memory a duplicate merges into: one more restatement (``recurrence`` + 1, so
+    how often the user said it stays visible after the words are folded into one memory), the more
+    curated kind (an episodic memory restated as a preference becomes semantic; never the reverse)
+    and the higher importance."""
+    patch: dict[str, Any] = {"recurrence": kept.recurrence + 1}
     if kept.memory_type in _CURATED and new_kind in _CURATED and _CURATED[new_kind] > _CURATED[kept.memory_type]:
         patch["memory_type"] = new_kind.value
     if new_importance > kept.importance:

@@ -23,10 +23,11 @@ statements about different people ("my wife is allergic to cats" / "I'm allergic
 Restatements come with conversational wrapping that names nothing ("penicillin allergy here, just
 so you know", "花生过敏哈，记一下", "every Tuesday night I go swimming"): with
 ``write.dedup_ignore_fillers`` the closed-class discourse words of :data:`FILLERS` are left out of the
-term comparison (:func:`informative`); two statements left with exactly the same content terms
-need only ``write.dedup_same_terms_similarity``, since the wrapping moves the embedding; and with ``write.dedup_stem_prefix`` two English stems of one
-word family that the Snowball stemmer leaves apart ("allerg" / "allergi", "vegetarian" /
-"vegetarian") count as one term (:func:`align_stems`). Neither adds a merge the identity checks refuse.
+term comparison (:func:`informative`); with ``write.dedup_stem_prefix`` two English stems of one
+word family that the Snowball stemmer leaves apart ("allergic" -> "allerg", "allergy" -> "allergi")
+count as one term (:func:`align_stems`); and two statements left with exactly the same content
+terms need only ``write.dedup_same_terms_similarity``, since the wrapping moves the embedding.
+None of these adds a merge the identity checks refuse.
 
 A merge keeps only the older memory, so a statement that adds a content term the
 older one lacks is never a duplicate (:func:`adds_content`): "我妈妈是护士长"

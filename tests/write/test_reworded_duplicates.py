@@ -23,6 +23,7 @@ def test_a_wrapped_restatement_merges(engine, t0, first, again):
     assert a.outcome == "stored" and b.outcome == "merged" and b.memory_id == a.memory_id, (first, again, b)
     kept = engine.memory(a.memory_id, user_id="u")
     assert kept.updated_at >= (t0 + timedelta(days=3)).timestamp()  # the merge carries the newer time
+    assert kept.recurrence == 2  # the restatement is counted
 
 
 @pytest.mark.integration
