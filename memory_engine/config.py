@@ -462,9 +462,10 @@ class RetrievalSection(_Section):
     )
     date_mismatch: float = Field(
         0.6, ge=0.0, le=1.0, description="When the query names a date ('上上周', 'the 3rd', 'early March') and some "
-        "candidates' time matches it, the dense similarity, keyword coverage and keyword score of the candidates whose "
-        "time (event time or local day written) does not are multiplied by this: a memory of another day that shares "
-        "more words is not the answer about that day (1 = off). Nothing matches the date -> nothing is discounted.",
+        "candidates' time matches it, the dense similarity, keyword coverage and keyword score of the candidates that "
+        "name another day (an event time outside the range) are multiplied by this: a memory of another day that "
+        "shares more words is not the answer about that day (1 = off). A memory naming no day (a habit, a standing "
+        "fact) is not discounted; nothing matches the date -> nothing is discounted.",
     )
     identifier_mismatch: float = Field(
         0.5, ge=0.0, le=1.0, description="When the query names identifiers (v3.1, ORD123) and a memory carries none of "

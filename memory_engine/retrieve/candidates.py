@@ -103,7 +103,8 @@ class CandidateBuilder:
     * date match: the memory's event time or the (local) day it was written overlaps the
       query's date range -> ``temporal_match`` = 1, and the query's date words count as
       covered (:func:`memory_engine.retrieve.temporal.coverage_with_date`); once one candidate matches
-      the date, the others' similarity, coverage and keyword x ``retrieval.date_mismatch``;
+      the date, the others that name a day of their own (an event time) have similarity, coverage and
+      keyword x ``retrieval.date_mismatch``;
     * pending values (seed 004): an unconfirmed old value shows only when its relevance is
       >= ``write.supersede_strong_similarity``, weighted by ``retrieval.inferred_weight``.
 
@@ -261,9 +262,11 @@ class CandidateBuilder:
                 c = replace(c, source_weight=c.source_weight * rcfg.inferred_weight)
             cands.append(c)
         if q_range is not None and rcfg.date_mismatch < 1.0 and any(c.temporal_match for c in cands):
-            # a question about one day is not answered by another day's memory that shares more words ('这周...出差'
-            # for '上上周我去哪出差'); with no memory of that day nothing changes (the floor decides as before)
+            # a question about one day is not answered by a memory that names another day and shares more words
+            # ('这周...出差' for '上上周我去哪出差'); a memory naming no day (a habit, a standing fact: '每天早上吃降压药')
+            # may answer a question that gives a day as context, and with no memory of that day nothing changes
             f = rcfg.date_mismatch
-            cands = [c if c.temporal_match else replace(c, similarity=c.similarity * f, coverage=c.coverage * f,
-                                                        keyword=c.keyword * f) for c in cands]
+            cands = [replace(c, similarity=c.similarity * f, coverage=c.coverage * f, keyword=c.keyword * f)
+                     if not c.temporal_match and pool.payloads[c.memory_id].get("event_start") is not None else c
+                     for c in cands]
         return cands

@@ -123,3 +123,14 @@ def test_future_plan_found_by_its_day_of_month_and_nothing_for_an_empty_day(engi
     assert engine.retrieve("what am I doing on the 12th?", user_id="u1", now=monday, top_k=1).ids == [osaka]
     engine.add("got my flu shot at the pharmacy today", user_id="u1", now=said - timedelta(days=1))
     assert engine.retrieve("what did I do on June 20?", user_id="u1", now=monday + timedelta(days=20)).ids == []
+
+
+@pytest.mark.integration
+def test_a_memory_naming_no_day_is_not_discounted_by_a_dated_question(engine):
+    # the day in the question is context for the trip; the standing habit answers it (eval_sets/multi_hop.yaml)
+    t = datetime(2026, 5, 1, 8, 0, tzinfo=TZ)
+    med = engine.add("我每天早上八点要吃降压药，不能漏", user_id="u1", now=t, memory_type="procedural").memory_id
+    flight = engine.add("已确认下周二早上七点的航班飞广州出差", user_id="u1", now=t + timedelta(days=3)).memory_id
+    engine.add("健身房年卡确认续费了", user_id="u1", now=t + timedelta(days=4))
+    got = engine.retrieve("下周二早上飞广州出差，吃药要注意什么？", user_id="u1", now=t + timedelta(days=5)).ids
+    assert med in got and flight in got
