@@ -61,6 +61,27 @@ class MemorySection(_Section):
         "dates in memories and queries ('yesterday', '6月3号', 'last Friday') are resolved to calendar days. "
         "A per-call timezone= on add/retrieve wins; None = the tzinfo of the call's now (UTC without one).",
     )
+    slash_dates: str = Field(
+        "mdy", pattern="^(mdy|dmy|off)$", description="How '3/6' is read in memories and queries: month/day "
+        "('mdy': US and Chinese usage, 6 March), day/month ('dmy': most of Europe, 3 June) or not as a date ('off').",
+    )
+    day_start_hour: int = Field(
+        4, ge=0, le=12, description="Local hour at which a user's day starts: a note written before it belongs to "
+        "the day that just ended ('had the interview this morning' typed at 00:30 is about the day before midnight; "
+        "'tomorrow' then is the coming day). 0 = days end at midnight.",
+    )
+    month_part_days: int = Field(
+        10, ge=1, le=15, description="Days of a part of a month: 'early March' / 月初 / 上旬 = its first N days, "
+        "'late March' / 月底 / 下旬 = its last N, 'mid March' / 中旬 = N days around the 16th.",
+    )
+    year_back_days: float = Field(
+        14.0, ge=0.0, description="'去年这个时候' / 'this time last year' / 'a year ago': the same day a year back "
+        "+- this many days.",
+    )
+    next_weekday: str = Field(
+        "next_week", pattern="^(next_week|nearest)$", description="'next Friday': the Friday of next Monday-based "
+        "week like 下周五 ('next_week': said on a Wednesday, 9 days on) or the nearest coming Friday ('nearest').",
+    )
 
 
 class EmbeddingSection(_Section):
@@ -454,6 +475,13 @@ class RetrievalSection(_Section):
     rewrite_max_terms: int = Field(
         2, ge=0, description="Only queries with at most this many content terms of their own are rewritten: a query "
         "that names its subject ('那个蓝色耳机') is not vague."
+    )
+    date_mismatch: float = Field(
+        0.6, ge=0.0, le=1.0, description="When the query names a date ('上上周', 'the 3rd', 'early March') and some "
+        "candidates' time matches it, the dense similarity, keyword coverage and keyword score of the candidates that "
+        "name another day (an event time outside the range) are multiplied by this: a memory of another day that "
+        "shares more words is not the answer about that day (1 = off). A memory naming no day (a habit, a standing "
+        "fact) is not discounted; nothing matches the date -> nothing is discounted.",
     )
     identifier_mismatch: float = Field(
         0.5, ge=0.0, le=1.0, description="When the query names identifiers (v3.1, ORD123) and a memory carries none of "
