@@ -724,8 +724,8 @@ class RetrievalSection(_Section):
 
 class IntentSection(_Section):
     """Facts by intent (issue 16): a request is routed to a fact category (shipping, payment, food,
-    travel, purchase, ...) by its nearest example requests, and every user statement is tagged at write
-    with the category of its nearest example facts (write/categories.py). Scores are raw cosines of the
+    travel, purchase, health, gift, schedule) by its nearest example requests, and every user statement
+    is tagged at write with the category of its nearest example facts (write/categories.py). Scores are (mean-centred) cosines of the
     configured embedder (calibrated on dev for e5-small; another model needs its own sweep)."""
 
     enabled: bool = Field(
@@ -737,17 +737,37 @@ class IntentSection(_Section):
         "(embedded as documents); a category named `none` is the reject class. None = the bundled bilingual file "
         "memory_engine/write/categories.toml."
     )
+    center_queries: bool = Field(
+        True, description="Route requests by mean-centred cosines: the mean of the example-request bank is subtracted "
+        "from the examples and from the query vector first (write/categories.py `_Bank`). e5-small's raw cosines put "
+        "every request within 0.80-0.95 of every example, so neighbouring categories differed by 0.01-0.02; centred, "
+        "the needed one leads by 0.05-0.4 (dev suites needs-everyday, needs-and-links). `query_min_score` and "
+        "`query_margin` are calibrated for the centred scores; with false use the raw calibration 0.85 / 0.015."
+    )
+    center_facts: bool = Field(
+        False, description="Tag statements by mean-centred cosines too (as `center_queries`). Off: centred, statements "
+        "with a time word ('vegan since January', 'packages to my office') lean to the schedule examples on e5-small; "
+        "`fact_min_score` / `fact_margin` are calibrated for raw cosines (centred dev calibration: 0.30 / 0.05)."
+    )
     query_min_score: float = Field(
-        0.85, ge=-1.0, le=1.0, description="A request is routed only when its cosine to the nearest example "
-        "request of the winning category is at least this (e5 dev: requests 0.89-0.99, other questions 0.80-0.93)."
+        0.30, ge=-1.0, le=1.0, description="A request is routed only when its score to the nearest example request "
+        "of the winning category is at least this (centred, e5 dev: task requests 0.28-0.74, requests that need "
+        "nothing 0.15-0.37, mostly won by the `none` class)."
     )
     query_margin: float = Field(
-        0.015, ge=0.0, le=2.0, description="...and exceeds the runner-up category's (the `none` class included) "
-        "by at least this."
+        0.13, ge=0.0, le=2.0, description="...and leads the reject class `none` by at least this (centred, e5 dev "
+        "needs suites: requests that need nothing led it by at most 0.121 ('help me word a polite email' -> shipping), "
+        "the needing requests that route by 0.146-0.65)."
+    )
+    query_also_margin: float = Field(
+        0.15, ge=0.0, le=2.0, description="A routed request also needs every further category within this of the "
+        "best one (up to `max_categories`, and none the `none` class beats): a gift to be sent needs the gift and "
+        "the shipping facts (centred e5 dev: '给闺蜜挑了条围巾，帮我安排一下送到她手上' gift 0.50, shipping 0.37). "
+        "Values below `query_margin` act as `query_margin`."
     )
     fact_min_score: float = Field(
         0.83, ge=-1.0, le=1.0, description="A statement is tagged only when its cosine to the nearest example fact "
-        "of the winning category is at least this (e5 packs short Chinese statements near 0.90)."
+        "of the winning category is at least this (raw, e5 packs short Chinese statements near 0.90)."
     )
     fact_margin: float = Field(
         0.02, ge=0.0, le=2.0, description="...and exceeds the runner-up category's (the `none` class included) by "
@@ -758,6 +778,11 @@ class IntentSection(_Section):
         "is routed to (tagged with) all of them, up to this many; more is too vague a call and routes nowhere. "
         "1 = one winner by the margin or nothing (e5 dev: a parcel request sits 0.014 from the payment examples, "
         "'以后发件统一走顺丰' 0.015 from purchase, so neither was routed nor tagged)."
+    )
+    truncate: bool = Field(
+        True, description="A decision with more close categories than `max_categories` keeps the best ones (true) or "
+        "routes / tags nowhere (false). With eight categories e5's raw fact scores often tie three ways "
+        "('我乳糖不耐受' health 0.921, food 0.916, schedule 0.912), which left the fact untagged."
     )
     min_query_terms: int = Field(
         2, ge=0, description="A query with fewer content terms is never routed: one word ('coffee', 'hobbies') names "
