@@ -35,6 +35,15 @@ class FusionStrategy(StrEnum):
     HYBRID = "hybrid"
 
 
+class KeywordScale(StrEnum):
+    """What the BM25 score of the 'hybrid' fusion is divided by (issue 16): ``best`` = the best BM25 of the
+    query (max-normalisation, Fox & Shaw 1994), ``best_coverage`` = the best BM25 over the share of the query's
+    terms that best row holds, an estimate of what a memory holding every query term would score."""
+
+    BEST = "best"
+    BEST_COVERAGE = "best_coverage"
+
+
 class SupersedeMode(StrEnum):
     """What happens to an old memory a correction replaces (seed 000/002 vs 004)."""
 
@@ -428,6 +437,14 @@ class RetrievalSection(_Section):
         "and max-normalised BM25 with small recency and importance terms."
     )
     hybrid_weights: HybridWeights = Field(default_factory=HybridWeights, description="Weights of the 'hybrid' fusion.")
+    keyword_scale: KeywordScale = Field(
+        KeywordScale.BEST, description="best | best_coverage: the scale of the hybrid fusion's keyword term (BM25 / "
+        "scale, in [0, 1]). 'best' gives the query's best keyword row 1.0 however little of the query it holds, so "
+        "one incidental shared word ('楼下') outranks the dense match; 'best_coverage' divides by best BM25 / the "
+        "share of the query's terms that row holds (issue 16, dev: implicit_recall_zh MRR 0.765 -> 0.822 and "
+        "paraphrase_recall 0.733 -> 0.799, but LoCoMo dev every-turn recall@10 0.771 -> 0.762, MRR 0.527 -> "
+        "0.505: English questions lean on a few shared names, so 'best' stays the default)."
+    )
     weights: WeightedWeights = Field(default_factory=WeightedWeights, description="Weights of the 'weighted' fusion.")
     five_term_weights: FiveTermWeights = Field(default_factory=FiveTermWeights, description="Weights of the 'five_term' fusion.")
     route_weights: RouteWeights = Field(default_factory=RouteWeights, description="Per-route weights of the 'rrf' fusion.")
@@ -448,6 +465,20 @@ class RetrievalSection(_Section):
     candidate_floor: float | None = Field(
         None, ge=0.0, le=1.0, description="Once one candidate reaches retrieval.floor (the question is on a stored "
         "topic), the others need only this relevance (None = retrieval.floor; never above it)."
+    )
+    dense_keep: int = Field(
+        3, ge=0, description="Once one candidate reaches retrieval.floor (the question is on a stored topic), up to "
+        "this many candidates of highest calibrated dense similarity (the rescaled cosine, script-pair baseline) "
+        "pass the floor whatever their relevance (0 = off): a paraphrase that shares no word with its memory "
+        "('报名了全马，怕又撑不住' for the half-marathon cramp) has only its dense rank, and e5 packs Chinese pairs so "
+        "tightly that the right one sits at relevance 0.18-0.24 under a floor an unrelated pair also nearly reaches. "
+        "3 (issue 16, dev): paraphrase_recall 0.697 -> 0.848, LoCoMo dev every-turn recall@10 unchanged (0.771); "
+        "without dense_keep_share it let 20 irrelevant labels into small-store dev suites."
+    )
+    dense_keep_share: float = Field(
+        0.1, ge=0.0, le=1.0, description="retrieval.dense_keep lifts at most this share of the query's candidates "
+        "(rounded down): dense rank r among n candidates is evidence only when r/n is small (an unrelated memory "
+        "lands at rank <= r with chance r/n), so in a store of six memories the top ones are not lifted."
     )
     top_k: int = Field(5, ge=1, description="Hits returned (seed 003: recall 5..8).")
     token_budget: int = Field(1500, ge=0, description="Maximum tokens of memory content returned (seed 003/004).")

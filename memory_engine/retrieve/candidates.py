@@ -13,12 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from ..config import IntentSection, RetrievalSection, SupersedeMode, WriteSection
+from ..config import IntentSection, KeywordScale, RetrievalSection, SupersedeMode, WriteSection
 from ..embedding import CachedEmbedder, rescale_similarity
 from ..errors import ConfigError
 from ..models import MemoryStatus, Source
 from ..store.base import ScoredPayload, VectorStore
-from ..text import _CJK, content_terms, relative_chains, relatives
+from ..text import _CJK, content_terms, keyword_coverage, relative_chains, relatives
 from ..write.categories import categories_of
 from . import temporal
 from .admission import Admission
@@ -183,6 +183,9 @@ class CandidateBuilder:
                            else rcfg.tool_weight if src == Source.TOOL.value else rcfg.user_stated_weight),
             tokens=int(pl.get("tokens") or 0),
             speaker_match=1.0 if spoke else 0.0,
+            # when it was said, for the order of equal scores (rank_key: the newer statement first)
+            written_at=float(pl.get("created_at") or 0.0),
+            text=content,
         )
 
     def similarity(self, cos: float, cjk_query: bool, content: str) -> float:
@@ -214,7 +217,14 @@ class CandidateBuilder:
         sims = self.similarities(pool, plan.vector)
         q_idents, q_range, ts = plan.identifiers, plan.date_range, plan.ts
         # BM25 is unbounded: divide by the query's best keyword score (CombSUM of max-normalised scores)
-        best_kw = max((s["keyword"] for s in pool.scores.values() if "keyword" in s), default=0.0)
+        best_id = max((mid for mid, s in pool.scores.items() if "keyword" in s),
+                      key=lambda mid: pool.scores[mid]["keyword"], default=None)
+        best_kw = pool.scores[best_id]["keyword"] if best_id is not None else 0.0
+        if best_id is not None and rcfg.keyword_scale == KeywordScale.BEST_COVERAGE:
+            # the best row holding one of eight query words is no full keyword match: scale up to an estimate
+            # of the score of a row holding them all (IDF taken as flat over the words it misses)
+            held = keyword_coverage(plan.route_terms, pool.payloads[best_id].get("terms") or ())
+            best_kw = best_kw / held if held > 0 else best_kw
         routed = frozenset((categories,) if isinstance(categories, str) else categories or ())
         cands = []
         for mid, pl in pool.payloads.items():

@@ -38,7 +38,7 @@ from .candidates import CandidateBuilder, pool_routes
 from .context import ConversationContext, Link
 from .cutoffs import Budget, RelevanceFloor
 from .fusers import fuser_for
-from .fusion import Candidate
+from .fusion import Candidate, rank_key
 from .hop import EntityHop
 from .query import QueryPlanner
 from .routes import DEFAULT_ROUTES, RouteQuery, build_routes
@@ -136,7 +136,7 @@ class RetrievalPipeline:
         if self.stale.enabled and len(kept) > 1:
             kept = self.stale.apply(kept, pool.payloads, req.top_k, precedence=not plan.to_assistant)
             rank = {c.memory_id: c for c in kept}
-            fused = sorted((rank.get(c.memory_id, c) for c in fused), key=lambda c: (-c.fused, c.memory_id))
+            fused = sorted((rank.get(c.memory_id, c) for c in fused), key=rank_key)
         final, over_k, over_budget = self.budget.take(kept, req.top_k)
         hits = [self._hit(c, pool.payloads[c.memory_id]) for c in final]
         if self.touch_on_hit:

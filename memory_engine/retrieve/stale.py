@@ -59,7 +59,7 @@ from ..write.intents import CHANGE, provisional, reports_change, subject_terms
 from ..write.roles import author_role
 from ..write.supersede import number_terms
 from .addressee import thread_demotions
-from .fusion import Candidate
+from .fusion import Candidate, rank_key
 
 __all__ = ["StaleValues", "competing", "defer_to_user", "demote_corrected", "demote_stale", "states_something",
            "value_change", "value_kinds"]
@@ -410,10 +410,10 @@ class StaleValues:
 
 def _recapped(ranked: list[Candidate], fused: dict[str, float], capped: dict[str, str]
               ) -> tuple[list[Candidate], dict[str, str]]:
-    """``ranked`` with the capped candidates' new fused scores, re-sorted (score desc, id), and
+    """``ranked`` with the capped candidates' new fused scores, re-sorted (score desc, fusion.rank_key), and
     ``capped`` ({capped id: the memory it yields to}); ``ranked`` unchanged when nothing was capped."""
     if not capped:
         return ranked, {}
     out = [replace(c, fused=fused[c.memory_id]) if c.memory_id in capped else c for c in ranked]
-    out.sort(key=lambda c: (-c.fused, c.memory_id))
+    out.sort(key=rank_key)
     return out, capped
