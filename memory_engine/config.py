@@ -266,6 +266,17 @@ class WriteSection(_Section):
         0.1, ge=0.0, le=1.0, description="...and exceeds the next nearest memory's similarity by at least this "
         "(e5 on dev: named topic 0.26-0.58, next memory 0.14-0.41); otherwise nothing is forgotten."
     )
+    forget_clause_margin: float = Field(
+        0.2, ge=0.0, le=1.0, description="A forget that names part of a multi-clause message ('forget my phone number' "
+        "for 'my number is 138..., and leave parcels with the guard') keeps a clause carrying none of the target's "
+        "terms only when its rescaled similarity to the target is at least this below the best clause carrying one "
+        "(e5 on the corrections_in_speech suite: named clause 0.48-0.63, other clause 0.00-0.33); closer clauses go "
+        "with the named one (a leak is worse than a lost clause kept under the undo window)."
+    )
+    forget_clause_min_terms: int = Field(
+        2, ge=1, description="A clause of a partly forgotten message with fewer word terms (numbers not counted) than "
+        "this is a continuation of the clause before it ('Shanghai', '3单元502' after an address) and goes with it."
+    )
     forget_limit: int = Field(10, ge=1, description="At most this many memories one forget instruction archives.")
     undo_days: float = Field(
         7.0, ge=0.0, description="Days during which MemoryEngine.undo_forget restores what a forget instruction or a "

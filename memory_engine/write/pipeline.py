@@ -97,7 +97,7 @@ class WritePipeline:
         self.corrections = CorrectionFinder(store, embedder, w, config.retrieval.route_limit)
         self.superseder = Superseder(store, w.supersede_mode, config.lifecycle, w.undo_days)
         self.candidates = CandidatePool(store, embedder, w, config.keyword)
-        self.forgetter = Forgetter(store, embedder, w)
+        self.forgetter = Forgetter(store, embedder, w, config.keyword)
         self.order = SessionOrder(store, w)
         self.categories = Categories(embedder, config.intent)
         self.confirmer = Confirmer(store, w)
@@ -161,13 +161,23 @@ class WritePipeline:
         """Archive what a forget instruction names (write/forgetting.py), with the evidence and an undo window."""
         matches = self.forgetter.find(target, req.tenant_id, req.user_id, req.session_id, req.ts)
         ids = [m.memory_id for m in matches]
+        evidence = [m.as_dict() for m in matches]
+        versions: list[tuple[str, str]] = []
         if ids:
-            statuses = {p.id: str(p.payload.get("status") or "current") for p in self.store.retrieve(ids)}
-            self.forgetter.archive(ids, req.ts, statuses)
+            rows = {p.id: p.payload for p in self.store.retrieve(ids)}
+            statuses = {pid: str(pl.get("status") or "current") for pid, pl in rows.items()}
+            # a message holding more than the named thing keeps the rest as a new version (write/forgetting.py)
+            for m, ev in zip(matches, evidence, strict=True):
+                red = self.forgetter.redaction(target, m, rows.get(m.memory_id) or {})
+                if red is not None:
+                    red = self.forgetter.keep_rest(red, rows[m.memory_id], req.ts)
+                    versions.append((m.memory_id, str(red.kept_as)))
+                    ev.update(kept_as=red.kept_as, clauses_removed=red.removed)
+            self.forgetter.archive(ids, req.ts, statuses, redacted_into=dict(versions))
         if not ids:  # nothing named: say so (outcome rejected = nothing stored, nothing archived), never 'forgotten'
             return WriteResult(WriteOutcome.REJECTED.value, None, "forget_intent:no_match", redactions=kinds)
         return WriteResult(WriteOutcome.FORGOTTEN.value, None, "forget_intent",
-                           tuple(ids), redactions=kinds, evidence=tuple(m.as_dict() for m in matches))
+                           tuple(ids), redactions=kinds, evidence=tuple(evidence), redacted_versions=tuple(versions))
 
     def _confirm(self, req: AddRequest, clean: str, kinds: tuple[str, ...]) -> WriteResult | None:
         """Mark the assistant turn a confirmation takes up as the user's (write/roles.py); the result
