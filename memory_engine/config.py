@@ -278,6 +278,22 @@ class WriteSection(_Section):
         "this is a continuation of the clause before it ('Shanghai', '3单元502' after an address) and goes with it."
     )
     forget_limit: int = Field(10, ge=1, description="At most this many memories one forget instruction archives.")
+    repair_window_s: float = Field(
+        900.0, ge=0.0, description="A repair of a value ('wait I said Tuesday but I meant Thursday', '刚才说错了，是周四"
+        "不是周二', write/repair.py) replaces a value the same speaker said in the same session at most this many "
+        "seconds before; 0 disables repairs."
+    )
+    repair_turns: int = Field(
+        4, ge=1, description="The repair looks at this many of the session's newest turns before it (newest first)."
+    )
+    repair_max_terms: int = Field(
+        3, ge=0, description="A repair that restates the replaced value ('8pm, not 6') may say at most this many other "
+        "content terms ('wait', 'said', 'meant'); more and it is a statement of its own."
+    )
+    repair_bare_terms: int = Field(
+        1, ge=0, description="A repair that does not restate the replaced value and carries no correction marker "
+        "('oops, Thursday') may say at most this many other content terms ('dinner at 8pm with Tom' has two: no repair)."
+    )
     undo_days: float = Field(
         7.0, ge=0.0, description="Days during which MemoryEngine.undo_forget restores what a forget instruction or a "
         "correction archived."

@@ -2,6 +2,8 @@
 
     clean + redact -> forget intent (archive what it names, stop) -> confirmation
     ("yes, book that one": the assistant turn it takes up becomes the user's, write/roles.py)
+    -> repair of a value said a few turns before ("I said Tuesday but I meant Thursday": the
+    repaired turn is stored and the one it repairs superseded, write/repair.py; stop)
     -> thread links (a suggestion answers the request before it, the user's own decision settles it)
     -> gate (noise
     rejection, importance, type; below the threshold kept as episodic) -> roles
@@ -44,6 +46,7 @@ from .intents import EXPLICIT_CORRECTION, addresses_memory, forget_target
 from .order import SessionOrder
 from .pii import PiiSettings, asked_secret, leads_with_value
 from .records import build_record, touch_patch, upsert_records
+from .repair import RecentRepair, Repair
 from .roles import Confirmer, confirmation_extra_terms, is_confirmation, turn_before
 from .supersede import CorrectionFinder, Superseder
 
@@ -101,6 +104,7 @@ class WritePipeline:
         self.order = SessionOrder(store, w)
         self.categories = Categories(embedder, config.intent)
         self.confirmer = Confirmer(store, w)
+        self.repair = RecentRepair(store, w)
 
     def run(self, req: AddRequest) -> WriteRun:
         """Apply one request; returns the outcome (stored / merged / rejected / candidate).
@@ -125,6 +129,11 @@ class WritePipeline:
             merged = self._confirm(req, clean, kinds)  # "yes, book that one": the suggestion becomes the user's
             if merged is not None:
                 return WriteRun(merged, clean)
+        if req.role == "user" and req.fact is None and req.hint is None:
+            scope = Scope(req.tenant_id, req.user_id, self.embedder.version)
+            repair = self.repair.find(scope, req.session_id, req.ts, clean, req.role, req.metadata)
+            if repair is not None:
+                return WriteRun(self._store_repair(req, clean, kinds, repair), clean)
         # request -> suggestion -> the user's own decision: the links retrieval ranks by (write/roles.py threads)
         thread = self.confirmer.thread_metadata(Scope(req.tenant_id, req.user_id, self.embedder.version),
                                                 req.session_id, req.ts, req.role, clean, confirmation)
@@ -178,6 +187,39 @@ class WritePipeline:
             return WriteResult(WriteOutcome.REJECTED.value, None, "forget_intent:no_match", redactions=kinds)
         return WriteResult(WriteOutcome.FORGOTTEN.value, None, "forget_intent",
                            tuple(ids), redactions=kinds, evidence=tuple(evidence), redacted_versions=tuple(versions))
+
+    def _store_repair(self, req: AddRequest, clean: str, kinds: tuple[str, ...], rep: Repair) -> WriteResult:
+        """Store the repaired turn (its kind, importance and categories; the repair's words in
+        ``metadata._repair_text``, and after the text when they say more than the value) and supersede the
+        turn it repairs, with the evidence (write/repair.py)."""
+        old = self.store.retrieve([rep.memory_id])[0].payload
+        content = f"{rep.repaired}\n{clean}" if rep.says_more else rep.repaired
+        mtype = MemoryType(str(old.get("memory_type") or MemoryType.EPISODIC.value))
+        kept = {k: v for k, v in dict(old.get("metadata") or {}).items() if k in ("_category", "_categories", "_kind")}
+        meta = {**req.metadata, **kept, "_repair_of": rep.memory_id, "_repair_text": clean}
+        imp = float(old.get("importance") or 0.5)
+        scope = Scope(req.tenant_id, req.user_id, self.embedder.version)
+        rec = build_record(content, tenant_id=req.tenant_id, user_id=req.user_id, memory_type=mtype,
+                           embedding_version=self.embedder.version,
+                           ts=self.order.place(scope, req.session_id, req.ts), session_id=req.session_id,
+                           role=req.role, metadata=meta, importance=imp, permanent=req.permanent, now=req.now,
+                           supersedes=(rep.memory_id,))
+        upsert_records(self.store, [rec], self.embedder.embed_documents([content]), self.config.keyword)
+        self._supersede_or_drop([rep.memory_id], rec.id, req.ts)
+        return WriteResult(WriteOutcome.STORED.value, rec.id, "supersedes", (rep.memory_id,), importance=imp,
+                           memory_type=mtype.value, redactions=kinds, evidence=(rep.evidence(),))
+
+    def _supersede_or_drop(self, superseded: list[str], new_id: str, ts: float) -> None:
+        """Retire ``superseded`` in favour of the just-written ``new_id``; both or neither: when the store
+        refuses, the new memory is dropped and a StoreError raised (the old ones stay current)."""
+        try:
+            self.superseder.supersede(superseded, new_id, ts)
+        except Exception as e:
+            try:
+                self.store.delete([new_id])
+            except Exception:  # noqa: BLE001 - the original failure is what the caller must see
+                log.exception("could not drop correction %s after a failed supersede", new_id)
+            raise StoreError(f"correction not applied: superseding {len(superseded)} memory(ies) failed: {e}") from e
 
     def _confirm(self, req: AddRequest, clean: str, kinds: tuple[str, ...]) -> WriteResult | None:
         """Mark the assistant turn a confirmation takes up as the user's (write/roles.py); the result
@@ -274,13 +316,6 @@ class WritePipeline:
             rec = self._inherit_event_time(rec, superseded + corrects)
         upsert_records(self.store, [rec], vec[None, :], self.config.keyword)
         if superseded:
-            try:
-                self.superseder.supersede(superseded, rec.id, req.ts)
-            except Exception as e:  # both or neither: drop the correction when the old ones stay current
-                try:
-                    self.store.delete([rec.id])
-                except Exception:  # noqa: BLE001 - the original failure is what the caller must see
-                    log.exception("could not drop correction %s after a failed supersede", rec.id)
-                raise StoreError(f"correction not applied: superseding {len(superseded)} memory(ies) failed: {e}") from e
+            self._supersede_or_drop(superseded, rec.id, req.ts)
         return WriteResult(WriteOutcome.STORED.value, rec.id, "supersedes" if superseded else "", tuple(superseded),
                            importance=imp, memory_type=mtype.value, redactions=kinds, evidence=tuple(evidence))
