@@ -36,6 +36,7 @@ from ..text import content_terms
 from . import rules
 from .candidates import CandidatePool
 from .categories import Categories
+from .changes import ChangeLinker
 from .clean import Cleaner
 from .dedup import DuplicateFinder, merged_kind_patch
 from .facts import FactBook, fact_key
@@ -105,6 +106,7 @@ class WritePipeline:
         self.categories = Categories(embedder, config.intent)
         self.confirmer = Confirmer(store, w)
         self.repair = RecentRepair(store, w)
+        self.changes = ChangeLinker(store, embedder, w, config.retrieval.route_limit)
 
     def run(self, req: AddRequest) -> WriteRun:
         """Apply one request; returns the outcome (stored / merged / rejected / candidate).
@@ -303,6 +305,12 @@ class WritePipeline:
         meta = rec.metadata
         if corrects:  # read by the retrieve stale stage (retrieve/stale.py demote_corrected)
             meta = {**meta, "_corrects": corrects}
+        if mtype != MemoryType.FACT and not superseded and not corrects:
+            # 'just finished moving to Shenzhen' replaces 'I live in Chengdu': linked, nothing archived
+            replaced = self.changes.find(clean, vec, scope, req.metadata, req.role)
+            if replaced:
+                meta = {**meta, "_replaces": [ev["id"] for ev in replaced]}
+                evidence.extend(replaced)
         if mtype != MemoryType.FACT and req.role == "user" and rules.is_constraint(clean, sig):
             meta = {**meta, "_kind": "constraint"}
         if req.role == "user" and self.categories.enabled:  # what a request of that kind will need (issue 16)
