@@ -14,7 +14,8 @@ configuration):
 * it reports a change (:func:`memory_engine.write.intents.reports_change`: 'moved', 'settled',
   '搬到', 'switched', '现在' ...) and names no person before it (:func:`memory_engine.text.people`:
   "my brother just moved to Beijing" is the brother's move);
-* it names an entity (:func:`memory_engine.text.entities`: a place, an organisation, a name) the
+* it names an entity (:func:`memory_engine.text.entities`: a place, an organisation, a name) in the
+  clause right after its change marker (the change's object: 'moving to Shenzhen', '入职腾讯') that the
   older memory does not, and the older memory names one the newer does not (a value replaced by
   another: Chengdu -> Shenzhen);
 * the older memory speaks in the first person about the speaker (no relative before its first
@@ -28,6 +29,7 @@ evidence in the write result (``rule`` ``reported_change``, ``archived`` False).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -43,6 +45,8 @@ from .intents import CHANGE, about_speaker, reports_change
 
 __all__ = ["ChangeLinker"]
 
+#: a clause end: the change's object lies before it
+_CLAUSE_END = re.compile(r"[,，.。;；!！?？\n]")
 _TYPES = tuple(t.value for t in (MemoryType.SEMANTIC, MemoryType.EPISODIC, MemoryType.FACT))
 
 
@@ -60,7 +64,11 @@ class ChangeLinker:
         m = CHANGE.search(clean)
         if m is None or people(clean[: m.start()]):
             return []  # someone else's move ('my brother just moved to Beijing', '我朋友小美刚搬到杭州')
-        new_ents = entities(clean)
+        # the value it changes to is the change's object: in the clause right after the marker ('moving to
+        # Shenzhen', '搬到深圳', '入职腾讯'); '电动车电池该换了，续航只剩二十公里' changes to nothing named
+        end = _CLAUSE_END.search(clean, m.end())
+        after = clean[m.end(): end.start() if end else len(clean)].lower()
+        new_ents = frozenset(e for e in entities(clean) if e in after)
         if not new_ents:
             return []
         out: list[dict[str, Any]] = []

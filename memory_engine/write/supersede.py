@@ -304,7 +304,7 @@ class CorrectionFinder:
         old_idents = _long_identifiers(old_text)
         if c.new_idents and old_idents and not (c.new_idents & old_idents):
             return Verdict(refused="different identifiers")  # different entities (card 尾号0988 vs 尾号8890)
-        if _about_someone_else(c.clean, old_text, payload.get("terms") or ()):
+        if _about_someone_else(c.clause, old_text, payload.get("terms") or ()):
             # '说错了，老王住的是重庆，不是成都' corrects 老王's city, never the speaker's '我住在成都高新区'
             return Verdict(refused="about someone the memory does not name")
         # the speakers' own names ("Gina: ..." prefixes every line of Gina) are no evidence
@@ -361,7 +361,8 @@ class CorrectionFinder:
 
 
 def _about_someone_else(text: str, old_text: str, old_terms: Iterable[str]) -> bool:
-    """Whether the correction ``text`` is about a person (:func:`memory_engine.text.people`) the older memory
+    """Whether the corrected clause ``text`` (a companion elsewhere in the message, '孩子跟我一起看电影', is no
+    subject of it) is about a person (:func:`memory_engine.text.people`) the older memory
     does not name: one named before the first content term the two share (its subject: '老王住的是重庆' ->
     老王; 'my sister works at Gojek' -> sister), none of whom the older memory names."""
     shared = set(content_terms(text)) & set(old_terms)

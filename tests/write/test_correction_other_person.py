@@ -27,3 +27,12 @@ def test_correction_about_someone_else_keeps_mine(engine, t0, mine, theirs, fix)
     assert me not in r.superseded_ids
     assert engine.memory(me, user_id="u").status.value == "current"
     assert them in r.superseded_ids or any(e.get("id") == them for e in r.evidence)
+
+
+@pytest.mark.integration
+def test_a_companion_is_no_subject(engine, t0):
+    """The person must be the corrected clause's subject: the child watching along does not stop the
+    speaker's own 'no more horror films' from retiring 'I like horror films' (negation-constraints)."""
+    old = engine.add("我喜欢看恐怖片，周末经常一个人看", user_id="u", now=t0).memory_id
+    r = engine.add("最近孩子跟我一起看电影，以后不要再给我推荐恐怖片了", user_id="u", now=t0 + timedelta(days=5))
+    assert r.superseded_ids == (old,)

@@ -36,6 +36,7 @@ def test_reported_change_links_and_answers_first(engine, t0, old, new, query):
     ("I live in Shanghai, Jing'an district", "my brother just moved to Beijing for his new job"),
     ("我住在南京鼓楼", "我朋友小美刚搬到杭州了"),
     ("I live in Chengdu, close to Chunxi Road", "went to Shenzhen for a conference last week"),  # no change
+    ("我室友小周是做律师的", "电动车电池该换了，续航只剩二十公里"),  # the change has no named object
 ])
 def test_other_peoples_moves_and_trips_link_nothing(engine, t0, old, new):
     _, r = _told(engine, t0, old, new)
