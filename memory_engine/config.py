@@ -61,6 +61,27 @@ class MemorySection(_Section):
         "dates in memories and queries ('yesterday', '6月3号', 'last Friday') are resolved to calendar days. "
         "A per-call timezone= on add/retrieve wins; None = the tzinfo of the call's now (UTC without one).",
     )
+    slash_dates: str = Field(
+        "mdy", pattern="^(mdy|dmy|off)$", description="How '3/6' is read in memories and queries: month/day "
+        "('mdy': US and Chinese usage, 6 March), day/month ('dmy': most of Europe, 3 June) or not as a date ('off').",
+    )
+    day_start_hour: int = Field(
+        4, ge=0, le=12, description="Local hour at which a user's day starts: a note written before it belongs to "
+        "the day that just ended ('had the interview this morning' typed at 00:30 is about the day before midnight; "
+        "'tomorrow' then is the coming day). 0 = days end at midnight.",
+    )
+    month_part_days: int = Field(
+        10, ge=1, le=15, description="Days of a part of a month: 'early March' / 月初 / 上旬 = its first N days, "
+        "'late March' / 月底 / 下旬 = its last N, 'mid March' / 中旬 = N days around the 16th.",
+    )
+    year_back_days: float = Field(
+        14.0, ge=0.0, description="'去年这个时候' / 'this time last year' / 'a year ago': the same day a year back "
+        "+- this many days.",
+    )
+    next_weekday: str = Field(
+        "next_week", pattern="^(next_week|nearest)$", description="'next Friday': the Friday of next Monday-based "
+        "week like 下周五 ('next_week': said on a Wednesday, 9 days on) or the nearest coming Friday ('nearest').",
+    )
 
 
 class EmbeddingSection(_Section):
@@ -356,6 +377,22 @@ class WriteSection(_Section):
     dedup_term_overlap: float = Field(
         0.3, ge=0.0, le=1.0, description="Jaccard overlap of content terms a reworded duplicate needs (with dedup_reworded_similarity)."
     )
+    dedup_ignore_fillers: bool = Field(
+        True, description="Leave the closed-class discourse words of a restatement ('just so you know', 'actually', "
+        "'哈', '记一下', write/hygiene.FILLERS) out of the duplicate test's term comparison, so a wrapped repeat "
+        "merges; identifiers, numbers, polarity, people and past aspect must still agree (write/dedup.py)."
+    )
+    dedup_same_terms_similarity: float = Field(
+        0.5, ge=0.0, le=1.0, description="Rescaled similarity at or above which a statement whose content terms "
+        "(fillers left out, stems aligned) are exactly those of an existing memory merges into it; the identity "
+        "checks (identifiers, numbers, polarity, people, past aspect) still apply (write/hygiene.same_meaning). "
+        "1.0 = off."
+    )
+    dedup_stem_prefix: int = Field(
+        5, ge=0, description="Two English stems one word family leaves apart ('allerg' / 'allergi') count as one term "
+        "in the duplicate test when one is a prefix of the other and the shorter has at least this many letters; "
+        "0 = exact stems only (write/hygiene.align_stems)."
+    )
     supersede_strong_similarity: float = Field(
         0.7,
         ge=0.0,
@@ -473,6 +510,13 @@ class RetrievalSection(_Section):
     rewrite_max_terms: int = Field(
         2, ge=0, description="Only queries with at most this many content terms of their own are rewritten: a query "
         "that names its subject ('那个蓝色耳机') is not vague."
+    )
+    date_mismatch: float = Field(
+        0.6, ge=0.0, le=1.0, description="When the query names a date ('上上周', 'the 3rd', 'early March') and some "
+        "candidates' time matches it, the dense similarity, keyword coverage and keyword score of the candidates that "
+        "name another day (an event time outside the range) are multiplied by this: a memory of another day that "
+        "shares more words is not the answer about that day (1 = off). A memory naming no day (a habit, a standing "
+        "fact) is not discounted; nothing matches the date -> nothing is discounted.",
     )
     identifier_mismatch: float = Field(
         0.5, ge=0.0, le=1.0, description="When the query names identifiers (v3.1, ORD123) and a memory carries none of "

@@ -31,6 +31,7 @@ from ..store.base import ScoredPayload, VectorStore
 from ..text import content_terms
 from ..write.categories import Categories
 from ..write.pii import PiiSettings
+from . import temporal
 from .addressee import lift_decisions
 from .admission import Admission
 from .candidates import CandidateBuilder, pool_routes
@@ -85,7 +86,8 @@ class RetrievalPipeline:
         self.store, self.embedder, self.config = store, embedder, config
         # pii_key: the workspace's secret for the search terms of redacted values (pii.fingerprint_terms)
         self.planner = QueryPlanner(store, embedder, r, PiiSettings.from_config(config.pii),
-                                    pii_key if config.pii.fingerprint_terms else b"")
+                                    pii_key if config.pii.fingerprint_terms else b"",
+                                    temporal.DateSettings.from_config(config.memory))
         self.routes = build_routes(store, r, routes, rescale=embedder.rescale, icfg=config.intent)
         self.categories = Categories(embedder, config.intent)
         self.builder = CandidateBuilder(store, embedder, r, config.write, cjk_baseline(config.embedding), config.intent)

@@ -30,6 +30,7 @@ from ..config import EngineConfig
 from ..embedding import CachedEmbedder
 from ..errors import StoreError
 from ..models import MemoryRecord, MemoryType, WriteOutcome, WriteResult
+from ..retrieve import temporal
 from ..scope import Scope
 from ..store.base import VectorStore
 from ..text import content_terms
@@ -91,6 +92,7 @@ class WritePipeline:
     def __init__(self, store: VectorStore, embedder: CachedEmbedder, config: EngineConfig,
                  pii_key: bytes = b"") -> None:
         self.store, self.embedder, self.config = store, embedder, config
+        self.dates = temporal.DateSettings.from_config(config.memory)
         w = config.write
         # pii_key: the workspace's secret for the search terms of redacted values (pii.fingerprint_terms)
         key = pii_key if config.pii.fingerprint_terms else b""
@@ -257,7 +259,7 @@ class WritePipeline:
         rec = build_record(clean, tenant_id=req.tenant_id, user_id=req.user_id, memory_type=mtype,
                            embedding_version=self.embedder.version, ts=at, session_id=req.session_id,
                            role=req.role, metadata=req.metadata, importance=imp, permanent=req.permanent,
-                           now=req.now, terms=terms, flags=tuple(req.metadata.get("_flags") or ()))
+                           now=req.now, terms=terms, flags=tuple(req.metadata.get("_flags") or ()), dates=self.dates)
         if uncertain:
             return self.candidates.add(rec, vec, scope, kinds)
         superseded: list[str] = []
