@@ -296,7 +296,42 @@ class WriteSection(_Section):
         0.1, ge=0.0, le=1.0, description="...and exceeds the next nearest memory's similarity by at least this "
         "(e5 on dev: named topic 0.26-0.58, next memory 0.14-0.41); otherwise nothing is forgotten."
     )
+    forget_clause_margin: float = Field(
+        0.2, ge=0.0, le=1.0, description="A forget that names part of a multi-clause message ('forget my phone number' "
+        "for 'my number is 138..., and leave parcels with the guard') keeps a clause carrying none of the target's "
+        "terms only when its rescaled similarity to the target is at least this below the best clause carrying one "
+        "(e5 on the corrections_in_speech suite: named clause 0.48-0.63, other clause 0.00-0.33); closer clauses go "
+        "with the named one (a leak is worse than a lost clause kept under the undo window)."
+    )
+    forget_clause_min_terms: int = Field(
+        2, ge=1, description="A clause of a partly forgotten message with fewer word terms (numbers not counted) than "
+        "this is a continuation of the clause before it ('Shanghai', '3单元502' after an address) and goes with it."
+    )
     forget_limit: int = Field(10, ge=1, description="At most this many memories one forget instruction archives.")
+    change_link_similarity: float = Field(
+        0.35, ge=0.0, le=1.0, description="A reported change told as an event ('just finished moving to Shenzhen', "
+        "'终于搬到深圳了', write/changes.py) links the older memory it replaces ('I live in Chengdu') when their rescaled "
+        "dense similarity is at least this (e5: moves 0.40-0.57) and one entity replaces another."
+    )
+    change_link_limit: int = Field(
+        1, ge=0, description="At most this many older memories one reported change links (nearest first); 0 = off."
+    )
+    repair_window_s: float = Field(
+        900.0, ge=0.0, description="A repair of a value ('wait I said Tuesday but I meant Thursday', '刚才说错了，是周四"
+        "不是周二', write/repair.py) replaces a value the same speaker said in the same session at most this many "
+        "seconds before; 0 disables repairs."
+    )
+    repair_turns: int = Field(
+        4, ge=1, description="The repair looks at this many of the session's newest turns before it (newest first)."
+    )
+    repair_max_terms: int = Field(
+        3, ge=0, description="A repair that restates the replaced value ('8pm, not 6') may say at most this many other "
+        "content terms ('wait', 'said', 'meant'); more and it is a statement of its own."
+    )
+    repair_bare_terms: int = Field(
+        1, ge=0, description="A repair that does not restate the replaced value and carries no correction marker "
+        "('oops, Thursday') may say at most this many other content terms ('dinner at 8pm with Tom' has two: no repair)."
+    )
     undo_days: float = Field(
         7.0, ge=0.0, description="Days during which MemoryEngine.undo_forget restores what a forget instruction or a "
         "correction archived."
@@ -660,6 +695,11 @@ class RetrievalSection(_Section):
         "to the first A (rescaled cosine; e5 on dev: tea -> coffee 0.54, coffee vs 'back on green tea' 0.48). 1 = off "
         "(default): at 0.5 it fixes the tea/coffee flip but LoCoMo dev recall@10 fell 0.775 -> 0.746..0.759 and "
         "dialogue_recall MRR 0.88 -> 0.72..0.76 (one speaker's three turns on a topic are no flip)."
+    )
+    stale_replacement_lift: float = Field(
+        1.0, ge=0.0, le=1.0, description="A below-floor memory that reports a change of a value a kept memory states "
+        "(write/changes.py link, metadata._replaces) enters the result at this share of that memory's fused score, "
+        "which then ranks below it; 0 = off."
     )
     stale_update_similarity: float = Field(
         0.45, ge=0.0, le=1.0, description="A newer statement that reports a change (write/intents.CHANGE: 'now', "

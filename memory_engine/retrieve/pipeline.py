@@ -42,7 +42,7 @@ from .fusion import Candidate, rank_key
 from .hop import EntityHop
 from .query import QueryPlanner
 from .routes import DEFAULT_ROUTES, RouteQuery, build_routes
-from .stale import StaleValues
+from .stale import StaleValues, lift_replacements
 
 __all__ = ["RetrievalPipeline", "RetrievalRequest", "RetrievalRun"]
 
@@ -133,6 +133,8 @@ class RetrievalPipeline:
                     self.fuse([c for c in fused if c.memory_id not in hopped] + [c for c, _ in hopped.values()]), links)
                 fused = self.hop.discount(refused, hopped, parent_score)
                 kept, below = self.floor.split(fused)
+        if self.stale.enabled:  # a reported change found through the value it replaces (retrieve/stale.py)
+            kept, below = lift_replacements(kept, below, pool.payloads, self.config.retrieval.stale_replacement_lift)
         if self.stale.enabled and len(kept) > 1:
             kept = self.stale.apply(kept, pool.payloads, req.top_k, precedence=not plan.to_assistant)
             rank = {c.memory_id: c for c in kept}
