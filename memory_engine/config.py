@@ -35,6 +35,15 @@ class FusionStrategy(StrEnum):
     HYBRID = "hybrid"
 
 
+class KeywordScale(StrEnum):
+    """What the BM25 score of the 'hybrid' fusion is divided by (issue 16): ``best`` = the best BM25 of the
+    query (max-normalisation, Fox & Shaw 1994), ``best_coverage`` = the best BM25 over the share of the query's
+    terms that best row holds, an estimate of what a memory holding every query term would score."""
+
+    BEST = "best"
+    BEST_COVERAGE = "best_coverage"
+
+
 class SupersedeMode(StrEnum):
     """What happens to an old memory a correction replaces (seed 000/002 vs 004)."""
 
@@ -60,6 +69,27 @@ class MemorySection(_Section):
         None, description="The users' time zone (IANA name such as 'Asia/Shanghai', or an offset '+08:00') in which "
         "dates in memories and queries ('yesterday', '6月3号', 'last Friday') are resolved to calendar days. "
         "A per-call timezone= on add/retrieve wins; None = the tzinfo of the call's now (UTC without one).",
+    )
+    slash_dates: str = Field(
+        "mdy", pattern="^(mdy|dmy|off)$", description="How '3/6' is read in memories and queries: month/day "
+        "('mdy': US and Chinese usage, 6 March), day/month ('dmy': most of Europe, 3 June) or not as a date ('off').",
+    )
+    day_start_hour: int = Field(
+        4, ge=0, le=12, description="Local hour at which a user's day starts: a note written before it belongs to "
+        "the day that just ended ('had the interview this morning' typed at 00:30 is about the day before midnight; "
+        "'tomorrow' then is the coming day). 0 = days end at midnight.",
+    )
+    month_part_days: int = Field(
+        10, ge=1, le=15, description="Days of a part of a month: 'early March' / 月初 / 上旬 = its first N days, "
+        "'late March' / 月底 / 下旬 = its last N, 'mid March' / 中旬 = N days around the 16th.",
+    )
+    year_back_days: float = Field(
+        14.0, ge=0.0, description="'去年这个时候' / 'this time last year' / 'a year ago': the same day a year back "
+        "+- this many days.",
+    )
+    next_weekday: str = Field(
+        "next_week", pattern="^(next_week|nearest)$", description="'next Friday': the Friday of next Monday-based "
+        "week like 下周五 ('next_week': said on a Wednesday, 9 days on) or the nearest coming Friday ('nearest').",
     )
 
 
@@ -266,7 +296,42 @@ class WriteSection(_Section):
         0.1, ge=0.0, le=1.0, description="...and exceeds the next nearest memory's similarity by at least this "
         "(e5 on dev: named topic 0.26-0.58, next memory 0.14-0.41); otherwise nothing is forgotten."
     )
+    forget_clause_margin: float = Field(
+        0.2, ge=0.0, le=1.0, description="A forget that names part of a multi-clause message ('forget my phone number' "
+        "for 'my number is 138..., and leave parcels with the guard') keeps a clause carrying none of the target's "
+        "terms only when its rescaled similarity to the target is at least this below the best clause carrying one "
+        "(e5 on the corrections_in_speech suite: named clause 0.48-0.63, other clause 0.00-0.33); closer clauses go "
+        "with the named one (a leak is worse than a lost clause kept under the undo window)."
+    )
+    forget_clause_min_terms: int = Field(
+        2, ge=1, description="A clause of a partly forgotten message with fewer word terms (numbers not counted) than "
+        "this is a continuation of the clause before it ('Shanghai', '3单元502' after an address) and goes with it."
+    )
     forget_limit: int = Field(10, ge=1, description="At most this many memories one forget instruction archives.")
+    change_link_similarity: float = Field(
+        0.35, ge=0.0, le=1.0, description="A reported change told as an event ('just finished moving to Shenzhen', "
+        "'终于搬到深圳了', write/changes.py) links the older memory it replaces ('I live in Chengdu') when their rescaled "
+        "dense similarity is at least this (e5: moves 0.40-0.57) and one entity replaces another."
+    )
+    change_link_limit: int = Field(
+        1, ge=0, description="At most this many older memories one reported change links (nearest first); 0 = off."
+    )
+    repair_window_s: float = Field(
+        900.0, ge=0.0, description="A repair of a value ('wait I said Tuesday but I meant Thursday', '刚才说错了，是周四"
+        "不是周二', write/repair.py) replaces a value the same speaker said in the same session at most this many "
+        "seconds before; 0 disables repairs."
+    )
+    repair_turns: int = Field(
+        4, ge=1, description="The repair looks at this many of the session's newest turns before it (newest first)."
+    )
+    repair_max_terms: int = Field(
+        3, ge=0, description="A repair that restates the replaced value ('8pm, not 6') may say at most this many other "
+        "content terms ('wait', 'said', 'meant'); more and it is a statement of its own."
+    )
+    repair_bare_terms: int = Field(
+        1, ge=0, description="A repair that does not restate the replaced value and carries no correction marker "
+        "('oops, Thursday') may say at most this many other content terms ('dinner at 8pm with Tom' has two: no repair)."
+    )
     undo_days: float = Field(
         7.0, ge=0.0, description="Days during which MemoryEngine.undo_forget restores what a forget instruction or a "
         "correction archived."
@@ -320,6 +385,22 @@ class WriteSection(_Section):
     )
     dedup_term_overlap: float = Field(
         0.3, ge=0.0, le=1.0, description="Jaccard overlap of content terms a reworded duplicate needs (with dedup_reworded_similarity)."
+    )
+    dedup_ignore_fillers: bool = Field(
+        True, description="Leave the closed-class discourse words of a restatement ('just so you know', 'actually', "
+        "'哈', '记一下', write/hygiene.FILLERS) out of the duplicate test's term comparison, so a wrapped repeat "
+        "merges; identifiers, numbers, polarity, people and past aspect must still agree (write/dedup.py)."
+    )
+    dedup_same_terms_similarity: float = Field(
+        0.5, ge=0.0, le=1.0, description="Rescaled similarity at or above which a statement whose content terms "
+        "(fillers left out, stems aligned) are exactly those of an existing memory merges into it; the identity "
+        "checks (identifiers, numbers, polarity, people, past aspect) still apply (write/hygiene.same_meaning). "
+        "1.0 = off."
+    )
+    dedup_stem_prefix: int = Field(
+        5, ge=0, description="Two English stems one word family leaves apart ('allerg' / 'allergi') count as one term "
+        "in the duplicate test when one is a prefix of the other and the shorter has at least this many letters; "
+        "0 = exact stems only (write/hygiene.align_stems)."
     )
     supersede_strong_similarity: float = Field(
         0.7,
@@ -391,6 +472,14 @@ class RetrievalSection(_Section):
         "and max-normalised BM25 with small recency and importance terms."
     )
     hybrid_weights: HybridWeights = Field(default_factory=HybridWeights, description="Weights of the 'hybrid' fusion.")
+    keyword_scale: KeywordScale = Field(
+        KeywordScale.BEST, description="best | best_coverage: the scale of the hybrid fusion's keyword term (BM25 / "
+        "scale, in [0, 1]). 'best' gives the query's best keyword row 1.0 however little of the query it holds, so "
+        "one incidental shared word ('楼下') outranks the dense match; 'best_coverage' divides by best BM25 / the "
+        "share of the query's terms that row holds (issue 16, dev: implicit_recall_zh MRR 0.765 -> 0.822 and "
+        "paraphrase_recall 0.733 -> 0.799, but LoCoMo dev every-turn recall@10 0.771 -> 0.762, MRR 0.527 -> "
+        "0.505: English questions lean on a few shared names, so 'best' stays the default)."
+    )
     weights: WeightedWeights = Field(default_factory=WeightedWeights, description="Weights of the 'weighted' fusion.")
     five_term_weights: FiveTermWeights = Field(default_factory=FiveTermWeights, description="Weights of the 'five_term' fusion.")
     route_weights: RouteWeights = Field(default_factory=RouteWeights, description="Per-route weights of the 'rrf' fusion.")
@@ -411,6 +500,20 @@ class RetrievalSection(_Section):
     candidate_floor: float | None = Field(
         None, ge=0.0, le=1.0, description="Once one candidate reaches retrieval.floor (the question is on a stored "
         "topic), the others need only this relevance (None = retrieval.floor; never above it)."
+    )
+    dense_keep: int = Field(
+        3, ge=0, description="Once one candidate reaches retrieval.floor (the question is on a stored topic), up to "
+        "this many candidates of highest calibrated dense similarity (the rescaled cosine, script-pair baseline) "
+        "pass the floor whatever their relevance (0 = off): a paraphrase that shares no word with its memory "
+        "('报名了全马，怕又撑不住' for the half-marathon cramp) has only its dense rank, and e5 packs Chinese pairs so "
+        "tightly that the right one sits at relevance 0.18-0.24 under a floor an unrelated pair also nearly reaches. "
+        "3 (issue 16, dev): paraphrase_recall 0.697 -> 0.848, LoCoMo dev every-turn recall@10 unchanged (0.771); "
+        "without dense_keep_share it let 20 irrelevant labels into small-store dev suites."
+    )
+    dense_keep_share: float = Field(
+        0.1, ge=0.0, le=1.0, description="retrieval.dense_keep lifts at most this share of the query's candidates "
+        "(rounded down): dense rank r among n candidates is evidence only when r/n is small (an unrelated memory "
+        "lands at rank <= r with chance r/n), so in a store of six memories the top ones are not lifted."
     )
     top_k: int = Field(5, ge=1, description="Hits returned (seed 003: recall 5..8).")
     token_budget: int = Field(1500, ge=0, description="Maximum tokens of memory content returned (seed 003/004).")
@@ -438,6 +541,13 @@ class RetrievalSection(_Section):
     rewrite_max_terms: int = Field(
         2, ge=0, description="Only queries with at most this many content terms of their own are rewritten: a query "
         "that names its subject ('那个蓝色耳机') is not vague."
+    )
+    date_mismatch: float = Field(
+        0.6, ge=0.0, le=1.0, description="When the query names a date ('上上周', 'the 3rd', 'early March') and some "
+        "candidates' time matches it, the dense similarity, keyword coverage and keyword score of the candidates that "
+        "name another day (an event time outside the range) are multiplied by this: a memory of another day that "
+        "shares more words is not the answer about that day (1 = off). A memory naming no day (a habit, a standing "
+        "fact) is not discounted; nothing matches the date -> nothing is discounted.",
     )
     identifier_mismatch: float = Field(
         0.5, ge=0.0, le=1.0, description="When the query names identifiers (v3.1, ORD123) and a memory carries none of "
@@ -586,6 +696,11 @@ class RetrievalSection(_Section):
         "(default): at 0.5 it fixes the tea/coffee flip but LoCoMo dev recall@10 fell 0.775 -> 0.746..0.759 and "
         "dialogue_recall MRR 0.88 -> 0.72..0.76 (one speaker's three turns on a topic are no flip)."
     )
+    stale_replacement_lift: float = Field(
+        1.0, ge=0.0, le=1.0, description="A below-floor memory that reports a change of a value a kept memory states "
+        "(write/changes.py link, metadata._replaces) enters the result at this share of that memory's fused score, "
+        "which then ranks below it; 0 = off."
+    )
     stale_update_similarity: float = Field(
         0.45, ge=0.0, le=1.0, description="A newer statement that reports a change (write/intents.CHANGE: 'now', "
         "'these days', 'back to', 'quit', '现在', '最近', '涨到', '又', '定了') or follows a provisional one is the same "
@@ -680,8 +795,8 @@ class RetrievalSection(_Section):
 
 class IntentSection(_Section):
     """Facts by intent (issue 16): a request is routed to a fact category (shipping, payment, food,
-    travel, purchase, ...) by its nearest example requests, and every user statement is tagged at write
-    with the category of its nearest example facts (write/categories.py). Scores are raw cosines of the
+    travel, purchase, health, gift, schedule) by its nearest example requests, and every user statement
+    is tagged at write with the category of its nearest example facts (write/categories.py). Scores are (mean-centred) cosines of the
     configured embedder (calibrated on dev for e5-small; another model needs its own sweep)."""
 
     enabled: bool = Field(
@@ -693,17 +808,37 @@ class IntentSection(_Section):
         "(embedded as documents); a category named `none` is the reject class. None = the bundled bilingual file "
         "memory_engine/write/categories.toml."
     )
+    center_queries: bool = Field(
+        True, description="Route requests by mean-centred cosines: the mean of the example-request bank is subtracted "
+        "from the examples and from the query vector first (write/categories.py `_Bank`). e5-small's raw cosines put "
+        "every request within 0.80-0.95 of every example, so neighbouring categories differed by 0.01-0.02; centred, "
+        "the needed one leads by 0.05-0.4 (dev suites needs-everyday, needs-and-links). `query_min_score` and "
+        "`query_margin` are calibrated for the centred scores; with false use the raw calibration 0.85 / 0.015."
+    )
+    center_facts: bool = Field(
+        False, description="Tag statements by mean-centred cosines too (as `center_queries`). Off: centred, statements "
+        "with a time word ('vegan since January', 'packages to my office') lean to the schedule examples on e5-small; "
+        "`fact_min_score` / `fact_margin` are calibrated for raw cosines (centred dev calibration: 0.30 / 0.05)."
+    )
     query_min_score: float = Field(
-        0.85, ge=-1.0, le=1.0, description="A request is routed only when its cosine to the nearest example "
-        "request of the winning category is at least this (e5 dev: requests 0.89-0.99, other questions 0.80-0.93)."
+        0.30, ge=-1.0, le=1.0, description="A request is routed only when its score to the nearest example request "
+        "of the winning category is at least this (centred, e5 dev: task requests 0.28-0.74, requests that need "
+        "nothing 0.15-0.37, mostly won by the `none` class)."
     )
     query_margin: float = Field(
-        0.015, ge=0.0, le=2.0, description="...and exceeds the runner-up category's (the `none` class included) "
-        "by at least this."
+        0.13, ge=0.0, le=2.0, description="...and leads the reject class `none` by at least this (centred, e5 dev "
+        "needs suites: requests that need nothing led it by at most 0.121 ('help me word a polite email' -> shipping), "
+        "the needing requests that route by 0.146-0.65)."
+    )
+    query_also_margin: float = Field(
+        0.15, ge=0.0, le=2.0, description="A routed request also needs every further category within this of the "
+        "best one (up to `max_categories`, and none the `none` class beats): a gift to be sent needs the gift and "
+        "the shipping facts (centred e5 dev: '给闺蜜挑了条围巾，帮我安排一下送到她手上' gift 0.50, shipping 0.37). "
+        "Values below `query_margin` act as `query_margin`."
     )
     fact_min_score: float = Field(
         0.83, ge=-1.0, le=1.0, description="A statement is tagged only when its cosine to the nearest example fact "
-        "of the winning category is at least this (e5 packs short Chinese statements near 0.90)."
+        "of the winning category is at least this (raw, e5 packs short Chinese statements near 0.90)."
     )
     fact_margin: float = Field(
         0.02, ge=0.0, le=2.0, description="...and exceeds the runner-up category's (the `none` class included) by "
@@ -714,6 +849,11 @@ class IntentSection(_Section):
         "is routed to (tagged with) all of them, up to this many; more is too vague a call and routes nowhere. "
         "1 = one winner by the margin or nothing (e5 dev: a parcel request sits 0.014 from the payment examples, "
         "'以后发件统一走顺丰' 0.015 from purchase, so neither was routed nor tagged)."
+    )
+    truncate: bool = Field(
+        True, description="A decision with more close categories than `max_categories` keeps the best ones (true) or "
+        "routes / tags nowhere (false). With eight categories e5's raw fact scores often tie three ways "
+        "('我乳糖不耐受' health 0.921, food 0.916, schedule 0.912), which left the fact untagged."
     )
     min_query_terms: int = Field(
         2, ge=0, description="A query with fewer content terms is never routed: one word ('coffee', 'hobbies') names "

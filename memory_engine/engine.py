@@ -286,6 +286,8 @@ class MemoryEngine:
                 "memory.importance": result.importance, "memory.superseded_ids": list(result.superseded_ids) or None,
                 "memory.supersede_evidence": (json.dumps(list(result.evidence), ensure_ascii=False)
                                               if result.evidence else None),
+                "memory.redacted_versions": (json.dumps([list(v) for v in result.redacted_versions])
+                                             if result.redacted_versions else None),
                 "memory.content": run.content,
             })
             return result

@@ -147,6 +147,8 @@ class WriteResult:
     ``superseded_ids`` older memories this write replaced (outcome ``forgotten``: the
     memories a forget instruction archived); ``evidence`` one dict per such id saying why
     (``id``, ``similarity``, ``shared_terms``, ``rule``): nothing is retired silently.
+    ``redacted_versions`` ``(archived id, new id)`` pairs of a forget that named only part of a
+    message: the new version keeps the rest (its evidence dict says ``kept_as``).
     """
 
     outcome: str
@@ -157,6 +159,7 @@ class WriteResult:
     memory_type: str | None = None
     redactions: tuple[str, ...] = ()
     evidence: tuple[dict[str, Any], ...] = ()
+    redacted_versions: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

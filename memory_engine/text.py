@@ -253,6 +253,19 @@ def entities(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+def people(text: str) -> frozenset[str]:
+    """The people ``text`` names: jieba person words (nr, nrt; two characters or more: '老王', '李娜') in
+    Chinese and the relatives it names (:func:`relatives`, canonical ids: 'sister', 'wife')."""
+    out: set[str] = set(relatives(text))
+    if _CJK.search(text):
+        import jieba.posseg as pseg
+
+        _jieba()
+        with _jieba_lock:
+            out |= {w.word for w in pseg.cut(text) if w.flag in ("nr", "nrt") and len(w.word) > 1}
+    return frozenset(out)
+
+
 def term_id(term: str) -> int:
     """Stable uint32 id of a term (CRC-32), the sparse vector index."""
     return zlib.crc32(term.encode("utf-8")) & 0xFFFFFFFF

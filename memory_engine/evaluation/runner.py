@@ -369,6 +369,10 @@ def _replay_events(engine: Any, rp: _Replay) -> list[WriteRecord]:
         )
         rp.writes[ev.label] = wr
         rp.label_id[ev.label] = wr.memory_id if wr.outcome != "rejected" else None
+        for old_id, new_id in getattr(wr, "redacted_versions", ()) or ():
+            # a forget that named part of a message: its label follows the version that keeps the rest
+            for lab in rp.labels_of(old_id):
+                rp.label_id[lab] = new_id
         sup_labels: list[str] = []
         for sid in wr.superseded_ids:
             labs = rp.labels_of(sid)

@@ -36,7 +36,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..write.roles import ANSWERS_KEY, SETTLES_KEY, author_role
-from .fusion import Candidate
+from .fusion import Candidate, rank_key
 
 __all__ = ["about_user_only", "lift_decisions", "may_answer", "refers_to_assistant", "thread_demotions"]
 
@@ -96,7 +96,7 @@ def lift_decisions(ranked: list[Candidate], payloads: Mapping[str, Mapping[str, 
     """Every decision among ``ranked`` whose request is a candidate too borrows at least ``share``
     (in [0, 1]) x the request's relevance (``context_relevance``, read by the floor) and at least the
     request's fused score (module docstring, threads). For a query that does not refer to the
-    assistant. Returns the candidates re-sorted (score desc, id); ``ranked`` unchanged when none."""
+    assistant. Returns the candidates re-sorted (score desc, :func:`~memory_engine.retrieve.fusion.rank_key`); ``ranked`` unchanged when none."""
     by_id = {c.memory_id: c for c in ranked}
     out: dict[str, Candidate] = {}
     for c in ranked:
@@ -108,7 +108,7 @@ def lift_decisions(ranked: list[Candidate], payloads: Mapping[str, Mapping[str, 
                                    fused=max(c.fused, req.fused))
     if not out:
         return ranked
-    return sorted((out.get(c.memory_id, c) for c in ranked), key=lambda c: (-c.fused, c.memory_id))
+    return sorted((out.get(c.memory_id, c) for c in ranked), key=rank_key)
 
 
 def thread_demotions(ids: list[str], payloads: Mapping[str, Mapping[str, Any]], to_assistant: bool

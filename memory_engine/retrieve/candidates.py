@@ -9,17 +9,16 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import replace
-from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
 
-from ..config import IntentSection, RetrievalSection, SupersedeMode, WriteSection
+from ..config import IntentSection, KeywordScale, RetrievalSection, SupersedeMode, WriteSection
 from ..embedding import CachedEmbedder, rescale_similarity
 from ..errors import ConfigError
 from ..models import MemoryStatus, Source
 from ..store.base import ScoredPayload, VectorStore
-from ..text import _CJK, content_terms, relative_chains, relatives
+from ..text import _CJK, content_terms, keyword_coverage, relative_chains, relatives
 from ..write.categories import categories_of
 from . import temporal
 from .admission import Admission
@@ -103,7 +102,9 @@ class CandidateBuilder:
       coverage and keyword x ``retrieval.relative_mismatch``;
     * date match: the memory's event time or the (local) day it was written overlaps the
       query's date range -> ``temporal_match`` = 1, and the query's date words count as
-      covered (:func:`memory_engine.retrieve.temporal.coverage_with_date`);
+      covered (:func:`memory_engine.retrieve.temporal.coverage_with_date`); once one candidate matches
+      the date, the others that name a day of their own (an event time) have similarity, coverage and
+      keyword x ``retrieval.date_mismatch``;
     * pending values (seed 004): an unconfirmed old value shows only when its relevance is
       >= ``write.supersede_strong_similarity``, weighted by ``retrieval.inferred_weight``.
 
@@ -112,7 +113,7 @@ class CandidateBuilder:
 
     def __init__(self, store: VectorStore, embedder: CachedEmbedder, rcfg: RetrievalSection,
                  wcfg: WriteSection, cjk_baseline: float | None = None, icfg: IntentSection | None = None) -> None:
-        for name in ("identifier_mismatch", "relative_mismatch", "inferred_weight", "user_stated_weight"):
+        for name in ("identifier_mismatch", "relative_mismatch", "date_mismatch", "inferred_weight", "user_stated_weight"):
             if not 0.0 <= float(getattr(rcfg, name)) <= 1.0:
                 raise ConfigError(f"retrieval.{name} must be in [0, 1]", key=f"retrieval.{name}")
         self.store, self.embedder, self.rcfg = store, embedder, rcfg
@@ -182,6 +183,9 @@ class CandidateBuilder:
                            else rcfg.tool_weight if src == Source.TOOL.value else rcfg.user_stated_weight),
             tokens=int(pl.get("tokens") or 0),
             speaker_match=1.0 if spoke else 0.0,
+            # when it was said, for the order of equal scores (rank_key: the newer statement first)
+            written_at=float(pl.get("created_at") or 0.0),
+            text=content,
         )
 
     def similarity(self, cos: float, cjk_query: bool, content: str) -> float:
@@ -213,7 +217,14 @@ class CandidateBuilder:
         sims = self.similarities(pool, plan.vector)
         q_idents, q_range, ts = plan.identifiers, plan.date_range, plan.ts
         # BM25 is unbounded: divide by the query's best keyword score (CombSUM of max-normalised scores)
-        best_kw = max((s["keyword"] for s in pool.scores.values() if "keyword" in s), default=0.0)
+        best_id = max((mid for mid, s in pool.scores.items() if "keyword" in s),
+                      key=lambda mid: pool.scores[mid]["keyword"], default=None)
+        best_kw = pool.scores[best_id]["keyword"] if best_id is not None else 0.0
+        if best_id is not None and rcfg.keyword_scale == KeywordScale.BEST_COVERAGE:
+            # the best row holding one of eight query words is no full keyword match: scale up to an estimate
+            # of the score of a row holding them all (IDF taken as flat over the words it misses)
+            held = keyword_coverage(plan.route_terms, pool.payloads[best_id].get("terms") or ())
+            best_kw = best_kw / held if held > 0 else best_kw
         routed = frozenset((categories,) if isinstance(categories, str) else categories or ())
         cands = []
         for mid, pl in pool.payloads.items():
@@ -241,9 +252,7 @@ class CandidateBuilder:
                 start: Any = pl.get("event_start")
                 end: Any = pl.get("event_end")
                 # a memory is about the (user's local) day it was written, and about the date it names
-                day = datetime.fromtimestamp(float(pl.get("created_at") or ts), plan.now.tzinfo)
-                d0 = day.replace(hour=0, minute=0, second=0, microsecond=0)
-                written = q_range.overlaps(d0.timestamp(), (d0 + timedelta(days=1)).timestamp())
+                written = q_range.overlaps(*plan.dates.user_day(float(pl.get("created_at") or ts), plan.now.tzinfo))
                 if written or (start is not None and q_range.overlaps(float(start), float(end))):
                     # the date the query names is matched by the memory's time, not by its words
                     cov = temporal.coverage_with_date(plan.cover_terms, temporal.date_terms(q_range.phrase),
@@ -262,4 +271,12 @@ class CandidateBuilder:
                     continue
                 c = replace(c, source_weight=c.source_weight * rcfg.inferred_weight)
             cands.append(c)
+        if q_range is not None and rcfg.date_mismatch < 1.0 and any(c.temporal_match for c in cands):
+            # a question about one day is not answered by a memory that names another day and shares more words
+            # ('这周...出差' for '上上周我去哪出差'); a memory naming no day (a habit, a standing fact: '每天早上吃降压药')
+            # may answer a question that gives a day as context, and with no memory of that day nothing changes
+            f = rcfg.date_mismatch
+            cands = [replace(c, similarity=c.similarity * f, coverage=c.coverage * f, keyword=c.keyword * f)
+                     if not c.temporal_match and pool.payloads[c.memory_id].get("event_start") is not None else c
+                     for c in cands]
         return cands

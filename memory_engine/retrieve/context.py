@@ -29,7 +29,7 @@ from ..errors import ConfigError
 from ..store.base import StoreFilter, VectorStore
 from .admission import Admission
 from .candidates import CandidateBuilder, is_cjk
-from .fusion import Candidate
+from .fusion import Candidate, rank_key
 from .query import QueryPlan
 
 __all__ = ["ConversationContext", "smooth"]
@@ -75,7 +75,7 @@ def smooth(fused: list[Candidate], links: list[Link], weight: float, relevance_s
         if nb > c.fused:  # brought up by a better neighbour: ranks below it
             new = max(c.fused, min(new, discount * nb))
         out.append(replace(c, fused=new, context_relevance=max(c.context_relevance, borrowed.get(c.memory_id, 0.0))))
-    out.sort(key=lambda c: (-c.fused, c.memory_id))
+    out.sort(key=rank_key)
     return out
 
 
@@ -160,7 +160,7 @@ class ConversationContext:
         new, links = self.expand(fused, payloads, flt, admit, plan)
         if not links:
             return fused, links
-        ranked = sorted([*fused, *fuse(new)], key=lambda c: (-c.fused, c.memory_id)) if new else fused
+        ranked = sorted([*fused, *fuse(new)], key=rank_key) if new else fused
         return self.smooth(ranked, links), links
 
     def smooth(self, fused: list[Candidate], links: list[Link]) -> list[Candidate]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..config import RetrievalSection
 from ..errors import ConfigError
-from .fusion import Candidate, apply_budget, apply_floor
+from .fusion import Candidate, apply_budget, apply_floor, rank_key
 
 __all__ = ["Budget", "RelevanceFloor"]
 
@@ -17,19 +17,36 @@ class RelevanceFloor:
     least one candidate reaches ``retrieval.floor``; then every candidate with relevance >=
     ``retrieval.candidate_floor`` is kept (None = the same floor), else nothing is. The gate
     keeps never-stored topics empty while the lower candidate floor keeps the weaker
-    evidence of an answerable question (a dialogue's answer turns share few words with it)."""
+    evidence of an answerable question (a dialogue's answer turns share few words with it).
+    On an answerable question the ``retrieval.dense_keep`` candidates of highest (calibrated)
+    dense similarity pass as well, at most ``retrieval.dense_keep_share`` of the candidates: the
+    dense rank among many is the evidence of a paraphrase. Both lists keep the order of ``ranked``."""
 
     def __init__(self, rcfg: RetrievalSection) -> None:
         cand = rcfg.candidate_floor
         if not 0.0 <= rcfg.floor <= 1.0 or (cand is not None and not 0.0 <= cand <= 1.0):
             raise ConfigError("retrieval.floor and candidate_floor must be in [0, 1]", key="retrieval.floor")
+        if rcfg.dense_keep < 0:
+            raise ConfigError("retrieval.dense_keep must be >= 0", key="retrieval.dense_keep")
         self.floor = rcfg.floor
         self.candidate_floor = rcfg.floor if cand is None else min(cand, rcfg.floor)
+        self.dense_keep = rcfg.dense_keep
+        if not 0.0 <= rcfg.dense_keep_share <= 1.0:
+            raise ConfigError("retrieval.dense_keep_share must be in [0, 1]", key="retrieval.dense_keep_share")
+        self.dense_keep_share = rcfg.dense_keep_share
 
     def split(self, ranked: list[Candidate]) -> tuple[list[Candidate], list[Candidate]]:
-        if self.candidate_floor >= self.floor or not any(c.relevance >= self.floor for c in ranked):
-            return apply_floor(ranked, self.floor)
-        return apply_floor(ranked, self.candidate_floor)
+        if not any(c.relevance >= self.floor for c in ranked):
+            return apply_floor(ranked, self.floor)  # a never-stored topic stays empty
+        kept, below = apply_floor(ranked, min(self.candidate_floor, self.floor))
+        if not self.dense_keep or not below:
+            return kept, below
+        # similarity 0 = at or under the model's unrelated baseline: no dense evidence at all
+        by_dense = sorted((c for c in ranked if c.similarity > 0), key=lambda c: (-c.similarity, rank_key(c)))
+        # rank r of n is evidence when an unrelated memory would land there rarely (chance r/n)
+        lift = {c.memory_id for c in by_dense[: min(self.dense_keep, int(self.dense_keep_share * len(ranked)))]}
+        return ([c for c in ranked if c.relevance >= self.candidate_floor or c.memory_id in lift],
+                [c for c in below if c.memory_id not in lift])
 
 
 class Budget:

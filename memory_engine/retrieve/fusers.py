@@ -16,7 +16,7 @@ __all__ = ["FUSERS", "FiveTermFusion", "Fuser", "HybridFusion", "RRFFusion", "We
 
 class Fuser:
     """Base: ``params`` (the :func:`fuse` parameters) fixed at construction; calling the
-    fuser scores and sorts candidates (fused score desc, ties by memory id)."""
+    fuser scores and sorts candidates (fused score desc, ties by :func:`~memory_engine.retrieve.fusion.rank_key`)."""
 
     strategy: FusionStrategy
 

@@ -37,7 +37,7 @@ from ..store.base import ScoredPayload, StoreFilter, VectorStore
 from ..text import _CJK, _jieba, _jieba_lock, content_terms, entities, sparse_query
 from .admission import Admission
 from .candidates import CandidateBuilder, is_cjk
-from .fusion import Candidate
+from .fusion import Candidate, rank_key
 from .query import QueryPlan
 
 __all__ = ["EntityHop", "given_names", "hop_terms", "named_terms", "person_names", "pronoun_led"]
@@ -265,4 +265,4 @@ class EntityHop:
                 base = capped.get(parent, parent_score.get(parent, fused.get(parent, 0.0)))
                 capped[mid] = min(fused[mid], self.discount_factor * base)
         return sorted((replace(c, fused=capped[c.memory_id]) if c.memory_id in capped else c for c in refused),
-                      key=lambda c: (-c.fused, c.memory_id))
+                      key=rank_key)

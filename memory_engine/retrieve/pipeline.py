@@ -31,17 +31,18 @@ from ..store.base import ScoredPayload, VectorStore
 from ..text import content_terms
 from ..write.categories import Categories
 from ..write.pii import PiiSettings
+from . import temporal
 from .addressee import lift_decisions
 from .admission import Admission
 from .candidates import CandidateBuilder, pool_routes
 from .context import ConversationContext, Link
 from .cutoffs import Budget, RelevanceFloor
 from .fusers import fuser_for
-from .fusion import Candidate
+from .fusion import Candidate, rank_key
 from .hop import EntityHop
 from .query import QueryPlanner
 from .routes import DEFAULT_ROUTES, RouteQuery, build_routes
-from .stale import StaleValues
+from .stale import StaleValues, lift_replacements
 
 __all__ = ["RetrievalPipeline", "RetrievalRequest", "RetrievalRun"]
 
@@ -85,7 +86,8 @@ class RetrievalPipeline:
         self.store, self.embedder, self.config = store, embedder, config
         # pii_key: the workspace's secret for the search terms of redacted values (pii.fingerprint_terms)
         self.planner = QueryPlanner(store, embedder, r, PiiSettings.from_config(config.pii),
-                                    pii_key if config.pii.fingerprint_terms else b"")
+                                    pii_key if config.pii.fingerprint_terms else b"",
+                                    temporal.DateSettings.from_config(config.memory))
         self.routes = build_routes(store, r, routes, rescale=embedder.rescale, icfg=config.intent)
         self.categories = Categories(embedder, config.intent)
         self.builder = CandidateBuilder(store, embedder, r, config.write, cjk_baseline(config.embedding), config.intent)
@@ -131,10 +133,12 @@ class RetrievalPipeline:
                     self.fuse([c for c in fused if c.memory_id not in hopped] + [c for c, _ in hopped.values()]), links)
                 fused = self.hop.discount(refused, hopped, parent_score)
                 kept, below = self.floor.split(fused)
+        if self.stale.enabled:  # a reported change found through the value it replaces (retrieve/stale.py)
+            kept, below = lift_replacements(kept, below, pool.payloads, self.config.retrieval.stale_replacement_lift)
         if self.stale.enabled and len(kept) > 1:
             kept = self.stale.apply(kept, pool.payloads, req.top_k, precedence=not plan.to_assistant)
             rank = {c.memory_id: c for c in kept}
-            fused = sorted((rank.get(c.memory_id, c) for c in fused), key=lambda c: (-c.fused, c.memory_id))
+            fused = sorted((rank.get(c.memory_id, c) for c in fused), key=rank_key)
         final, over_k, over_budget = self.budget.take(kept, req.top_k)
         hits = [self._hit(c, pool.payloads[c.memory_id]) for c in final]
         if self.touch_on_hit:

@@ -140,6 +140,7 @@ class QueryPlan:
     dialogue: bool = False
     user_only: bool = False
     to_assistant: bool = False
+    dates: temporal.DateSettings = temporal.DEFAULT_DATES
 
 
 class VagueRewriter:
@@ -177,7 +178,8 @@ class QueryPlanner:
     memory it was redacted from is an exact match."""
 
     def __init__(self, store: VectorStore, embedder: CachedEmbedder, rcfg: RetrievalSection,
-                 pii: PiiSettings | None = None, pii_key: bytes = b"") -> None:
+                 pii: PiiSettings | None = None, pii_key: bytes = b"",
+                 dates: temporal.DateSettings = temporal.DEFAULT_DATES) -> None:
         if rcfg.temporal_weight < 0:
             raise ConfigError("retrieval.temporal_weight must be >= 0", key="retrieval.temporal_weight")
         if rcfg.dialogue_max_chars < 1:
@@ -188,11 +190,12 @@ class QueryPlanner:
         self.dialogue = rcfg.dialogue_queries
         self.dialogue_max_chars = rcfg.dialogue_max_chars
         self.pii, self.pii_key = pii, pii_key
+        self.dates = dates
         self.addressee = rcfg.assistant_needs_addressee
         self.lookup_max_terms = rcfg.relative_lookup_max_terms
 
     def plan(self, query: str, scope: Scope, session_id: str | None, ts: float, now: datetime) -> QueryPlan:
-        date_range = temporal.resolve(query, now) if self.temporal else None
+        date_range = temporal.resolve(query, now, self.dates) if self.temporal else None
         said = dialogue_text(query, self.dialogue_max_chars) if self.dialogue else None
         # a conversation of several turns (one labelled turn is a plain question without its label)
         turns = said is not None and "\n" in said
@@ -201,6 +204,10 @@ class QueryPlanner:
         rewritten = None if turns else self.rewriter.rewrite(own, terms, scope, session_id)
         text = rewritten or own
         route_terms = content_terms(rewritten) if rewritten else terms
+        if date_range is not None:
+            # the date the query names is matched by the memories' time (retrieve/candidates.py), not by BM25 on
+            # its words: '上上周' must not pull in the memory that says '这周', nor '3号' any memory with a 3
+            route_terms = route_terms - temporal.date_terms(date_range.phrase) or route_terms
         pii_terms = frozenset(fingerprints(redact(query, self.pii), self.pii_key, self.pii)) if self.pii_key else frozenset()
         return QueryPlan(query=query, text=text, rewritten=rewritten, terms=terms, route_terms=route_terms | pii_terms,
                          cover_terms=terms or route_terms, identifiers=frozenset(identifiers(text)) | pii_terms,
@@ -208,4 +215,4 @@ class QueryPlanner:
                          ts=ts, now=now, relatives=relatives(own) if not turns and is_lookup(own, self.lookup_max_terms) else frozenset(),
                          dialogue=turns,
                          user_only=self.addressee and not turns and about_user_only(own),
-                         to_assistant=self.addressee and not turns and refers_to_assistant(own))
+                         to_assistant=self.addressee and not turns and refers_to_assistant(own), dates=self.dates)

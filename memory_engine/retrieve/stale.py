@@ -59,9 +59,10 @@ from ..write.intents import CHANGE, provisional, reports_change, subject_terms
 from ..write.roles import author_role
 from ..write.supersede import number_terms
 from .addressee import thread_demotions
-from .fusion import Candidate
+from .fusion import Candidate, rank_key
 
-__all__ = ["StaleValues", "competing", "defer_to_user", "demote_corrected", "demote_stale", "states_something",
+__all__ = ["StaleValues", "competing", "defer_to_user", "demote_corrected", "demote_stale", "lift_replacements",
+           "states_something",
            "value_change", "value_kinds"]
 
 #: a sentence: text up to and including its end mark (or the end of the text)
@@ -268,6 +269,30 @@ def defer_to_user(ranked: list[Candidate], vectors: dict[str, np.ndarray], roles
     return _recapped(ranked, fused, capped)
 
 
+def lift_replacements(kept: list[Candidate], below: list[Candidate], payloads: dict[str, dict[str, Any]],
+                      share: float) -> tuple[list[Candidate], list[Candidate]]:
+    """``(kept, below)`` with every below-floor candidate whose ``metadata._replaces`` names a kept one (a
+    reported change linked at write, memory_engine/write/changes.py: 'just finished moving to Shenzhen' ->
+    'I live in Chengdu') moved into ``kept`` at ``share`` x the best such kept candidate's fused score
+    (``retrieval.stale_replacement_lift``; 0 = off): found through the value it replaces, it never
+    repeats the question's words. The older one is then ranked below it (:func:`demote_corrected`)."""
+    if share <= 0.0 or not below or not kept:
+        return kept, below
+    score = {c.memory_id: c.fused for c in kept}
+    lifted: list[Candidate] = []
+    rest: list[Candidate] = []
+    for c in below:
+        olds = [score[str(i)] for i in (payloads.get(c.memory_id, {}).get("metadata") or {}).get("_replaces") or ()
+                if str(i) in score]
+        if olds:
+            lifted.append(replace(c, fused=share * max(olds)))
+        else:
+            rest.append(c)
+    if not lifted:
+        return kept, below
+    return sorted(kept + lifted, key=lambda c: (-c.fused, c.memory_id)), rest
+
+
 def demote_corrected(ranked: list[Candidate], corrects: dict[str, tuple[str, ...]], discount: float
                      ) -> tuple[list[Candidate], dict[str, str]]:
     """Cap the fused score of every candidate an explicit correction among ``ranked`` links
@@ -397,8 +422,10 @@ class StaleValues:
             roles = {c.memory_id: author_role(payloads.get(c.memory_id, {})) for c in head}
             demoted, _ = defer_to_user(demoted, vecs, roles, self.embedder.rescale, self.similarity, self.discount,
                                        self.user_relevance_share)
+        # an explicit correction's links and a reported change's (write/changes.py) rank the older value below
         corrects = {c.memory_id: tuple(str(i) for i in links) for c in head
-                    if (links := (payloads.get(c.memory_id, {}).get("metadata") or {}).get("_corrects"))}
+                    if (links := [*((payloads.get(c.memory_id, {}).get("metadata") or {}).get("_corrects") or ()),
+                                  *((payloads.get(c.memory_id, {}).get("metadata") or {}).get("_replaces") or ())])}
         if corrects:
             demoted, _ = demote_corrected(demoted, corrects, self.discount)
         if self.thread_order:  # request -> suggestion -> the user's decision (retrieve/addressee.py threads)
@@ -410,10 +437,10 @@ class StaleValues:
 
 def _recapped(ranked: list[Candidate], fused: dict[str, float], capped: dict[str, str]
               ) -> tuple[list[Candidate], dict[str, str]]:
-    """``ranked`` with the capped candidates' new fused scores, re-sorted (score desc, id), and
+    """``ranked`` with the capped candidates' new fused scores, re-sorted (score desc, fusion.rank_key), and
     ``capped`` ({capped id: the memory it yields to}); ``ranked`` unchanged when nothing was capped."""
     if not capped:
         return ranked, {}
     out = [replace(c, fused=fused[c.memory_id]) if c.memory_id in capped else c for c in ranked]
-    out.sort(key=lambda c: (-c.fused, c.memory_id))
+    out.sort(key=rank_key)
     return out, capped

@@ -36,6 +36,9 @@ _WEEKDAYS_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日
 _WD_EN = r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _WD_ZH = r"(?:周|星期|礼拜)([一二三四五六日天])"
 _PATTERNS: list[tuple[re.Pattern[str], str]] = [
+    # the same day a year back, before '去年' / 'last year' (a whole year) can match
+    (re.compile(r"去年(?:的)?(?:这个时候|这时候|此时|这会儿|今天|这一天|这天|同期)|一年前(?:的)?(?:今天|这个时候)"
+                r"|\bthis time last year\b|\b(?:exactly\s+)?(?:a|one) year ago\b", re.I), "year_back"),
     (re.compile(r"大后天"), "d+3"),
     (re.compile(r"(?<!之)后天|\bday after tomorrow\b"), "d+2"),
     (re.compile(r"大前天|three days ago"), "d-3"),
@@ -58,6 +61,7 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bon\s+" + _WD_EN + r"\b", re.I), "en_on_weekday"),
     (re.compile(r"(?<![上下这本个每0-9一二两三四五六七八九十])" + _WD_ZH), "zh_weekday"),
     (re.compile(r"\b" + _WD_EN + r"\b(?!s)", re.I), "en_weekday"),
+    (re.compile(r"上上(?:个)?(?:周|星期|礼拜)末|\bthe weekend before last\b", re.I), "weekend_before_last"),
     (re.compile(r"上(?:周|星期|礼拜)末|\blast weekend\b", re.I), "last_weekend"),
     (re.compile(r"下(?:个)?(?:周|星期|礼拜)末|\bnext weekend\b", re.I), "next_weekend"),
     (re.compile(r"(?:这|本)(?:个)?(?:周|星期|礼拜)末|\b(?:this|for the) weekend\b", re.I), "this_weekend"),
@@ -81,6 +85,8 @@ _ZH_DIGITS = r"[0-9０-９一二两三四五六七八九十]{1,3}"
 #: absolute date phrases; English ones are parsed by dateparser, the rest here
 _ABSOLUTE: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b"), "iso"),
+    # '3/6', '3/6/2026' (DateSettings.slash_dates says which number is the month); not '24/7', '1/2/3'
+    (re.compile(r"(?<![\d/.:-])(\d{1,2})/(\d{1,2})(?:/(\d{4}|\d{2}))?(?![\d/])"), "slash"),
     (re.compile(r"(?:(\d{4})\s*年\s*)?(" + _ZH_DIGITS + r")\s*月\s*(" + _ZH_DIGITS + r")\s*(?:日|号)"), "zh_md"),
     (re.compile(r"(\d{4})\s*年\s*(" + _ZH_DIGITS + r")\s*月(?!\s*" + _ZH_DIGITS + r"\s*(?:日|号))"), "zh_ym"),
     (re.compile(r"\b" + _MON + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?\b", re.I), "en"),
@@ -88,6 +94,32 @@ _ABSOLUTE: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b" + _MON + r"\s+\d{4}\b", re.I), "en_month"),
 ]
 
+
+#: a clock time restated in a named zone ('22:00 UTC', '9pm GMT+1'): the user's local day of that instant counts
+_ZONED_TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\s*(?:UTC|GMT|Z\b)\s*([+-]\d{1,2}(?::?\d{2})?)?", re.I)
+_MONTH_FULL = r"(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)"
+#: part of a month: 'early March', 'the end of last month', 'mid-June'
+_EN_PART = re.compile(r"\b(early|mid|late|(?:the\s+)?(?:beginning|start|middle|end)\s+of)[\s-]+(?:(this|last|next)\s+month|"
+                      + _MONTH_FULL + r")\b", re.I)
+#: 月初 / 月中 / 月底 / 上旬 ..., anchored to 这个月 / 上个月 / 下个月 / 3月 (else this month)
+_ZH_PART = re.compile(r"(?:(这|本|上|下)(?:个)?月|(" + r"[0-9０-９一二三四五六七八九十]{1,3}" + r")\s*月)?\s*(?:的)?\s*"
+                      r"(月初|月底|月末|月中|初|底|末|上旬|中旬|下旬)")
+#: a month named alone: 'in March', 'back in May' (capitalised 'May'/'March': the words are also a name and a verb),
+#: '五月份', '3月' not followed by a day
+_EN_MONTH = re.compile(r"\b(?:in|during|since|throughout|over)\s+(?:the\s+month\s+of\s+)?(" + _MONTH_FULL[1:-1] + r")\b(?!\s*\d)", re.I)
+_ZH_MONTH = re.compile(r"(?<![0-9０-９一二三四五六七八九十个上下这本每年])([0-9０-９]{1,2}|十[一二]?|[一二三四五六七八九])\s*月份?"
+                       r"(?![0-9０-９一二三四五六七八九十]|\s*[0-9０-９]|初|底|末|中|上旬|中旬|下旬)")
+#: a day of the month without its month: 'on the 3rd', 'the 12th', '3号', '12日' (not '3号线', '5号楼', '周日')
+_EN_DOM = re.compile(r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?" + _MON + r"\b|\s+(?:time|floor|century|place|grade|"
+                     r"row|day|week|month|year|person|one|anniversary|birthday)\b)", re.I)
+_ZH_DOM = re.compile(r"(?<![0-9０-９一二两三四五六七八九十月周期拜礼生节今昨明每几])([0-9０-９]{1,2}|[一二三]?十[一二三四五六七八九]?|[一二三四五六七八九])\s*"
+                     r"(?:号|日)(?![线楼房门车位口院码机床桌桶子本元])")
+#: a duration after the start: 'for three weeks', '两周', '连续10天', 'for a month' (not '两周前', 'three weeks ago')
+_DURATION = re.compile(r"\bfor\s+(?:the\s+next\s+)?(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+(day|week|month)s?\b"
+                       r"(?!\s+(?:ago|later|before|earlier))|(\d+|[一两二三四五六七八九十])\s*(天|周|个星期|星期|个礼拜|礼拜|个月)"
+                       r"(?!前|后|以前|以后|之前|之后|[0-9一二三四五六七八九十日天号])", re.I)
+_DURATION_DAYS = {"day": 1, "week": 7, "month": 30, "天": 1, "周": 7, "星期": 7, "礼拜": 7, "个星期": 7, "个礼拜": 7,
+                  "个月": 30}  # '五月' is May, '五个月' five months
 
 #: tense/aspect cues of the clause that names a bare weekday ("on Saturday", "周六"): a
 #: statement about the future means the coming one, a past-tense statement the past one
@@ -150,6 +182,43 @@ class DateRange:
 
     def overlaps(self, start: float, end: float) -> bool:
         return self.start < end and start < self.end
+
+
+@dataclass(frozen=True)
+class DateSettings:
+    """How dates in users' words are read (the ``memory`` config section, :meth:`from_config`).
+
+    ``slash_dates``: '3/6' is month/day ('mdy', US and Chinese usage), day/month ('dmy', most of
+    Europe) or not a date ('off'). ``day_start_hour`` (0-12, local hours): before it, a note still
+    belongs to the day that just ended ('this morning' / '今天' typed at 00:30 mean the day before
+    midnight; 0 = days end at midnight). ``month_part_days`` (1-15): the days of 'early March' / 月初
+    (the first N), 'late March' / 月底 (the last N), 'mid March' / 中旬 (N around the 16th).
+    ``year_back_days`` (>= 0): '去年这个时候' / 'this time last year' = the same day a year back
+    +- this many days. ``next_weekday``: 'next Friday' = the Friday of next (Monday-based) week,
+    like 下周五 ('next_week'), or the nearest coming Friday ('nearest')."""
+
+    slash_dates: str = "mdy"
+    day_start_hour: int = 4
+    month_part_days: int = 10
+    year_back_days: float = 14.0
+    next_weekday: str = "next_week"
+
+    @classmethod
+    def from_config(cls, memory: object) -> DateSettings:
+        """The settings of a ``MemorySection`` (any object with these attribute names)."""
+        return cls(**{f: getattr(memory, f) for f in ("slash_dates", "day_start_hour", "month_part_days",
+                                                      "year_back_days", "next_weekday")})
+
+    def user_day(self, ts: float, tz: tzinfo | None) -> tuple[float, float]:
+        """The user's local day [start, end) in epoch seconds that instant ``ts`` belongs to: the
+        calendar day of ``ts - day_start_hour`` hours in ``tz`` (a note written at 00:30 is about the
+        evening before)."""
+        d = datetime.fromtimestamp(ts, tz) - timedelta(hours=self.day_start_hour)
+        d0 = d.replace(hour=0, minute=0, second=0, microsecond=0)
+        return d0.timestamp(), (d0 + timedelta(days=1)).timestamp()
+
+
+DEFAULT_DATES = DateSettings()
 
 
 def _day(ref: datetime, offset: int) -> tuple[datetime, datetime]:
@@ -243,16 +312,51 @@ def _weekday(ref: datetime, weekday: int, future: bool) -> tuple[datetime, datet
     return _day(ref, (parsed.date() - base.date()).days)
 
 
-def _absolute(text: str, ref: datetime) -> DateRange | None:
+def _zoned(text: str, day: datetime, ref: datetime) -> datetime:
+    """``day`` (midnight in ref's tz), moved to the user's local day of a clock time the text restates
+    in a named zone ('2026-06-11 22:00 UTC' is 12 June for a UTC+8 user); ``day`` without one."""
+    m = _ZONED_TIME.search(text)
+    if m is None or (m.group(2) is None and m.group(3) is None):  # '5 UTC' alone is no clock time
+        return day
+    hour = int(m.group(1)) % 12 + (12 if (m.group(3) or "").lower() == "pm" else 0) if m.group(3) else int(m.group(1))
+    if hour > 23 or int(m.group(2) or 0) > 59:
+        return day
+    zone = _tz_cached(m.group(4)) if m.group(4) else UTC
+    instant = datetime(day.year, day.month, day.day, hour, int(m.group(2) or 0), tzinfo=zone)
+    local = instant.astimezone(ref.tzinfo)
+    return local.replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def _one_day(a: datetime, phrase: str, text: str, ref: datetime) -> DateRange:
+    a = _zoned(text, a, ref)
+    return DateRange(a.timestamp(), (a + timedelta(days=1)).timestamp(), phrase)
+
+
+def _absolute(text: str, ref: datetime, settings: DateSettings = DEFAULT_DATES) -> DateRange | None:
     for rx, kind in _ABSOLUTE:
         m = rx.search(text)
         if not m:
             continue
         try:
+            if kind == "slash":
+                if settings.slash_dates == "off":
+                    continue
+                first, second = int(m.group(1)), int(m.group(2))
+                mo, dd = (first, second) if settings.slash_dates == "mdy" else (second, first)
+                if not (1 <= mo <= 12 and 1 <= dd <= 31):
+                    continue
+                if m.group(3):
+                    year = int(m.group(3)) + (2000 if len(m.group(3)) == 2 else 0)
+                    a = ref.replace(year=year, month=mo, day=dd, hour=0, minute=0, second=0, microsecond=0)
+                else:
+                    a = _nearest(ref, mo, dd)  # type: ignore[assignment]
+                if a is None:
+                    continue
+                return _one_day(a, m.group(0), text, ref)
             if kind == "iso":
                 a = ref.replace(year=int(m.group(1)), month=int(m.group(2)), day=int(m.group(3)), hour=0, minute=0,
                                 second=0, microsecond=0)
-                return DateRange(a.timestamp(), (a + timedelta(days=1)).timestamp(), m.group(0))
+                return _one_day(a, m.group(0), text, ref)
             if kind == "zh_md":
                 mo, dd = _zh_int(m.group(2)), _zh_int(m.group(3))
                 if m.group(1):
@@ -261,7 +365,7 @@ def _absolute(text: str, ref: datetime) -> DateRange | None:
                     a = _nearest(ref, mo, dd)  # type: ignore[assignment]
                 if a is None:
                     continue
-                return DateRange(a.timestamp(), (a + timedelta(days=1)).timestamp(), m.group(0))
+                return _one_day(a, m.group(0), text, ref)
             if kind == "zh_ym":
                 a = ref.replace(year=int(m.group(1)), month=_zh_int(m.group(2)), day=1, hour=0, minute=0, second=0,
                                 microsecond=0)
@@ -283,11 +387,146 @@ def _absolute(text: str, ref: datetime) -> DateRange | None:
             a = _nearest(ref, parsed.month, parsed.day)  # type: ignore[assignment]
             if a is None:
                 continue
-        return DateRange(a.timestamp(), (a + timedelta(days=1)).timestamp(), phrase)
+        return _one_day(a, phrase, text, ref)
     return None
 
 
-def resolve(text: str, ref: datetime) -> DateRange | None:
+def _month_start(ref: datetime, month: int, said: str | None) -> datetime:
+    """The first day of ``month`` nearest to ``ref`` on the side the clause's tense says: the most
+    recent one for the past ('in March I started...' said in June), the coming one for the future,
+    the nearest without a cue. Midnight in ref's tz."""
+    this = ref.replace(month=month, day=1, hour=0, minute=0, second=0, microsecond=0)
+    first = ref.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+    options = [this.replace(year=ref.year - 1), this, this.replace(year=ref.year + 1)]
+    if said == "future":
+        return next(o for o in options if o >= first)
+    if said == "past":
+        return [o for o in options if o <= first][-1]
+    return min(options, key=lambda o: abs((o - first).total_seconds()))
+
+
+def _next_month(a: datetime) -> datetime:
+    return (a + timedelta(days=32)).replace(day=1)
+
+
+def _anchor_month(ref: datetime, rel: str | None) -> datetime:
+    """First day of this ('这'/'本'/'this'/None), last ('上'/'last') or next ('下'/'next') month."""
+    first = ref.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+    if rel in ("上", "last"):
+        return (first - timedelta(days=1)).replace(day=1)
+    if rel in ("下", "next"):
+        return _next_month(first)
+    return first
+
+
+def _part(a: datetime, part: str, days: int) -> tuple[datetime, datetime]:
+    """The early / mid / late part of the month starting at ``a``: its first ``days`` days, its last
+    ``days`` days, or ``days`` days around the 16th."""
+    end = _next_month(a)
+    if part in ("early", "beginning", "start", "初", "月初", "上旬"):
+        return a, a + timedelta(days=days)
+    if part in ("late", "end", "底", "末", "月底", "月末", "下旬"):
+        return end - timedelta(days=days), end
+    mid = a + timedelta(days=15)
+    return mid - timedelta(days=days // 2), mid + timedelta(days=days - days // 2)
+
+
+def _month_range(text: str, low: str, ref: datetime, settings: DateSettings, alone: bool = True
+                 ) -> DateRange | None:
+    """A part of a month ('early March', '上个月底', '这个月月初') or (with ``alone``) a month named
+    alone ('in March', '五月份'), or None."""
+    m = _EN_PART.search(text)
+    if m:
+        part = m.group(1).lower().split()[-2] if " of" in m.group(1).lower() else m.group(1).lower()
+        if m.group(3):
+            a = _month_start(ref, _month_number(m.group(3)), tense(low, m.start()))
+        else:
+            a = _anchor_month(ref, (m.group(2) or "").lower())
+        b0, b1 = _part(a, part, settings.month_part_days)
+        return DateRange(b0.timestamp(), b1.timestamp(), m.group(0))
+    for m in _ZH_PART.finditer(text):
+        rel, num, part = m.group(1), m.group(2), m.group(3)
+        if rel is None and num is None and len(part) == 1:  # '周末', '年底', '初中': no month named
+            continue
+        a = (_month_start(ref, _zh_int(num), tense(low, m.start())) if num and 1 <= _zh_int(num) <= 12
+             else _anchor_month(ref, rel))
+        b0, b1 = _part(a, part, settings.month_part_days)
+        return DateRange(b0.timestamp(), b1.timestamp(), m.group(0))
+    if not alone:
+        return None
+    m = _EN_MONTH.search(text)
+    if m and not (m.group(1).lower() in ("may", "march", "mar") and m.group(1)[0].islower()):
+        a = _month_start(ref, _month_number(m.group(1)), tense(low, m.start()))
+        return DateRange(a.timestamp(), _next_month(a).timestamp(), m.group(0))
+    m = _ZH_MONTH.search(text)
+    if m and 1 <= _zh_int(m.group(1)) <= 12:
+        a = _month_start(ref, _zh_int(m.group(1)), tense(low, m.start()))
+        return DateRange(a.timestamp(), _next_month(a).timestamp(), m.group(0))
+    return None
+
+
+def _month_number(name: str) -> int:
+    low = name.lower()
+    return next(i for i, full in enumerate(_MONTHS, 1) if full.startswith(low[:3]))
+
+
+def _day_of_month(text: str, low: str, ref: datetime) -> DateRange | None:
+    """A day of the month named without its month ('on the 3rd', '12号'): the most recent one for a past
+    statement, the coming one for a future or present one, the nearest without a cue (ref's month,
+    the month before or after)."""
+    m = _EN_DOM.search(text) or _ZH_DOM.search(text)
+    if m is None:
+        return None
+    dd = _zh_int(m.group(1))
+    if not 1 <= dd <= 31:
+        return None
+    today = ref.replace(hour=0, minute=0, second=0, microsecond=0)
+    first = today.replace(day=1)
+    options = []
+    for start in ((first - timedelta(days=1)).replace(day=1), first, _next_month(first)):
+        try:
+            options.append(start.replace(day=dd))
+        except ValueError:  # no 31st in this month
+            continue
+    said = tense(low, m.start())
+    if said == "past":
+        options = [o for o in options if o <= today] or options
+        a = options[-1]
+    elif said == "future":
+        options = [o for o in options if o >= today] or options
+        a = options[0]
+    else:
+        a = min(options, key=lambda o: abs((o - today).total_seconds()))
+    return DateRange(a.timestamp(), (a + timedelta(days=1)).timestamp(), m.group(0))
+
+
+def _with_duration(found: DateRange, text: str) -> DateRange:
+    """``found`` lengthened by a duration the statement gives after its start ('for three weeks starting
+    today', '从下周一开始...两周'): [start, start + duration) when that is longer."""
+    m = _DURATION.search(text)
+    if m is None:
+        return found
+    n = _num(m.group(1) or m.group(3) or "") if (m.group(1) or "").lower() not in ("a", "an") else 1
+    unit = (m.group(2) or m.group(4) or "").lower()
+    if n <= 0 or unit not in _DURATION_DAYS:
+        return found
+    end = found.start + n * _DURATION_DAYS[unit] * 86400.0
+    return DateRange(found.start, end, found.phrase) if end > found.end else found
+
+
+def resolve(text: str, ref: datetime, settings: DateSettings = DEFAULT_DATES) -> DateRange | None:
+    """The date ``text`` names (:func:`resolve_date`) lengthened by a duration it gives
+    (:func:`_with_duration`), read with ``settings`` (slash dates, the hour a day starts,
+    month parts, 'next Friday'). ``ref`` before ``settings.day_start_hour`` local time counts
+    as the evening before ('tomorrow' typed at 00:30 is the coming day)."""
+    if ref.tzinfo is None:
+        raise ValidationError("ref must be timezone-aware")
+    ref = ref - timedelta(hours=settings.day_start_hour)
+    found = resolve_date(text, ref, settings)
+    return _with_duration(found, text) if found is not None else None
+
+
+def resolve_date(text: str, ref: datetime, settings: DateSettings = DEFAULT_DATES) -> DateRange | None:
     """The date ``text`` names as a calendar range around ``ref`` (timezone-aware),
     or None: an absolute date first (:func:`_absolute`), else the first relative
     expression. 'last Friday' = the most recent Friday before ``ref``'s day;
@@ -295,10 +534,10 @@ def resolve(text: str, ref: datetime) -> DateRange | None:
     that whole week; 'N days ago' / 'N天前' = that day; '上个月' = that month."""
     if ref.tzinfo is None:
         raise ValidationError("ref must be timezone-aware")
-    found = _absolute(text, ref)
+    low = text.lower()  # "Yesterday I ..." starts a sentence
+    found = _month_range(text, low, ref, settings, alone=False) or _absolute(text, ref, settings)
     if found is not None:
         return found
-    low = text.lower()  # "Yesterday I ..." starts a sentence
     for rx, kind in _PATTERNS:
         m = rx.search(low)
         if not m:
@@ -332,6 +571,10 @@ def resolve(text: str, ref: datetime) -> DateRange | None:
             if kind == "en_this_weekday":  # 'this Saturday': that day of the current Monday-based week
                 a = monday + timedelta(days=wd)
                 b = a + timedelta(days=1)
+            elif kind == "en_next_weekday" and settings.next_weekday == "next_week":
+                # 'next Friday' said on a Wednesday is next week's Friday, as 下周五 (not the Friday two days on)
+                a = monday + timedelta(days=7 + wd)
+                b = a + timedelta(days=1)
             else:
                 future = kind in ("en_next_weekday", "en_coming_weekday") or (
                     kind in ("en_weekday", "en_on_weekday", "zh_weekday") and said == "future")
@@ -346,6 +589,16 @@ def resolve(text: str, ref: datetime) -> DateRange | None:
             if n <= 0:
                 continue
             a, b = monday - timedelta(days=7 * n), monday - timedelta(days=7 * (n - 1))
+        elif kind == "year_back":
+            day = ref.replace(hour=0, minute=0, second=0, microsecond=0)
+            try:
+                day = day.replace(year=ref.year - 1)
+            except ValueError:  # 29 February
+                day = day.replace(year=ref.year - 1, day=28)
+            a = day - timedelta(days=settings.year_back_days)
+            b = day + timedelta(days=1 + settings.year_back_days)
+        elif kind == "weekend_before_last":
+            a, b = monday - timedelta(days=9), monday - timedelta(days=7)
         elif kind == "last_weekend":
             a, b = monday - timedelta(days=2), monday
         elif kind == "weekend":  # '周末去了公园' is the last one, '周末要去公园' the coming one
@@ -388,7 +641,8 @@ def resolve(text: str, ref: datetime) -> DateRange | None:
         else:  # this_week
             a, b = monday, monday + timedelta(days=7)
         return DateRange(a.timestamp(), b.timestamp(), m.group(0))
-    return None
+    # the least specific forms last: a month named alone, a day of the month without its month
+    return _month_range(text, low, ref, settings) or _day_of_month(text, low, ref)
 
 
 def date_terms(phrase: str) -> frozenset[str]:

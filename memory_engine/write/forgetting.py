@@ -32,6 +32,17 @@ owner's newest memory of the request's session (of any session only when the
 request has none) written before the instruction; a request naming a topic never
 gets an empty target (see ``forget_target``).
 
+A forget names a PART of a message when that message holds several clauses and only some of
+them carry the target's words ("my number is 138..., and leave parcels with the guard
+downstairs" / "forget my phone number"): :meth:`Forgetter.redaction` splits the memory into
+clauses (sentence ends and commas, :func:`clause_spans`), names every clause carrying a
+target term and every clause whose similarity to the target is within ``forget_clause_margin``
+of the best named clause's; the clauses left form a new version of the memory (its id in the
+old version's ``redacted_into``, the old id in the new one's ``_redacted_from``) and the old
+version is archived under the undo window as any forget. A forget named by topic only, a
+fact, a one-clause memory or one whose every clause is named is archived whole. Losing the
+delivery note with the phone number is the data loss this guards against.
+
 Archived memories get ``status = deprecated``, ``archived = 1`` and
 ``forgotten_at`` / ``undo_until`` / ``status_before``; :meth:`Forgetter.undo`
 restores them while ``undo_until`` has not passed (``write.undo_days``).
@@ -40,18 +51,65 @@ restores them while ``undo_until`` has not passed (``write.undo_days``).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from ..config import WriteSection
+from ..config import KeywordSection, WriteSection
 from ..embedding import CachedEmbedder
-from ..models import MemoryStatus
+from ..models import MemoryRecord, MemoryStatus
 from ..store.base import StoreFilter, VectorStore
-from ..text import content_terms, relatives
+from ..text import content_terms, count_tokens, relatives
+from .records import new_id, upsert_records
 
-__all__ = ["ForgetMatch", "Forgetter"]
+__all__ = ["ForgetMatch", "Forgetter", "Redaction", "clause_spans"]
 
 _DAY = 86_400.0
+
+#: clause ends: sentence ends ('。！？；!?;', a full stop before a space) and commas not inside a number ('4,200')
+_CLAUSE_END = re.compile(r"[。！？；!?;\n]+|\.(?=\s|$)|[,，](?!\d)")
+#: what a kept remainder may not start with: the separators and the coordinator that joined it to a removed clause
+_LEAD = re.compile(r"^[\s,，;；.。]*(?:(?:and|also|plus|btw)\b|还有|另外|以及|而且)?[\s,，]*", re.IGNORECASE)
+
+
+def clause_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` character spans of the clauses of ``text``, each with its trailing separator,
+    blank ones dropped: 'my number is 1, and leave parcels here' -> ['my number is 1,', ' and leave parcels here']."""
+    spans, start = [], 0
+    for m in _CLAUSE_END.finditer(text):
+        spans.append((start, m.end()))
+        start = m.end()
+    spans.append((start, len(text)))
+    return [(a, b) for a, b in spans if text[a:b].strip(" \t\n,，。.;；!！?？")]
+
+
+def _whole_clauses(parts: list[str], min_terms: int) -> list[str]:
+    """``parts`` with every continuation joined to the clause before it: a part with fewer than ``min_terms``
+    word terms ('Shanghai', '3单元502' after an address) or one holding a number right after a part holding one
+    ('12 Elm Street, apt 4': the number continues the value). Forgetting the address must take its apartment."""
+    out: list[str] = []
+    for part in parts:
+        terms = content_terms(part)
+        words = [t for t in terms if not any(ch.isdigit() for ch in t)]
+        digits = len(words) < len(terms)
+        if out and (len(words) < min_terms or (digits and any(ch.isdigit() for ch in out[-1]))):
+            out[-1] += part
+        else:
+            out.append(part)
+    if len(out) > 1 and len([t for t in content_terms(out[0]) if not any(ch.isdigit() for ch in t)]) < min_terms:
+        out[1] = out[0] + out[1]  # a leading fragment belongs to what follows it
+        out.pop(0)
+    return out
+
+
+@dataclass(frozen=True)
+class Redaction:
+    """The part of memory ``memory_id`` a forget leaves: ``kept`` (the text of its unnamed clauses) and the
+    ``removed`` clauses' count; ``kept_as`` the new version's id once written."""
+
+    memory_id: str
+    kept: str
+    removed: int
+    kept_as: str | None = None
 
 
 @dataclass(frozen=True)
@@ -101,8 +159,9 @@ class Forgetter:
     """``find(target, tenant_id, user_id, ...)`` -> matches; ``archive(matches, ts)``;
     ``undo(tenant_id, user_id, ts, ids)`` -> restored ids."""
 
-    def __init__(self, store: VectorStore, embedder: CachedEmbedder, cfg: WriteSection) -> None:
-        self.store, self.embedder, self.cfg = store, embedder, cfg
+    def __init__(self, store: VectorStore, embedder: CachedEmbedder, cfg: WriteSection,
+                 keyword: KeywordSection | None = None) -> None:
+        self.store, self.embedder, self.cfg, self.keyword = store, embedder, cfg, keyword
 
     def _filter(self, tenant_id: str, user_id: str, **kw: Any) -> StoreFilter:
         return StoreFilter(tenant_id=tenant_id, user_id=user_id,
@@ -153,13 +212,59 @@ class Forgetter:
                 out.append(ForgetMatch(p.id, best, tuple(sorted(shared)), len(shared) / len(t_terms), "forget_topic"))
         return out[: self.cfg.forget_limit]
 
-    def archive(self, ids: list[str], ts: float, statuses: dict[str, str], reason: str = "forget_intent") -> None:
-        """Archive ``ids`` (their previous status in ``statuses``) with the undo window."""
+    def redaction(self, target: str, match: ForgetMatch, payload: dict[str, Any]) -> Redaction | None:
+        """What of the matched memory (its ``payload``) the target does not name, or None when the
+        whole memory goes: a topic match, a fact, a single clause, or every clause named (see the module
+        docstring). Clause similarities are rescaled dense scores (target embedded as a query, each clause
+        as a document), 0..1; a clause is kept only when it carries no target term and scores at least
+        ``forget_clause_margin`` below the best clause that carries one."""
+        content = str(payload.get("content") or "")
+        if match.rule != "forget_intent" or not target.strip() or payload.get("fact_key"):
+            return None
+        spans = clause_spans(content)
+        if len(spans) < 2:
+            return None
+        t_terms = set(content_terms(target))
+        clauses = _whole_clauses([content[a:b] for a, b in spans], self.cfg.forget_clause_min_terms)
+        if len(clauses) < 2:
+            return None
+        carries = [bool(t_terms & set(content_terms(c))) for c in clauses]
+        if not any(carries) or all(carries):
+            return None
+        q = self.embedder.embed_query(target)
+        sims = [float(self.embedder.rescale(float(q @ v))) for v in self.embedder.embed_documents(clauses)]
+        best = max(s for s, c in zip(sims, carries, strict=True) if c)
+        named = [c or s > best - self.cfg.forget_clause_margin for s, c in zip(sims, carries, strict=True)]
+        if all(named):
+            return None
+        kept = "".join(c for c, n in zip(clauses, named, strict=True) if not n)
+        kept = _LEAD.sub("", kept).strip().rstrip(",，;；")
+        if not content_terms(kept):
+            return None  # what is left says nothing ('lol'): the memory goes whole
+        return Redaction(match.memory_id, kept, sum(named))
+
+    def keep_rest(self, red: Redaction, payload: dict[str, Any], ts: float) -> Redaction:
+        """Write the unnamed part as a new version of the memory (same owner, kind, session, statement time,
+        importance; new id, content, terms and vector; ``_redacted_from`` in its metadata); returns ``red``
+        with ``kept_as``. The caller archives the old version (:meth:`archive` with ``redacted_into``)."""
+        old = MemoryRecord.from_payload(red.memory_id, payload)
+        rec = replace(old, id=new_id(), content=red.kept, terms=tuple(content_terms(red.kept)),
+                      tokens=count_tokens(red.kept), updated_at=ts, supersedes=(red.memory_id,),
+                      metadata={**old.metadata, "_redacted_from": red.memory_id},
+                      archived_at=None, forgotten_at=None, undo_until=None)
+        upsert_records(self.store, [rec], self.embedder.embed_documents([red.kept]), self.keyword)
+        return replace(red, kept_as=rec.id)
+
+    def archive(self, ids: list[str], ts: float, statuses: dict[str, str], reason: str = "forget_intent",
+                redacted_into: dict[str, str] | None = None) -> None:
+        """Archive ``ids`` (their previous status in ``statuses``) with the undo window; ``redacted_into``
+        maps an id to the new version that keeps its unnamed part (undo archives that version again)."""
         for mid in ids:
             self.store.set_payload([mid], {
                 "status": MemoryStatus.DEPRECATED.value, "archived": 1, "archived_at": ts, "updated_at": ts,
                 "forgotten_at": ts, "undo_until": ts + self.cfg.undo_days * _DAY, "forget_reason": reason,
                 "status_before": statuses.get(mid, MemoryStatus.CURRENT.value),
+                "redacted_into": (redacted_into or {}).get(mid),
             })
 
     def undo(self, tenant_id: str, user_id: str, ts: float, ids: list[str] | None = None) -> list[str]:
@@ -180,6 +285,12 @@ class Forgetter:
             self.store.set_payload([p.id], {
                 "status": p.payload.get("status_before") or MemoryStatus.CURRENT.value, "archived": 0,
                 "archived_at": None, "superseded_by": None, "forgotten_at": None, "undo_until": None,
-                "forget_reason": None, "updated_at": ts,
+                "forget_reason": None, "updated_at": ts, "redacted_into": None,
             })
+            kept_as = p.payload.get("redacted_into")
+            if kept_as:  # the whole message is back: its redacted version would be a second copy of part of it
+                self.store.set_payload([str(kept_as)], {
+                    "status": MemoryStatus.DEPRECATED.value, "archived": 1, "archived_at": ts, "updated_at": ts,
+                    "superseded_by": p.id,
+                })
         return [p.id for p in rows]

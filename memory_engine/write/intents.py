@@ -321,7 +321,7 @@ def provisional(text: str) -> bool:
 #: a statement that presents its value as the current one after a change (aspect and temporal-contrast
 #: words, not correction words: no earlier statement is called wrong): a present-state adverb ('now',
 #: 'these days', 'lately', '现在', '最近', '如今'), a return ('back to', 'again', '又', '回到'), a change-of-state
-#: verb ('switched', 'moved', 'quit', '改', '换', '涨到', '瘦到'), a settled plan ('finally', 'final', '定了',
+#: verb ('switched', 'moved', 'quit', 'joined', '入职', '跳槽', '改', '换', '涨到', '瘦到'), a settled plan ('finally', 'final', '定了',
 #: '最终'). A time of the statement alone ('today', '今天') is an event, not a changed state, and the sequence
 #: words of a story ('后来', '终于', 'finally': "后来每天多刷一套卷子") order past events, so neither is a marker.
 #: Not built from rules.CHANGE_MARKERS_*: those say that something said before was wrong ('其实是', '说错',
@@ -329,10 +329,10 @@ def provisional(text: str) -> bool:
 #: 推荐的这家火锅店') must not win by ranking either (correction-safety-outside, MRR 0.899 -> 0.871 with them).
 CHANGE = re.compile(
     r"\b(?:now|nowadays|these days|lately|currently|at the moment|any ?more|no longer|again|back (?:to|on|in|at)|"
-    r"went back|go(?:ing)? back|switched|switching|moved|moving|changed|quit|final|settled|"
+    r"went back|go(?:ing)? back|switched|switching|moved|moving|changed|quit|final|settled|joined|new job|"
     r"down to|up to|went (?:up|down))\b|"
     r"现在|如今|目前|最近|这阵子|这段时间|近来|不再|已经不|又|回到|改成|改为|改用|改了|换了|换成|变成|变了|"
-    r"涨到|涨了|降到|降了|瘦到|瘦了|胖到|胖了|调到|调回|搬到|搬去|搬回|定了|定在|最终|最后定",
+    r"涨到|涨了|降到|降了|瘦到|瘦了|胖到|胖了|调到|调回|搬到|搬去|搬回|定了|定在|最终|最后定|入职|跳槽",
     re.IGNORECASE,
 )
 

@@ -2,6 +2,8 @@
 
     clean + redact -> forget intent (archive what it names, stop) -> confirmation
     ("yes, book that one": the assistant turn it takes up becomes the user's, write/roles.py)
+    -> repair of a value said a few turns before ("I said Tuesday but I meant Thursday": the
+    repaired turn is stored and the one it repairs superseded, write/repair.py; stop)
     -> thread links (a suggestion answers the request before it, the user's own decision settles it)
     -> gate (noise
     rejection, importance, type; below the threshold kept as episodic) -> roles
@@ -28,12 +30,14 @@ from ..config import EngineConfig
 from ..embedding import CachedEmbedder
 from ..errors import StoreError
 from ..models import MemoryRecord, MemoryType, WriteOutcome, WriteResult
+from ..retrieve import temporal
 from ..scope import Scope
 from ..store.base import VectorStore
 from ..text import content_terms
 from . import rules
 from .candidates import CandidatePool
 from .categories import Categories
+from .changes import ChangeLinker
 from .clean import Cleaner
 from .dedup import DuplicateFinder, merged_kind_patch
 from .facts import FactBook, fact_key
@@ -44,6 +48,7 @@ from .intents import EXPLICIT_CORRECTION, addresses_memory, forget_target
 from .order import SessionOrder
 from .pii import PiiSettings, asked_secret, leads_with_value
 from .records import build_record, touch_patch, upsert_records
+from .repair import RecentRepair, Repair
 from .roles import Confirmer, confirmation_extra_terms, is_confirmation, turn_before
 from .supersede import CorrectionFinder, Superseder
 
@@ -87,6 +92,7 @@ class WritePipeline:
     def __init__(self, store: VectorStore, embedder: CachedEmbedder, config: EngineConfig,
                  pii_key: bytes = b"") -> None:
         self.store, self.embedder, self.config = store, embedder, config
+        self.dates = temporal.DateSettings.from_config(config.memory)
         w = config.write
         # pii_key: the workspace's secret for the search terms of redacted values (pii.fingerprint_terms)
         key = pii_key if config.pii.fingerprint_terms else b""
@@ -97,10 +103,12 @@ class WritePipeline:
         self.corrections = CorrectionFinder(store, embedder, w, config.retrieval.route_limit)
         self.superseder = Superseder(store, w.supersede_mode, config.lifecycle, w.undo_days)
         self.candidates = CandidatePool(store, embedder, w, config.keyword)
-        self.forgetter = Forgetter(store, embedder, w)
+        self.forgetter = Forgetter(store, embedder, w, config.keyword)
         self.order = SessionOrder(store, w)
         self.categories = Categories(embedder, config.intent)
         self.confirmer = Confirmer(store, w)
+        self.repair = RecentRepair(store, w)
+        self.changes = ChangeLinker(store, embedder, w, config.retrieval.route_limit)
 
     def run(self, req: AddRequest) -> WriteRun:
         """Apply one request; returns the outcome (stored / merged / rejected / candidate).
@@ -125,6 +133,11 @@ class WritePipeline:
             merged = self._confirm(req, clean, kinds)  # "yes, book that one": the suggestion becomes the user's
             if merged is not None:
                 return WriteRun(merged, clean)
+        if req.role == "user" and req.fact is None and req.hint is None:
+            scope = Scope(req.tenant_id, req.user_id, self.embedder.version)
+            repair = self.repair.find(scope, req.session_id, req.ts, clean, req.role, req.metadata)
+            if repair is not None:
+                return WriteRun(self._store_repair(req, clean, kinds, repair), clean)
         # request -> suggestion -> the user's own decision: the links retrieval ranks by (write/roles.py threads)
         thread = self.confirmer.thread_metadata(Scope(req.tenant_id, req.user_id, self.embedder.version),
                                                 req.session_id, req.ts, req.role, clean, confirmation)
@@ -161,13 +174,56 @@ class WritePipeline:
         """Archive what a forget instruction names (write/forgetting.py), with the evidence and an undo window."""
         matches = self.forgetter.find(target, req.tenant_id, req.user_id, req.session_id, req.ts)
         ids = [m.memory_id for m in matches]
+        evidence = [m.as_dict() for m in matches]
+        versions: list[tuple[str, str]] = []
         if ids:
-            statuses = {p.id: str(p.payload.get("status") or "current") for p in self.store.retrieve(ids)}
-            self.forgetter.archive(ids, req.ts, statuses)
+            rows = {p.id: p.payload for p in self.store.retrieve(ids)}
+            statuses = {pid: str(pl.get("status") or "current") for pid, pl in rows.items()}
+            # a message holding more than the named thing keeps the rest as a new version (write/forgetting.py)
+            for m, ev in zip(matches, evidence, strict=True):
+                red = self.forgetter.redaction(target, m, rows.get(m.memory_id) or {})
+                if red is not None:
+                    red = self.forgetter.keep_rest(red, rows[m.memory_id], req.ts)
+                    versions.append((m.memory_id, str(red.kept_as)))
+                    ev.update(kept_as=red.kept_as, clauses_removed=red.removed)
+            self.forgetter.archive(ids, req.ts, statuses, redacted_into=dict(versions))
         if not ids:  # nothing named: say so (outcome rejected = nothing stored, nothing archived), never 'forgotten'
             return WriteResult(WriteOutcome.REJECTED.value, None, "forget_intent:no_match", redactions=kinds)
         return WriteResult(WriteOutcome.FORGOTTEN.value, None, "forget_intent",
-                           tuple(ids), redactions=kinds, evidence=tuple(m.as_dict() for m in matches))
+                           tuple(ids), redactions=kinds, evidence=tuple(evidence), redacted_versions=tuple(versions))
+
+    def _store_repair(self, req: AddRequest, clean: str, kinds: tuple[str, ...], rep: Repair) -> WriteResult:
+        """Store the repaired turn (its kind, importance and categories; the repair's words in
+        ``metadata._repair_text``, and after the text when they say more than the value) and supersede the
+        turn it repairs, with the evidence (write/repair.py)."""
+        old = self.store.retrieve([rep.memory_id])[0].payload
+        content = f"{rep.repaired}\n{clean}" if rep.says_more else rep.repaired
+        mtype = MemoryType(str(old.get("memory_type") or MemoryType.EPISODIC.value))
+        kept = {k: v for k, v in dict(old.get("metadata") or {}).items() if k in ("_category", "_categories", "_kind")}
+        meta = {**req.metadata, **kept, "_repair_of": rep.memory_id, "_repair_text": clean}
+        imp = float(old.get("importance") or 0.5)
+        scope = Scope(req.tenant_id, req.user_id, self.embedder.version)
+        rec = build_record(content, tenant_id=req.tenant_id, user_id=req.user_id, memory_type=mtype,
+                           embedding_version=self.embedder.version,
+                           ts=self.order.place(scope, req.session_id, req.ts), session_id=req.session_id,
+                           role=req.role, metadata=meta, importance=imp, permanent=req.permanent, now=req.now,
+                           supersedes=(rep.memory_id,))
+        upsert_records(self.store, [rec], self.embedder.embed_documents([content]), self.config.keyword)
+        self._supersede_or_drop([rep.memory_id], rec.id, req.ts)
+        return WriteResult(WriteOutcome.STORED.value, rec.id, "supersedes", (rep.memory_id,), importance=imp,
+                           memory_type=mtype.value, redactions=kinds, evidence=(rep.evidence(),))
+
+    def _supersede_or_drop(self, superseded: list[str], new_id: str, ts: float) -> None:
+        """Retire ``superseded`` in favour of the just-written ``new_id``; both or neither: when the store
+        refuses, the new memory is dropped and a StoreError raised (the old ones stay current)."""
+        try:
+            self.superseder.supersede(superseded, new_id, ts)
+        except Exception as e:
+            try:
+                self.store.delete([new_id])
+            except Exception:  # noqa: BLE001 - the original failure is what the caller must see
+                log.exception("could not drop correction %s after a failed supersede", new_id)
+            raise StoreError(f"correction not applied: superseding {len(superseded)} memory(ies) failed: {e}") from e
 
     def _confirm(self, req: AddRequest, clean: str, kinds: tuple[str, ...]) -> WriteResult | None:
         """Mark the assistant turn a confirmation takes up as the user's (write/roles.py); the result
@@ -203,7 +259,7 @@ class WritePipeline:
         rec = build_record(clean, tenant_id=req.tenant_id, user_id=req.user_id, memory_type=mtype,
                            embedding_version=self.embedder.version, ts=at, session_id=req.session_id,
                            role=req.role, metadata=req.metadata, importance=imp, permanent=req.permanent,
-                           now=req.now, terms=terms, flags=tuple(req.metadata.get("_flags") or ()))
+                           now=req.now, terms=terms, flags=tuple(req.metadata.get("_flags") or ()), dates=self.dates)
         if uncertain:
             return self.candidates.add(rec, vec, scope, kinds)
         superseded: list[str] = []
@@ -251,6 +307,12 @@ class WritePipeline:
         meta = rec.metadata
         if corrects:  # read by the retrieve stale stage (retrieve/stale.py demote_corrected)
             meta = {**meta, "_corrects": corrects}
+        if mtype != MemoryType.FACT and not superseded and not corrects:
+            # 'just finished moving to Shenzhen' replaces 'I live in Chengdu': linked, nothing archived
+            replaced = self.changes.find(clean, vec, scope, req.metadata, req.role)
+            if replaced:
+                meta = {**meta, "_replaces": [ev["id"] for ev in replaced]}
+                evidence.extend(replaced)
         if mtype != MemoryType.FACT and req.role == "user" and rules.is_constraint(clean, sig):
             meta = {**meta, "_kind": "constraint"}
         if req.role == "user" and self.categories.enabled:  # what a request of that kind will need (issue 16)
@@ -264,13 +326,6 @@ class WritePipeline:
             rec = self._inherit_event_time(rec, superseded + corrects)
         upsert_records(self.store, [rec], vec[None, :], self.config.keyword)
         if superseded:
-            try:
-                self.superseder.supersede(superseded, rec.id, req.ts)
-            except Exception as e:  # both or neither: drop the correction when the old ones stay current
-                try:
-                    self.store.delete([rec.id])
-                except Exception:  # noqa: BLE001 - the original failure is what the caller must see
-                    log.exception("could not drop correction %s after a failed supersede", rec.id)
-                raise StoreError(f"correction not applied: superseding {len(superseded)} memory(ies) failed: {e}") from e
+            self._supersede_or_drop(superseded, rec.id, req.ts)
         return WriteResult(WriteOutcome.STORED.value, rec.id, "supersedes" if superseded else "", tuple(superseded),
                            importance=imp, memory_type=mtype.value, redactions=kinds, evidence=tuple(evidence))

@@ -36,18 +36,19 @@ def build_record(
     session_id: str | None = None, role: str = "user", metadata: dict[str, Any] | None = None,
     importance: float = 0.5, permanent: bool = False, status: MemoryStatus = MemoryStatus.CURRENT,
     source: Source | None = None, record_id: str | None = None, now: datetime | None = None,
-    resolve_dates: bool = True, **extra: Any,
+    resolve_dates: bool = True, dates: temporal.DateSettings = temporal.DEFAULT_DATES, **extra: Any,
 ) -> MemoryRecord:
     """The record of an already cleaned statement said at ``ts`` (epoch seconds).
 
     ``source`` defaults to the role's (:data:`~memory_engine.validation.ROLE_SOURCE`);
     ``terms`` and ``tokens`` are derived from ``content``; with ``resolve_dates`` the
     date the statement is about ("yesterday I called the landlord") is resolved
-    against ``now`` (default: ``ts``) into ``event_start``/``event_end``.
+    against ``now`` (default: ``ts``) into ``event_start``/``event_end``, read with ``dates``
+    (``memory.slash_dates``, ``memory.day_start_hour``... of the config).
     ``extra`` sets any other :class:`MemoryRecord` field (``fact_key``, ``supersedes``...).
     """
     if resolve_dates:
-        when = temporal.resolve(content, now if now is not None else datetime.fromtimestamp(ts, UTC))
+        when = temporal.resolve(content, now if now is not None else datetime.fromtimestamp(ts, UTC), dates)
         extra.setdefault("event_start", when.start if when else None)
         extra.setdefault("event_end", when.end if when else None)
     return MemoryRecord(

@@ -57,7 +57,7 @@ from ..errors import ConfigError
 from ..models import MemoryRecord, MemoryStatus, MemoryType
 from ..scope import Scope
 from ..store.base import VectorStore
-from ..text import content_terms, identifiers
+from ..text import content_terms, identifiers, people
 from . import rules
 from .correction import (
     CONDITION,
@@ -304,6 +304,9 @@ class CorrectionFinder:
         old_idents = _long_identifiers(old_text)
         if c.new_idents and old_idents and not (c.new_idents & old_idents):
             return Verdict(refused="different identifiers")  # different entities (card 尾号0988 vs 尾号8890)
+        if _about_someone_else(c.clause, old_text, payload.get("terms") or ()):
+            # '说错了，老王住的是重庆，不是成都' corrects 老王's city, never the speaker's '我住在成都高新区'
+            return Verdict(refused="about someone the memory does not name")
         # the speakers' own names ("Gina: ..." prefixes every line of Gina) are no evidence
         names = content_terms(speaker_of(c.meta, c.clean)) | content_terms(
             speaker_of(payload.get("metadata"), old_text))
@@ -355,6 +358,18 @@ class CorrectionFinder:
         return Verdict(link={"id": memory_id, "rule": "corrects", "replaced_terms": sorted(c.replaced_terms),
                              "kept_terms": sorted(kept), "similarity": round(sim, 4), "archived": False},
                        refused=refused)
+
+
+def _about_someone_else(text: str, old_text: str, old_terms: Iterable[str]) -> bool:
+    """Whether the corrected clause ``text`` (a companion elsewhere in the message, '孩子跟我一起看电影', is no
+    subject of it) is about a person (:func:`memory_engine.text.people`) the older memory
+    does not name: one named before the first content term the two share (its subject: '老王住的是重庆' ->
+    老王; 'my sister works at Gojek' -> sister), none of whom the older memory names."""
+    shared = set(content_terms(text)) & set(old_terms)
+    low = text.lower()
+    found = [i for t in shared if (i := low.find(t)) >= 0]
+    subject = people(text[: min(found)] if found else text)
+    return bool(subject) and not subject & (people(old_text) | set(old_terms))
 
 
 #: weekday and month words: values a correction replaces ('Thursday, not Tuesday'), not its subject

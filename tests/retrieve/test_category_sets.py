@@ -37,7 +37,7 @@ def test_a_statement_between_shipping_and_purchase_is_tagged_with_both_and_found
     ones: with one winner required it was not tagged and a return request did not find it."""
     text = "退换货都让中通上门来取"
     vec = embedder.embed_documents([text])[0]
-    assert Categories(embedder, IntentSection(max_categories=1)).fact_labels(vec) == ()
+    assert Categories(embedder, IntentSection(max_categories=1, truncate=False)).fact_labels(vec) == ()
     assert [lb.name for lb in Categories(embedder, IntentSection()).fact_labels(vec)] == ["shipping", "purchase"]
     eng = make_engine()
     mid = eng.add(text, user_id="u", session_id="s1", now=t0).memory_id

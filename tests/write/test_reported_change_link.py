@@ -1,0 +1,43 @@
+"""A change told as a completed event links the older value it replaces, and retrieval answers with the
+newer one (issue 16, failure class 6). On 1a67098 "just finished moving to Shenzhen" scored under the
+floor for "where do I live now?" and the stale "I live in Chengdu" answered; "刚入职腾讯" lost to
+"我在华为做测试". Nothing is archived (a move is no correction); someone else's move links nothing."""
+
+from datetime import timedelta
+
+import pytest
+
+
+def _told(engine, t0, old, new):
+    a = engine.add(old, user_id="u", session_id="s1", now=t0).memory_id
+    r = engine.add(new, user_id="u", session_id="s2", now=t0 + timedelta(days=40))
+    return a, r
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("old,new,query", [
+    ("I live in Chengdu, close to Chunxi Road", "just finished moving to Shenzhen, boxes everywhere lol",
+     "where do I live now?"),
+    ("我住在成都武侯区", "终于搬到深圳了，累死我了", "我现在住哪里"),
+    ("我在华为做测试，天天加班", "刚入职腾讯，工牌还没下来", "我在哪家公司上班"),
+])
+def test_reported_change_links_and_answers_first(engine, t0, old, new, query):
+    a, r = _told(engine, t0, old, new)
+    assert r.outcome == "stored" and r.superseded_ids == ()
+    assert [(e["id"], e["rule"], e["archived"]) for e in r.evidence] == [(a, "reported_change", False)]
+    assert engine.memory(r.memory_id, user_id="u").metadata["_replaces"] == [a]
+    assert engine.memory(a, user_id="u").status.value == "current"  # linked, never archived
+    hits = engine.retrieve(query, user_id="u", now=t0 + timedelta(days=42), top_k=1).hits
+    assert [h.memory_id for h in hits] == [r.memory_id]
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("old,new", [
+    ("I live in Shanghai, Jing'an district", "my brother just moved to Beijing for his new job"),
+    ("我住在南京鼓楼", "我朋友小美刚搬到杭州了"),
+    ("I live in Chengdu, close to Chunxi Road", "went to Shenzhen for a conference last week"),  # no change
+    ("我室友小周是做律师的", "电动车电池该换了，续航只剩二十公里"),  # the change has no named object
+])
+def test_other_peoples_moves_and_trips_link_nothing(engine, t0, old, new):
+    _, r = _told(engine, t0, old, new)
+    assert not any(e.get("rule") == "reported_change" for e in r.evidence)
