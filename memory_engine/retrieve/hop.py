@@ -129,11 +129,13 @@ def pronoun_led(content: str) -> bool:
 
 
 @lru_cache(maxsize=65_536)
-def _link_words(content: str, given_chars: int = 0) -> tuple[frozenset[str], frozenset[str]]:
-    """(names, words) of a memory for linking: names = entities, Chinese nouns, introduced names and the given
-    names of its Chinese full names (:func:`given_names`); words = every content term. Cached: a store's
-    memories recur across queries and jieba's tagger costs about a millisecond a sentence."""
-    names = hop_terms(content) | named_terms(content)
+def _link_words(content: str, given_chars: int = 0, nouns: bool = True) -> tuple[frozenset[str], frozenset[str]]:
+    """(names, words) of a memory for linking: names = entities, introduced names, the given names of its
+    Chinese full names (:func:`given_names`) and, when ``nouns``, every Chinese noun (:func:`hop_terms`);
+    words = every content term. Without ``nouns`` a Chinese common noun is one word among the others: a
+    compound ('支付网关', '研讨会') still brings two terms, a lone generic one ('公司' of '分公司') no link.
+    Cached: a store's memories recur across queries and jieba's tagger costs about a millisecond a sentence."""
+    names = (hop_terms(content) if nouns else entities(content)) | named_terms(content)
     return names | given_names(person_names(content), given_chars), content_terms(content)
 
 
@@ -174,6 +176,7 @@ class EntityHop:
                               key="retrieval.hop_antecedent_window")
         self.given_chars, self.antecedent_window = rcfg.hop_given_name_chars, rcfg.hop_antecedent_window
         self.gender_agreement, self.check_names = rcfg.hop_gender_agreement, rcfg.hop_name_conflict
+        self.noun_names = rcfg.hop_noun_names
         # a search for every word of the parent ranks rows sharing one common word high: read as many rows as a
         # route does, then keep only the linked ones
         self.search_limit = rcfg.route_limit
@@ -220,7 +223,7 @@ class EntityHop:
             if c is not None:
                 out.append(c)
                 seen = seen | {ante.id}
-        names, words = _link_words(parent_pl.get("content", ""), self.given_chars)
+        names, words = _link_words(parent_pl.get("content", ""), self.given_chars, self.noun_names)
         names, words = names - plan.terms, words - plan.terms
         if not names and len(words) < self.min_shared:
             return out
@@ -232,7 +235,8 @@ class EntityHop:
                 continue
             if len(out) >= room:
                 break
-            c_names, c_words = _link_words(str(p.payload.get("content", "")), self.given_chars)
+            c_names, c_words = _link_words(str(p.payload.get("content", "")), self.given_chars,
+                                          self.noun_names)
             shared = ((words | names) & (c_words | c_names)) - plan.terms
             if not (shared & (names | c_names)) and len(shared) < self.min_shared:
                 continue  # one common word ('quarter', '下周') is no link
