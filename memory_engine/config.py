@@ -321,6 +321,22 @@ class WriteSection(_Section):
     dedup_term_overlap: float = Field(
         0.3, ge=0.0, le=1.0, description="Jaccard overlap of content terms a reworded duplicate needs (with dedup_reworded_similarity)."
     )
+    dedup_ignore_fillers: bool = Field(
+        True, description="Leave the closed-class discourse words of a restatement ('just so you know', 'actually', "
+        "'哈', '记一下', write/hygiene.FILLERS) out of the duplicate test's term comparison, so a wrapped repeat "
+        "merges; identifiers, numbers, polarity, people and past aspect must still agree (write/dedup.py)."
+    )
+    dedup_same_terms_similarity: float = Field(
+        0.5, ge=0.0, le=1.0, description="Rescaled similarity at or above which a statement whose content terms "
+        "(fillers left out, stems aligned) are exactly those of an existing memory merges into it; the identity "
+        "checks (identifiers, numbers, polarity, people, past aspect) still apply (write/hygiene.same_meaning). "
+        "1.0 = off."
+    )
+    dedup_stem_prefix: int = Field(
+        5, ge=0, description="Two English stems one word family leaves apart ('allerg' / 'allergi') count as one term "
+        "in the duplicate test when one is a prefix of the other and the shorter has at least this many letters; "
+        "0 = exact stems only (write/hygiene.align_stems)."
+    )
     supersede_strong_similarity: float = Field(
         0.7,
         ge=0.0,

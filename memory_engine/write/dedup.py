@@ -9,9 +9,13 @@ model-rescaled cosine is >= ``write.dedup_similarity``, or they are a rewording
 (:func:`memory_engine.write.hygiene.same_meaning`: similarity >=
 ``write.dedup_reworded_similarity`` and Jaccard term overlap >=
 ``write.dedup_term_overlap``), said in the same role, and in every case they
-name the same identifiers and numbers and have the same polarity
-(normalise-then-match, seed 002): 'order A123' never merges into 'order A124',
-'82 kg' never into '78 kg', 'I like X' never into 'I don't like X'. A merge keeps
+name the same identifiers, numbers and people, have the same polarity and the same
+past aspect (normalise-then-match, seed 002): 'order A123' never merges into 'order A124',
+'82 kg' never into '78 kg', 'I like X' never into 'I don't like X', "I'm allergic to cats
+too" never into "my wife is allergic to cats", '我现在住在上海' never into '我以前在上海住过三年'.
+Terms are compared without discourse fillers (``write.dedup_ignore_fillers``) and with
+English stems of one word family aligned (``write.dedup_stem_prefix``), so "penicillin
+allergy here, just so you know" merges into "I'm allergic to penicillin". A merge keeps
 only the older memory, so a new statement that adds a content term the older one
 lacks is kept on its own (:func:`memory_engine.write.hygiene.adds_content`: a merge
 never loses the user's words), and so is one whose redacted values (``pii_terms``, the
@@ -32,9 +36,9 @@ from ..errors import ConfigError
 from ..models import MemoryRecord, MemoryType
 from ..scope import Scope
 from ..store.base import VectorStore
-from ..text import content_terms, identifiers
+from ..text import content_terms, identifiers, relatives
 from . import rules
-from .hygiene import adds_content, same_meaning
+from .hygiene import adds_content, align_stems, informative, same_meaning
 
 __all__ = ["DuplicateFinder", "Identity", "identity", "merged_kind_patch"]
 
@@ -46,9 +50,11 @@ _CURATED = {MemoryType.EPISODIC: 0, MemoryType.PROCEDURAL: 1, MemoryType.SEMANTI
 
 
 def merged_kind_patch(kept: MemoryRecord, new_kind: MemoryType, new_importance: float) -> dict[str, Any]:
-    """Payload patch for the memory a duplicate merges into: the more curated kind (an episodic
-    memory restated as a preference becomes semantic; never the reverse) and the higher importance."""
-    patch: dict[str, Any] = {}
+    """Payload patch for the memory a duplicate merges into: one more restatement (``recurrence`` + 1, so
+    how often the user said it stays visible after the words are folded into one memory), the more
+    curated kind (an episodic memory restated as a preference becomes semantic; never the reverse)
+    and the higher importance."""
+    patch: dict[str, Any] = {"recurrence": kept.recurrence + 1}
     if kept.memory_type in _CURATED and new_kind in _CURATED and _CURATED[new_kind] > _CURATED[kept.memory_type]:
         patch["memory_type"] = new_kind.value
     if new_importance > kept.importance:
@@ -59,21 +65,26 @@ def merged_kind_patch(kept: MemoryRecord, new_kind: MemoryType, new_importance: 
 @dataclass(frozen=True)
 class Identity:
     """What must agree for two texts to be one memory: normalised text (exact repeats),
-    sorted identifiers, numbers and polarity (negation present)."""
+    sorted identifiers, numbers, polarity (negation present), the relatives the text is about
+    (:func:`memory_engine.text.relatives`; empty = the user) and past aspect
+    (:func:`memory_engine.write.rules.past_aspect`)."""
 
     normalised: str
     identifiers: tuple[str, ...]
     numbers: frozenset[str]
     negated: bool
+    people: frozenset[str] = frozenset()
+    past: bool = False
 
     def agrees(self, other: Identity) -> bool:
-        """Same identifiers, numbers and polarity (the similarity test is separate)."""
+        """Same identifiers, numbers, polarity, people and aspect (the similarity test is separate)."""
         return (self.identifiers == other.identifiers and self.numbers == other.numbers
-                and self.negated == other.negated)
+                and self.negated == other.negated and self.people == other.people and self.past == other.past)
 
 
 def identity(text: str) -> Identity:
-    return Identity(rules.normalise(text), tuple(sorted(identifiers(text))), rules.numbers(text), rules.polarity(text))
+    return Identity(rules.normalise(text), tuple(sorted(identifiers(text))), rules.numbers(text), rules.polarity(text),
+                    relatives(text), rules.past_aspect(text))
 
 
 class DuplicateFinder:
@@ -92,24 +103,28 @@ class DuplicateFinder:
         self.reworded, self.overlap = cfg.dedup_reworded_similarity, cfg.dedup_term_overlap
         self.distinct = cfg.dedup_distinct_terms
         self.across_kinds = cfg.dedup_across_kinds
+        self.fillers, self.stem_prefix = cfg.dedup_ignore_fillers, cfg.dedup_stem_prefix
+        self.same_terms = cfg.dedup_same_terms_similarity
 
     def find(self, clean: str, vec: np.ndarray, memory_type: MemoryType, scope: Scope,
              role: str = "user", pii_terms: tuple[str, ...] = ()) -> MemoryRecord | None:
         new = identity(clean)
-        new_terms = content_terms(clean)
+        new_all = informative(content_terms(clean), self.fillers)
         kinds = (memory_type,) + (_KINDS if self.across_kinds and memory_type in _KINDS else ())
         flt = scope.filter(memory_types=tuple(dict.fromkeys(k.value for k in kinds)))
         for p in self.store.search_dense(vec.tolist(), flt, self.candidates):
             if not scope.owns(p) or (p.payload.get("role") or "user") != role:
                 continue  # the assistant repeating the user's words does not confirm them
             old = identity(p.payload.get("content", ""))
-            old_terms = set(p.payload.get("terms") or ())
-            if set(pii_terms) - old_terms:
+            stored_terms = set(p.payload.get("terms") or ())
+            if set(pii_terms) - stored_terms:
                 continue  # '[PHONE]' vs '[PHONE]': the redacted values differ (their keyed search terms do)
+            old_terms = informative(stored_terms, self.fillers)
+            new_terms = align_stems(new_all, old_terms, self.stem_prefix)
             if old.normalised != new.normalised and (adds_content(new_terms, old_terms) or not same_meaning(
                     self.embedder.rescale(p.score), new_terms, old_terms,
                     repeat_similarity=self.similarity, reworded_similarity=self.reworded, term_overlap=self.overlap,
-                    distinct_terms=self.distinct)):
+                    distinct_terms=self.distinct, same_terms_similarity=self.same_terms)):
                 continue
             if not old.agrees(new):
                 continue

@@ -29,13 +29,17 @@ ACK_EN = frozenset(
     alright right lol lmao haha hahaha hehe hmm hm mm uh um ah oh wow hi hello hey bye goodbye cya got it noted
     sounds np welcome morning night see ya awesome perfect true agreed indeed exactly gotcha understood roger
     much so very too totally definitely absolutely course of a lot agree thing u okie dokie doke
-    best later talk ttyl brb cheers care take soon have day one helpful appreciate appreciated amazing lovely
+    best later talk ttyl brb cheers care take soon have day one helpful appreciate appreciated amazing lovely yea yeh
     brilliant wonderful sweet excellent fantastic hilarious funny youre thats""".split()
 )
 #: words that only glue acknowledgement words together ("thank you so much", "ok and thanks") and the
 #: addressees and closings of a sign-off ("hey there", "thanks man", "that's all for now", "hello bot")
 _EN_GLUE = frozenset("""and then well oh so very too much a lot of that is it its thing things one the for now all
     again there man dude buddy bro mate guys folks bot""".split())
+
+#: English backchannels of several words that say no more than "ok" ("makes sense", "fair enough", "i see"):
+#: read as one acknowledgement word, so the whole text must still be acknowledgements for it to be noise
+ACK_EN_PHRASES = ("makes sense", "make sense", "fair enough", "i see", "got you", "my bad", "all good", "no worries")
 
 #: Chinese acknowledgement / greeting forms (a text is segmented into them by word-break, _zh_is_ack)
 ACK_ZH = tuple(sorted(
@@ -44,7 +48,7 @@ ACK_ZH = tuple(sorted(
     不错 厉害 牛 赞 棒 太棒了 真棒 好厉害 确实 也是 有道理 原来如此 这样啊 这样 那好 那行 ok okay 嗯呢 对呀 对啊 是啊
     好耶 耶 哇 哇塞 哎 唉 啦 吧 呀 啊 呢 哒 滴 嘛 了 的 哟 谢啦 谢了 谢 多谢啦 辛苦啦 麻烦了 麻烦你了 得嘞 妥 妥了 妥妥
     安排 没毛病 晓得 晓得了 懂 懂啦 嗯哼 好哦 哦哦 好的呢 可以的 知道啦 明白啦 收到啦 收到了 了解了 行行 好好 麻烦啦 太感谢
-    非常感谢 感谢感谢 我知道了 我明白了 我懂了 就这么办 这么办 就这么定了 笑死 笑死了 笑死我了 笑哭 笑哭了 笑cry 好好笑 太好笑了
+    非常感谢 感谢感谢 我知道了 我明白了 我懂了 没错 原来是这样 是这样 说得对 说的对 说得也是 说的也是 就这么办 这么办 就这么定了 笑死 笑死了 笑死我了 笑哭 笑哭了 笑cry 好好笑 太好笑了
     绝了 绝绝子 哈哈 嘿嘿 呵呵 嘻嘻 么么哒 么么 爱你 比心 抱抱 辛苦你了 辛苦你啦 辛苦您了""".split(),
     key=len, reverse=True,
 ))
@@ -87,6 +91,8 @@ def _en_is_ack(words: list[str]) -> bool:
     if not words:
         return True
     for w in words:
+        if _REPEAT.sub(r"\1", w) in ACK_EN:
+            continue  # a stretched word ('yesss', 'okkkk', 'thxxx') read at one letter per run
         w = _squeeze(w)
         if w in ACK_EN or w in _EN_GLUE or re.fullmatch(r"(ha|he|ja)+h?|l+o+l+|(o+k+)+|m+|h+m+|y+a+y*|a+h+|o+h+|u+m+", w):
             continue
@@ -102,6 +108,8 @@ def is_acknowledgement(text: str) -> bool:
     if not _PUNCT.sub("", low):
         return False
     cjk = "".join(ch for ch in low if _CJK.match(ch))
+    for phrase in ACK_EN_PHRASES:
+        low = re.sub(rf"\b{phrase}\b", " ok ", low)
     latin = re.findall(r"[a-z']+", low)
     if re.search(r"\d", low):
         return False

@@ -315,3 +315,19 @@ def is_constraint(text: str, sig: Signals) -> bool:
 def polarity(text: str) -> bool:
     """True when the text carries a negation (used so 'I like X' and 'I don't like X' never merge)."""
     return bool(NEGATION.search(text))
+
+
+#: a state the text places in the past, over ('used to', 'previously', '以前', '曾经'): closed-class aspect
+#: words, zh and en. '我以前在上海住过三年' and '我现在住在上海' share every content term of the shorter one
+#: (the time words are stop words), yet one is over and the other holds now: they are not one memory.
+PAST_ASPECT = re.compile(
+    r"以前|之前|曾经|过去|原来|从前|当年|那时候?|\b(used to|previously|formerly|back then|back in|in the past|no longer|"
+    r"anymore|any more|years? ago|once was|was once)\b",
+    re.IGNORECASE,
+)
+
+
+def past_aspect(text: str) -> bool:
+    """True when the text says its state is over (:data:`PAST_ASPECT`); a past and a present statement of
+    the same terms never merge as duplicates."""
+    return bool(PAST_ASPECT.search(text))

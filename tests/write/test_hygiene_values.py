@@ -76,3 +76,18 @@ def test_a_rewording_merges_across_the_gates_kind_guess_and_an_opposite_never(en
     assert kept.memory_type.value == "semantic" and kept.importance >= b.importance  # the more curated reading
     c = engine.add("我吃羊肉，一点都不怕膻", user_id="u", session_id="s2", now=t0 + timedelta(days=3))
     assert c.outcome == "stored"
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("text", ["yesss", "yea makes sense", "fair enough", "ahh i see", "ok makes sense thx", "my bad",
+                                  "哦哦哦原来是这样", "没错没错", "说得对"])
+def test_stretched_words_and_backchannel_phrases_are_noise(text):
+    assert noise_reason(text) == "chit_chat"
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("text", ["yesss please book it", "I see Dr. Wang on Fridays", "it makes sense to buy a car",
+                                  "fair enough, let's do friday", "no worries, I moved it to 5pm", "没错，我下周二去",
+                                  "原来是这样，那我周三再去", "好的，那就周三"])
+def test_a_backchannel_that_carries_a_statement_is_kept(text):
+    assert noise_reason(text) is None
