@@ -614,6 +614,23 @@ class RetrievalSection(_Section):
         "names a person, looking at most this many memories back (the recency baseline of pronoun resolution: "
         "the person just talked about; a longer window reaches people of other topics). 0 = off."
     )
+    hop_noun_names: bool = Field(
+        False, description="The entity hop counts every Chinese common noun as a name, so one shared noun links two "
+        "memories: '听说刘总要调去上海分公司' then reaches '公司咖啡机又坏了' through 公司. False = only names "
+        "(entities, 叫/named names, given names) link alone; a common noun is one of the hop_min_shared words (a "
+        "compound such as 支付网关 or 研讨会 brings two)."
+    )
+    hop_gender_agreement: bool = Field(
+        True, description="The pronoun link of the entity hop skips an earlier memory that names one person whose "
+        "gender cues (kinship and address words, pronouns: 我哥 / 老公 / Mr / his) are all the other gender: "
+        "'她推荐我去吃那家' does not stand for '我哥周浩下周来出差' (the agreement filter of pronoun resolution, "
+        "retrieve/referents.py). False = the nearest memory naming anyone."
+    )
+    hop_name_conflict: bool = Field(
+        True, description="The entity hop does not reach a memory that names a surname of the chain under another "
+        "given name: when the top hits name 'Helen Chen', 'Dr. Chen' stands for her and 'Kevin Chen from "
+        "accounting' is someone else (one referent per name, retrieve/referents.py). False = a shared surname links."
+    )
     fact_scan_limit: int = Field(200, ge=1, description="Facts of one user the fact route scans (facts are few per user).")
     temporal_weight: float = Field(
         0.3, ge=0.0, description="Added to the fused score of memories whose event time falls in the date range the "

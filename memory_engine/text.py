@@ -215,6 +215,41 @@ _KIN_OWN = re.compile(rf"我的?({_KIN_ZH_ALT})(?!的?(?:{_KIN_ZH_ALT}))|\bmy\s+
                       re.IGNORECASE)
 
 
+#: another person's relative: a name or third-person pronoun as its possessor ("Dan's wife", 'his wife',
+#: '她老公', '李娜家闺女', '陈晓的老公'); groups (en relative, zh possessor, zh relative)
+_KIN_OTHERS = re.compile(
+    rf"(?:\b[A-Z][a-z]+'s|\b(?:his|her|their))\s+({_KIN_EN_ALT})s?\b"
+    rf"|([他她]|[\u4e00-\u9fff]{{2,3}}?(?:的|家的?))({_KIN_ZH_ALT})",
+    re.IGNORECASE)
+
+
+def _is_person_word(word: str) -> bool:
+    """Whether jieba tags ``word`` (the whole of it) as a person name (nr)."""
+    import jieba.posseg as pseg
+
+    _jieba()
+    with _jieba_lock:
+        tagged = list(pseg.cut(word))
+    return len(tagged) == 1 and tagged[0].flag in ("nr", "nrt")
+
+
+@lru_cache(maxsize=65_536)
+def others_relatives(text: str) -> frozenset[str]:
+    """The relatives ``text`` names as another person's, as canonical ids (:func:`relatives`): possessed by a
+    capitalised name or a third-person pronoun ("Dan's wife is allergic to peanuts", 'his wife', '她老公',
+    '李娜家闺女', '陈晓的老公'; a Chinese possessor must be a jieba person word, so '明天的老板会议' has none;
+    a relative as possessor, '我老婆的弟弟', is :func:`relative_chains`). Dan's wife is not the user's wife."""
+    out: set[str] = set()
+    for m in _KIN_OTHERS.finditer(text):
+        if m.group(1):
+            out |= relatives(m.group(1))
+            continue
+        owner = m.group(2).rstrip("的家")
+        if owner in ("他", "她") or _is_person_word(owner):
+            out |= relatives(m.group(3))
+    return frozenset(out)
+
+
 @lru_cache(maxsize=65_536)
 def relative_chains(text: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
     """(qualified, qualifiers, own) relatives of ``text`` as canonical ids (:func:`relatives`): a relative named

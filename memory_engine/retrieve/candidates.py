@@ -18,7 +18,7 @@ from ..embedding import CachedEmbedder, rescale_similarity
 from ..errors import ConfigError
 from ..models import MemoryStatus, Source
 from ..store.base import ScoredPayload, VectorStore
-from ..text import _CJK, content_terms, keyword_coverage, relative_chains, relatives
+from ..text import _CJK, content_terms, keyword_coverage, others_relatives, relative_chains, relatives
 from ..write.categories import categories_of
 from . import temporal
 from .admission import Admission
@@ -130,8 +130,14 @@ class CandidateBuilder:
     def _other_relative(query: str, content: str, kin: frozenset[str]) -> bool:
         """The question asks about a relative through another ('我老婆的弟弟', "my sister's husband") and the memory
         names that relative only as the user's own ('我弟弟还在读研究生') without the qualifying relative: it is
-        about another person (text.relative_chains)."""
-        qualified, qualifiers, _ = relative_chains(query)
+        about another person (text.relative_chains). Likewise a question about the user's own relative ('my wife')
+        and a memory that names it only as a named person's or a he / she's ("Dan's wife", '她老公')."""
+        qualified, qualifiers, own = relative_chains(query)
+        if own and not qualified:
+            # the question asks the user's own relative ('my wife'); a memory naming that relative only as
+            # another person's ("Dan's wife", '陈晓她老公') is about someone else (text.others_relatives)
+            asked = kin & own
+            return bool(asked) and asked <= others_relatives(content) and not asked & relative_chains(content)[2]
         if not qualified or kin & qualifiers:
             return False
         asked = kin & qualified

@@ -19,7 +19,12 @@ memory whose subject is a bare third-person pronoun ('She offered to check on my
 仲裁') stands for a person named before it, often in another session: it links to the nearest earlier
 memory of the owner (at most ``retrieval.hop_antecedent_window`` back) that names a person, the
 recency baseline of pronoun resolution (Hobbs 1978; Mitkov, *Anaphora Resolution*, 2002: the most
-recent compatible antecedent)."""
+recent compatible antecedent); compatible means its gender cues agree with the pronoun
+(``retrieval.hop_gender_agreement``, :mod:`memory_engine.retrieve.referents`).
+
+A link must stay on one person: a memory that names a surname the top hits already know under another
+given name ('Kevin Chen' when the hits name 'Helen Chen') is someone else and is not reached
+(``retrieval.hop_name_conflict``)."""
 
 from __future__ import annotations
 
@@ -39,6 +44,7 @@ from .admission import Admission
 from .candidates import CandidateBuilder, is_cjk
 from .fusion import Candidate, rank_key
 from .query import QueryPlan
+from .referents import agrees, full_names, gender_cues, name_conflict, pronoun_gender
 
 __all__ = ["EntityHop", "given_names", "hop_terms", "named_terms", "person_names", "pronoun_led"]
 
@@ -123,12 +129,23 @@ def pronoun_led(content: str) -> bool:
 
 
 @lru_cache(maxsize=65_536)
-def _link_words(content: str, given_chars: int = 0) -> tuple[frozenset[str], frozenset[str]]:
-    """(names, words) of a memory for linking: names = entities, Chinese nouns, introduced names and the given
-    names of its Chinese full names (:func:`given_names`); words = every content term. Cached: a store's
-    memories recur across queries and jieba's tagger costs about a millisecond a sentence."""
-    names = hop_terms(content) | named_terms(content)
+def _link_words(content: str, given_chars: int = 0, nouns: bool = True) -> tuple[frozenset[str], frozenset[str]]:
+    """(names, words) of a memory for linking: names = entities, introduced names, the given names of its
+    Chinese full names (:func:`given_names`) and, when ``nouns``, every Chinese noun (:func:`hop_terms`);
+    words = every content term. Without ``nouns`` a Chinese common noun is one word among the others: a
+    compound ('支付网关', '研讨会') still brings two terms, a lone generic one ('公司' of '分公司') no link.
+    Cached: a store's memories recur across queries and jieba's tagger costs about a millisecond a sentence."""
+    names = (hop_terms(content) if nouns else entities(content)) | named_terms(content)
     return names | given_names(person_names(content), given_chars), content_terms(content)
+
+
+def _people_count(content: str, names: frozenset[str]) -> int:
+    """How many people ``content`` names: each full name once ('Helen Chen' is one), every other person word
+    (:func:`person_names`) once. A memory of several people ('我姐李娜嫁给了周涛') has gender cues of one of
+    them only, so they say nothing about the others."""
+    full = full_names(content)
+    parts = {t for g, s in full for t in (g, s, s + g)}
+    return len(full) + len({n for n in names if n not in parts})
 
 
 class EntityHop:
@@ -158,6 +175,8 @@ class EntityHop:
             raise ConfigError("retrieval.hop_given_name_chars and hop_antecedent_window must be >= 0",
                               key="retrieval.hop_antecedent_window")
         self.given_chars, self.antecedent_window = rcfg.hop_given_name_chars, rcfg.hop_antecedent_window
+        self.gender_agreement, self.check_names = rcfg.hop_gender_agreement, rcfg.hop_name_conflict
+        self.noun_names = rcfg.hop_noun_names
         # a search for every word of the parent ranks rows sharing one common word high: read as many rows as a
         # route does, then keep only the linked ones
         self.search_limit = rcfg.route_limit
@@ -168,25 +187,32 @@ class EntityHop:
         out: dict[str, tuple[Candidate, str]] = {}
         frontier = kept[: self.parents]
         seen = {c.memory_id for c in frontier}
+        # the people the chain is about: full names of the hits it starts from, then of each memory it reaches
+        known: set[tuple[str, str]] = set()
+        for c in frontier:
+            known |= full_names(str(payloads[c.memory_id].get("content", "")))
         for _ in range(self.depth):
             reached: list[Candidate] = []
             for parent in frontier:
                 if len(out) >= self.limit:
                     break
-                for c in self._links(parent, by_id, payloads, flt, admit, plan, seen, self.limit - len(out)):
+                for c in self._links(parent, by_id, payloads, flt, admit, plan, seen, self.limit - len(out), known):
                     out[c.memory_id] = (c, parent.memory_id)
                     seen.add(c.memory_id)
                     reached.append(c)
+                    known |= full_names(str(payloads[c.memory_id].get("content", "")))
             if not reached or len(out) >= self.limit:
                 break
             frontier = reached[: self.parents]
         return out
 
     def _links(self, parent: Candidate, by_id: dict[str, Candidate], payloads: dict[str, dict[str, Any]],
-               flt: StoreFilter, admit: Admission, plan: QueryPlan, seen: set[str], room: int) -> list[Candidate]:
+               flt: StoreFilter, admit: Admission, plan: QueryPlan, seen: set[str], room: int,
+               known: set[tuple[str, str]] | None = None) -> list[Candidate]:
         """The memories linked to ``parent`` (the person a pronoun-led parent stands for, a shared name, or
         >= ``min_shared`` shared words outside the query), the antecedent first, then best BM25 first, at
-        most ``room``, each carrying the parent's relevance."""
+        most ``room``, each carrying the parent's relevance. With ``hop_name_conflict`` on, a memory naming a
+        surname of ``known`` ((given, surname) pairs) under another given name is left out."""
         parent_pl = payloads[parent.memory_id]
         out: list[Candidate] = []
         ante = self._antecedent(parent_pl, flt)
@@ -197,7 +223,7 @@ class EntityHop:
             if c is not None:
                 out.append(c)
                 seen = seen | {ante.id}
-        names, words = _link_words(parent_pl.get("content", ""), self.given_chars)
+        names, words = _link_words(parent_pl.get("content", ""), self.given_chars, self.noun_names)
         names, words = names - plan.terms, words - plan.terms
         if not names and len(words) < self.min_shared:
             return out
@@ -209,10 +235,13 @@ class EntityHop:
                 continue
             if len(out) >= room:
                 break
-            c_names, c_words = _link_words(str(p.payload.get("content", "")), self.given_chars)
+            c_names, c_words = _link_words(str(p.payload.get("content", "")), self.given_chars,
+                                          self.noun_names)
             shared = ((words | names) & (c_words | c_names)) - plan.terms
             if not (shared & (names | c_names)) and len(shared) < self.min_shared:
                 continue  # one common word ('quarter', '下周') is no link
+            if self.check_names and known and name_conflict(known, full_names(str(p.payload.get("content", "")))):
+                continue  # the shared surname stands for someone else here ('Kevin Chen' when 'Helen Chen' is asked)
             c = self._linked(p, rank, parent, by_id, payloads, admit, plan, vecs)
             if c is not None:
                 out.append(c)
@@ -220,15 +249,22 @@ class EntityHop:
 
     def _antecedent(self, parent_pl: dict[str, Any], flt: StoreFilter) -> ScoredPayload | None:
         """The person a pronoun-led memory stands for: the nearest earlier memory of the owner, at most
-        ``antecedent_window`` back, that names a person (:func:`person_names`), or None (window 0 = off, the
-        parent names its own subject, or no earlier memory within the window names anyone)."""
+        ``antecedent_window`` back, that names a person (:func:`person_names`) whose gender agrees with the
+        pronoun when ``gender_agreement`` is on (a memory naming one person whose gender cues are all the
+        other gender is skipped: '她推荐…' does not stand for '我哥周浩'), or None (window 0 = off, the parent
+        names its own subject, or no earlier memory within the window names anyone who agrees)."""
         content = str(parent_pl.get("content", ""))
         created = parent_pl.get("created_at")
         if not self.antecedent_window or created is None or not pronoun_led(content):
             return None
         before = replace(flt, created_before=float(created) - 1e-6)
+        pronoun = pronoun_gender(content) if self.gender_agreement else None
         for p in self.store.scroll(before, limit=self.antecedent_window, order_by="created_at", descending=True):
-            if person_names(str(p.payload.get("content", ""))):
+            text = str(p.payload.get("content", ""))
+            people = person_names(text)
+            if not people:
+                continue
+            if pronoun is None or _people_count(text, people) > 1 or agrees(pronoun, gender_cues(text)):
                 return p
         return None
 

@@ -149,3 +149,25 @@ def test_a_pronoun_led_memory_links_to_the_person_named_before_it(make_engine):
         assert ids[texts[1]] in got
         assert (ids[texts[0]] in got) is linked
         assert ids[texts[2]] not in got
+
+
+def test_one_generic_chinese_noun_is_no_link(make_engine):
+    """'听说刘总九月要调去上海分公司了' and '公司咖啡机又坏了' share only 公司 (a part of 分公司): with Chinese
+    nouns as names (retrieval.hop_noun_names, the rule before links-in-the-wild) the coffee machine was
+    reached for '我领导是不是要调走了？'; a compound noun still links by its two terms (支付网关 -> 支付, 网关)."""
+    texts = ["我直属领导是刘建国，人挺好说话的", "听说刘总九月要调去上海分公司了", "公司咖啡机又坏了，只能喝速溶"]
+    for nouns, linked in ((False, False), (True, True)):
+        eng = make_engine({"retrieval.hop_noun_names": nouns})
+        user = f"hop-noun-{nouns}"
+        ids = _add(eng, user, texts)
+        res = eng.retrieve("我领导是不是要调走了？", user_id=user, now=T0 + timedelta(days=3), explain=True)
+        via = {e.memory_id: e.route_ranks for e in res.explanations}
+        assert ("hop" in via.get(ids[texts[2]], {})) is linked
+        if not nouns:
+            assert ids[texts[2]] not in [h.memory_id for h in res.hits]
+    eng = make_engine()
+    ids = _add(eng, "hop-noun-compound", ["新版App上线得等支付网关改造完", "支付网关那边卡在银联的资质审核上，至少还要两周",
+                                          "组里新来了一个实习生，做前端的"])
+    got = [h.memory_id for h in eng.retrieve("新版App怎么还没上线？", user_id="hop-noun-compound",
+                                             now=T0 + timedelta(days=4)).hits]
+    assert ids["支付网关那边卡在银联的资质审核上，至少还要两周"] in got
