@@ -615,10 +615,12 @@ class RetrievalSection(_Section):
         "the person just talked about; a longer window reaches people of other topics). 0 = off."
     )
     hop_noun_names: bool = Field(
-        False, description="The entity hop counts every Chinese common noun as a name, so one shared noun links two "
+        True, description="The entity hop counts every Chinese common noun as a name, so one shared noun links two "
         "memories: '听说刘总要调去上海分公司' then reaches '公司咖啡机又坏了' through 公司. False = only names "
         "(entities, 叫/named names, given names) link alone; a common noun is one of the hop_min_shared words (a "
-        "compound such as 支付网关 or 研讨会 brings two)."
+        "compound such as 支付网关 or 研讨会 brings two). Stays True: False cost MemDaily dev recall@10 through the "
+        "write path 0.968 -> 0.949 (`retrieval_study.py memdaily --write-path`, session 7), its questions reach "
+        "people's attributes through one shared noun."
     )
     hop_gender_agreement: bool = Field(
         True, description="The pronoun link of the entity hop skips an earlier memory that names one person whose "
