@@ -18,7 +18,7 @@ from __future__ import annotations
 import copy
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -199,24 +199,7 @@ class CachedEmbedder:
         return text if n is None or len(text) <= n else text[:n]
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
-        texts = [self._cut(t) for t in texts]
-        out: list[np.ndarray | None] = [self._get(("d", t)) for t in texts]
-        todo = sorted({t for t, v in zip(texts, out, strict=True) if v is None})
-        if todo:
-            try:
-                vecs = self.inner.embed_documents(todo)
-            except EmbeddingError:
-                raise
-            except Exception as e:
-                raise EmbeddingError(f"embedding failed: {e}") from e
-            vecs = self._checked(vecs, len(todo))
-            fresh = dict(zip(todo, vecs, strict=True))
-            for t, v in fresh.items():
-                self._put(("d", t), v)
-            out = [v if v is not None else fresh[t] for t, v in zip(texts, out, strict=True)]
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        return np.stack(out)  # type: ignore[arg-type]
+        return self._batch("d", texts, self.inner.embed_documents)
 
     def embed_query(self, text: str) -> np.ndarray:
         text = self._cut(text)
@@ -236,21 +219,32 @@ class CachedEmbedder:
         """Query vectors of ``texts``, shape (n, dim), filling the query cache: what ``embed_query`` gives for
         each text, but the misses go to the model in one batch when it has ``embed_queries`` (an embedder
         without it is asked one text at a time). Used to warm the cache before a replay of many queries."""
+        batch = getattr(self.inner, "embed_queries", None)
+        if batch is None:
+            inner = self.inner
+
+            def batch(todo: Sequence[str]) -> np.ndarray:
+                return np.stack([inner.embed_query(t) for t in todo])
+
+        return self._batch("q", texts, batch)
+
+    def _batch(self, kind: str, texts: Sequence[str], compute: Callable[[Sequence[str]], object]) -> np.ndarray:
+        """Vectors of ``texts`` (shape (n, dim)) through the ``kind`` cache ("d" documents, "q" queries): the
+        distinct misses go to ``compute`` in one call, sorted so a batch does not depend on the input order.
+        Raises EmbeddingError when ``compute`` fails or answers a wrong shape."""
         texts = [self._cut(t) for t in texts]
-        out: list[np.ndarray | None] = [self._get(("q", t)) for t in texts]
+        out: list[np.ndarray | None] = [self._get((kind, t)) for t in texts]
         todo = sorted({t for t, v in zip(texts, out, strict=True) if v is None})
         if todo:
-            batch = getattr(self.inner, "embed_queries", None)
             try:
-                vecs = batch(todo) if batch is not None else np.stack([self.inner.embed_query(t) for t in todo])
+                vecs = compute(todo)
             except EmbeddingError:
                 raise
             except Exception as e:
                 raise EmbeddingError(f"embedding failed: {e}") from e
-            vecs = self._checked(vecs, len(todo))
-            fresh = dict(zip(todo, vecs, strict=True))
+            fresh = dict(zip(todo, self._checked(vecs, len(todo)), strict=True))
             for t, v in fresh.items():
-                self._put(("q", t), v)
+                self._put((kind, t), v)
             out = [v if v is not None else fresh[t] for t, v in zip(texts, out, strict=True)]
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
