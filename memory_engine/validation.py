@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import time
 from datetime import datetime
-from typing import Any
+from enum import Enum
+from typing import Any, TypeVar
 
 from .errors import ValidationError
 from .models import MemoryType, Source, to_epoch
 
-__all__ = ["ROLE_SOURCE", "check_read_bounds", "check_write_bounds", "epoch_now", "parse_memory_type",
+E = TypeVar("E", bound=Enum)
+
+__all__ = ["ROLE_SOURCE", "check_read_bounds", "check_write_bounds", "epoch_now", "parse_enum", "parse_memory_type",
            "require_fact", "require_owner", "require_role", "require_tenant", "require_text"]
 
 #: the source a memory gets from the role of who said it (seed 004: user-stated > model-inferred)
@@ -51,16 +54,20 @@ def require_role(role: Any) -> str:
     return str(role)
 
 
-def parse_memory_type(memory_type: str | MemoryType | None) -> MemoryType | None:
-    """The :class:`MemoryType` named by ``memory_type`` (None passes). Raises ValidationError for an unknown name."""
-    if memory_type is None:
-        return None
+def parse_enum(kind: type[E], value: object, field: str) -> E:
+    """The member of the string enum ``kind`` whose value is ``value``. Raises ValidationError naming ``field``
+    and the valid values for anything else."""
     try:
-        return MemoryType(memory_type)
+        return kind(value)
     except ValueError as e:
         raise ValidationError(
-            f"unknown memory_type {memory_type!r}; valid: {', '.join(t.value for t in MemoryType)}", field="memory_type"
+            f"unknown {field} {value!r}; valid: {', '.join(str(m.value) for m in kind)}", field=field
         ) from e
+
+
+def parse_memory_type(memory_type: str | MemoryType | None) -> MemoryType | None:
+    """The :class:`MemoryType` named by ``memory_type`` (None passes). Raises ValidationError for an unknown name."""
+    return None if memory_type is None else parse_enum(MemoryType, memory_type, "memory_type")
 
 
 def require_fact(fact: Any) -> dict[str, Any] | None:

@@ -18,6 +18,7 @@ from enum import StrEnum
 from itertools import combinations
 
 from ..errors import ValidationError
+from ..validation import parse_enum
 from .filters import Filters, span_where
 from .warehouse import Warehouse, _naive
 
@@ -65,12 +66,7 @@ class ReviewerAgreement:
 
 
 def _checked_verdict(verdict: Verdict | str) -> Verdict:
-    try:
-        return Verdict(verdict)
-    except ValueError as e:
-        raise ValidationError(
-            f"unknown verdict {verdict!r}; valid: {', '.join(x.value for x in Verdict)}", field="verdict"
-        ) from e
+    return parse_enum(Verdict, verdict, "verdict")
 
 
 def record_verdict(
