@@ -75,9 +75,11 @@ class MemorySection(_Section):
         "('mdy': US and Chinese usage, 6 March), day/month ('dmy': most of Europe, 3 June) or not as a date ('off').",
     )
     day_start_hour: int = Field(
-        4, ge=0, le=12, description="Local hour at which a user's day starts: a note written before it belongs to "
+        0, ge=0, le=12, description="Local hour at which a user's day starts: a note written before it belongs to "
         "the day that just ended ('had the interview this morning' typed at 00:30 is about the day before midnight; "
-        "'tomorrow' then is the coming day). 0 = days end at midnight.",
+        "'tomorrow' then is the coming day). 0 = days end at midnight, the default: a UTC+8 user's note written "
+        "after local midnight is filed under the new local day (issue 16, class 2 counts the previous day as the "
+        "failure), and 'yesterday' typed at 00:30 is the calendar day before.",
     )
     month_part_days: int = Field(
         10, ge=1, le=15, description="Days of a part of a month: 'early March' / 月初 / 上旬 = its first N days, "

@@ -191,14 +191,14 @@ class DateSettings:
     ``slash_dates``: '3/6' is month/day ('mdy', US and Chinese usage), day/month ('dmy', most of
     Europe) or not a date ('off'). ``day_start_hour`` (0-12, local hours): before it, a note still
     belongs to the day that just ended ('this morning' / '今天' typed at 00:30 mean the day before
-    midnight; 0 = days end at midnight). ``month_part_days`` (1-15): the days of 'early March' / 月初
+    midnight; 0, the default = days end at midnight). ``month_part_days`` (1-15): the days of 'early March' / 月初
     (the first N), 'late March' / 月底 (the last N), 'mid March' / 中旬 (N around the 16th).
     ``year_back_days`` (>= 0): '去年这个时候' / 'this time last year' = the same day a year back
     +- this many days. ``next_weekday``: 'next Friday' = the Friday of next (Monday-based) week,
     like 下周五 ('next_week'), or the nearest coming Friday ('nearest')."""
 
     slash_dates: str = "mdy"
-    day_start_hour: int = 4
+    day_start_hour: int = 0
     month_part_days: int = 10
     year_back_days: float = 14.0
     next_weekday: str = "next_week"

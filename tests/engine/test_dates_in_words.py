@@ -69,10 +69,11 @@ def test_settings_slash_order_day_start_next_weekday_month_parts():
     assert days(resolve("dentist on 3/6", WED, DateSettings(slash_dates="dmy"))) == ("2026-06-03", "2026-06-04")
     assert resolve("dentist on 3/6", WED, DateSettings(slash_dates="off")) is None
     late = datetime(2026, 6, 11, 0, 30, tzinfo=TZ)
-    assert days(resolve("had my visa interview this morning", late)) == ("2026-06-10", "2026-06-11")
-    assert days(resolve("tomorrow I sleep in", late)) == ("2026-06-11", "2026-06-12")
-    assert days(resolve("had my visa interview this morning", late, DateSettings(day_start_hour=0))) == (
-        "2026-06-11", "2026-06-12")
+    night_owl = DateSettings(day_start_hour=4)
+    assert days(resolve("had my visa interview this morning", late, night_owl)) == ("2026-06-10", "2026-06-11")
+    assert days(resolve("tomorrow I sleep in", late, night_owl)) == ("2026-06-11", "2026-06-12")
+    # the default: days end at midnight
+    assert days(resolve("had my visa interview this morning", late)) == ("2026-06-11", "2026-06-12")
     assert days(resolve("next Friday I fly", WED, DateSettings(next_weekday="nearest"))) == ("2026-06-12", "2026-06-13")
     assert days(resolve("early March", WED, DateSettings(month_part_days=5))) == ("2026-03-01", "2026-03-06")
     assert days(resolve("去年这个时候", WED, DateSettings(year_back_days=0))) == ("2025-06-10", "2025-06-11")
@@ -90,7 +91,10 @@ def test_settings_are_config_fields():
 
 
 @pytest.mark.integration
-def test_note_after_local_midnight_is_filed_under_the_day_before(engine):
+def test_note_after_local_midnight_is_filed_under_the_day_before(make_engine):
+    """With ``memory.day_start_hour=4`` (not the default: 0 files it under the new local day, see
+    tests/engine/test_write_keep_integration.py::test_time_zone_decides_the_local_day)."""
+    engine = make_engine({"memory.day_start_hour": 4})
     late = datetime(2026, 6, 11, 0, 30, tzinfo=TZ)
     visa = engine.add("had my visa interview this morning, went fine, so tired now", user_id="u1", now=late).memory_id
     rec = engine.memory(visa, user_id="u1")
