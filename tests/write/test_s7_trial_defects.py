@@ -13,26 +13,33 @@ def _forget(engine, t0, memory, ask, user="u"):
 
 
 @pytest.mark.integration
-@pytest.mark.xfail(strict=True, reason="data loss: a forget naming one clause of a message joined by 'and' / a dash "
-                                       "(no comma) archives the whole message; clause_spans splits on punctuation only")
 @pytest.mark.parametrize("memory,ask,kept", [
     ("my email is bob@example.com and I prefer window seats", "please forget my email", "window seats"),
     ("My phone is 555-867-5309 and my wife Anna is allergic to shellfish", "forget my phone number", "shellfish"),
     ("call me at 13800138000 — also I'm lactose intolerant", "forget my number", "lactose intolerant"),
+    ("我电话13700001111，生日是5月8号，喜欢吃辣", "手机号别记了", "喜欢吃辣"),
 ])
 def test_forget_keeps_unnamed_clause_without_comma(engine, t0, memory, ask, kept):
+    """Fixed: a forget naming one clause of a message joined by 'and' / a dash (no comma), or matched by
+    topic while one clause carries its words ('phone' / the [PHONE] placeholder), archived the whole
+    message. Now the rest is kept as a new version, and undo restores the whole message."""
     w, r = _forget(engine, t0, memory, ask)
     assert r.outcome == "forgotten" and r.superseded_ids == (w.memory_id,)
     current = [m.content for m in engine.list_memories(user_id="u") if m.status.value == "current"]
-    assert any(kept in c for c in current), current
+    assert len(current) == 1 and kept in current[0] and "[PHONE]" not in current[0] and "[EMAIL]" not in current[0]
+    assert engine.undo_forget(user_id="u", now=t0 + timedelta(days=2)) == [w.memory_id]
+    current = [m.id for m in engine.list_memories(user_id="u") if m.status.value == "current"]
+    assert current == [w.memory_id]
 
 
 @pytest.mark.integration
-@pytest.mark.xfail(strict=True, reason="data loss: a forget matched by topic (forget_topic: the target's words are not "
-                                       "in the memory, 工资/月薪, 手机号/电话) archives the whole multi-clause message")
+@pytest.mark.xfail(strict=True, reason="data loss: a forget matched by topic when no clause carries the target's words "
+                                       "(工资 / 月薪) archives the whole multi-clause message; with a carrier (电话 "
+                                       "[PHONE]) the clause margin still takes the birthday clause with it")
 @pytest.mark.parametrize("memory,ask,kept", [
     ("我在字节跳动上班，月薪三万，老家是湖南的", "把我工资那条删掉", "湖南"),
-    ("我电话13700001111，生日是5月8号，喜欢吃辣", "手机号别记了", "喜欢吃辣"),
+    ("我在字节跳动上班，月薪三万，老家是湖南的", "把我工资那条删掉", "字节跳动"),
+    ("我电话13700001111，生日是5月8号，喜欢吃辣", "手机号别记了", "生日"),  # 喜欢吃辣 kept, the birthday not
 ])
 def test_topic_forget_keeps_other_clauses(engine, t0, memory, ask, kept):
     w, r = _forget(engine, t0, memory, ask)
@@ -42,13 +49,16 @@ def test_topic_forget_keeps_other_clauses(engine, t0, memory, ask, kept):
 
 
 @pytest.mark.integration
-@pytest.mark.xfail(strict=True, reason="data loss: 'correction: Tom lives in Houston, not Austin' retires the user's "
-                                       "own 'I live in Austin' (a correction about another person, English)")
 def test_correction_about_named_person_keeps_users_own_memory(engine, t0):
+    """Fixed: 'correction: Tom lives in Houston, not Austin' retired the user's own 'I live in Austin'
+    (people() read no English names); Tom's own memory is still the one it corrects."""
     own = engine.add("I live in Austin", user_id="u", now=t0)
     r = engine.add("correction: Tom lives in Houston, not Austin", user_id="u", now=t0 + timedelta(minutes=2))
     assert own.memory_id not in r.superseded_ids, r
     assert engine.memory(own.memory_id, user_id="u").status.value == "current"
+    toms = engine.add("Tom lives in Austin", user_id="v", now=t0)
+    r = engine.add("correction: Tom lives in Houston, not Austin", user_id="v", now=t0 + timedelta(minutes=2))
+    assert r.superseded_ids == (toms.memory_id,), r
 
 
 @pytest.mark.integration
@@ -105,3 +115,21 @@ def test_vegetarian_reworded_merges(engine, t0):
     a = engine.add("I'm vegetarian", user_id="u", now=t0)
     b = engine.add("I don't eat meat", user_id="u", now=t0 + timedelta(minutes=3))
     assert b.outcome == "merged" and b.memory_id == a.memory_id, b
+
+
+@pytest.mark.integration
+@pytest.mark.xfail(strict=True, reason="wrong answer: 'when is my flight?' retrieves nothing for \"I'm flying to Tokyo "
+                                       "on Thursday\" (flying / flight share no keyword; dense below the floor)")
+def test_when_is_my_flight_finds_flying(engine, t0):
+    m = engine.add("I'm flying to Tokyo on Thursday", user_id="u", now=t0)
+    hits = engine.retrieve("when is my flight?", user_id="u", now=t0 + timedelta(hours=1)).hits
+    assert m.memory_id in [h.memory_id for h in hits]
+
+
+@pytest.mark.integration
+@pytest.mark.xfail(strict=True, reason="repair needs a session: without session_id (the README's plain add) 'I said "
+                                       "Tuesday but I meant Thursday' two minutes later repairs nothing; both stay current")
+def test_repair_without_session(engine, t0):
+    w = engine.add("Dentist appointment is on Tuesday at 3pm", user_id="u", now=t0)
+    r = engine.add("I said Tuesday but I meant Thursday", user_id="u", now=t0 + timedelta(minutes=2))
+    assert r.superseded_ids == (w.memory_id,), r
