@@ -85,13 +85,22 @@ def clause_spans(text: str) -> list[tuple[int, int]]:
     return [(a, b) for a, b in spans if text[a:b].strip(" \t\n,，。.;；!！?？")]
 
 
+_COORD_START = re.compile(r"^\s*(?:and|also|plus|but)\b", re.IGNORECASE)
+
+
 def _whole_clauses(parts: list[str], min_terms: int) -> list[str]:
     """``parts`` with every continuation joined to the clause before it: a part with fewer than ``min_terms``
     word terms ('Shanghai', '3单元502' after an address) or one holding a number right after a part holding one
     ('12 Elm Street, apt 4': the number continues the value). Forgetting the address must take its apartment."""
     out: list[str] = []
-    for part in parts:
+    carry = ""
+    for i, part in enumerate(parts):
+        part, carry = carry + part, ""
         terms = content_terms(part)
+        if i + 1 < len(parts) and _COORD_START.match(part) and len(
+                [t for t in terms if not any(ch.isdigit() for ch in t)]) < min_terms:
+            carry = part  # 'and my sister' + 'and I share a Netflix account': the fragment opens what follows
+            continue
         words = [t for t in terms if not any(ch.isdigit() for ch in t)]
         digits = len(words) < len(terms)
         if out and (len(words) < min_terms or (digits and any(ch.isdigit() for ch in out[-1]))):

@@ -18,6 +18,8 @@ def _forget(engine, t0, memory, ask, user="u"):
     ("My phone is 555-867-5309 and my wife Anna is allergic to shellfish", "forget my phone number", "shellfish"),
     ("call me at 13800138000 — also I'm lactose intolerant", "forget my number", "lactose intolerant"),
     ("我电话13700001111，生日是5月8号，喜欢吃辣", "手机号别记了", "喜欢吃辣"),
+    ("My phone is 555-867-5309 and my sister and I share a Netflix account", "forget my phone number",
+     "my sister and I share a Netflix account"),
 ])
 def test_forget_keeps_unnamed_clause_without_comma(engine, t0, memory, ask, kept):
     """Fixed: a forget naming one clause of a message joined by 'and' / a dash (no comma), or matched by
@@ -133,3 +135,22 @@ def test_repair_without_session(engine, t0):
     w = engine.add("Dentist appointment is on Tuesday at 3pm", user_id="u", now=t0)
     r = engine.add("I said Tuesday but I meant Thursday", user_id="u", now=t0 + timedelta(minutes=2))
     assert r.superseded_ids == (w.memory_id,), r
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("text,day", [
+    ("watched Dune 2 tonight, rated it 4/5", "2026-03-02"),  # tonight: the day it was written, not 5 April
+    ("rated the new ramen place 4/5", None),
+    ("scored 9/10 on the quiz", None),                        # not 10 September
+    ("给这家店打了4/5分", None),
+    ("Dinner with Tom on 3/6", "2026-03-06"),                 # still a date
+    ("rated the hotel on 3/6 as excellent", "2026-03-06"),
+])
+def test_a_score_is_no_date(engine, t0, text, day):
+    """Fixed: 'rated it 4/5' gave the memory an event time of 5 April (and 'scored 9/10' one of
+    10 September), so date questions found it on the wrong day and missed it on the right one."""
+    from datetime import datetime
+
+    rec = engine.memory(engine.add(text, user_id="u", now=t0).memory_id, user_id="u")
+    got = None if rec.event_start is None else datetime.fromtimestamp(rec.event_start, t0.tzinfo).date().isoformat()
+    assert got == day
