@@ -332,6 +332,14 @@ def _one_day(a: datetime, phrase: str, text: str, ref: datetime) -> DateRange:
     return DateRange(a.timestamp(), (a + timedelta(days=1)).timestamp(), phrase)
 
 
+#: words that make 'n/m' a score: a rating verb a few words before it, or a unit after it
+_SCORE_BEFORE = re.compile(r"(?:\b(?:rat(?:e|es|ed|ing)|scor(?:e|es|ed|ing)|grad(?:e|es|ed|ing))\b[^.!?;。！？；\d]{0,20}"
+                           r"|\b(?:gave|give|gives|giving)\s+(?:it|them|him|her|this|that)\s+"
+                           r"|评分|打分|打了|给了|评了|得了)\s*$", re.IGNORECASE)
+_DATE_BEFORE = re.compile(r"\b(?:on|by|since|until|till|from|before|after)\s+$", re.IGNORECASE)
+_SCORE_AFTER = re.compile(r"\s*(?:stars?\b|points?\b|pts\b|分|星)", re.IGNORECASE)
+
+
 def _absolute(text: str, ref: datetime, settings: DateSettings = DEFAULT_DATES) -> DateRange | None:
     for rx, kind in _ABSOLUTE:
         m = rx.search(text)
@@ -341,6 +349,9 @@ def _absolute(text: str, ref: datetime, settings: DateSettings = DEFAULT_DATES) 
             if kind == "slash":
                 if settings.slash_dates == "off":
                     continue
+                if not m.group(3) and not _DATE_BEFORE.search(text[: m.start()]) and (
+                        _SCORE_BEFORE.search(text[: m.start()]) or _SCORE_AFTER.match(text[m.end():])):
+                    continue  # 'rated it 4/5', 'scored 9/10', '给了4/5分': a score, not a date
                 first, second = int(m.group(1)), int(m.group(2))
                 mo, dd = (first, second) if settings.slash_dates == "mdy" else (second, first)
                 if not (1 <= mo <= 12 and 1 <= dd <= 31):

@@ -65,10 +65,13 @@ __all__ = ["ForgetMatch", "Forgetter", "Redaction", "clause_spans"]
 
 _DAY = 86_400.0
 
-#: clause ends: sentence ends ('。！？；!?;', a full stop before a space) and commas not inside a number ('4,200')
-_CLAUSE_END = re.compile(r"[。！？；!?;\n]+|\.(?=\s|$)|[,，](?!\d)")
+#: clause ends: sentence ends ('。！？；!?;', a full stop before a space), commas not inside a number ('4,200'),
+#: a spaced dash ('call me at 138... — also I'm ...') and, without a comma, a coordinator opening a new
+#: first-person clause ('my email is x and I prefer window seats', '... and my wife Anna is allergic to ...')
+_CLAUSE_END = re.compile(r"[。！？；!?;\n]+|\.(?=\s|$)|[,，](?!\d)|\s+[—–]+\s*|\s+-{1,2}\s+"
+                         r"|\s(?=(?:and|also|plus|but)\s+(?:I|I'm|I've|I'd|my|we|we're|our)\b)")
 #: what a kept remainder may not start with: the separators and the coordinator that joined it to a removed clause
-_LEAD = re.compile(r"^[\s,，;；.。]*(?:(?:and|also|plus|btw)\b|还有|另外|以及|而且)?[\s,，]*", re.IGNORECASE)
+_LEAD = re.compile(r"^[\s,，;；.。—–-]*(?:(?:and|also|plus|btw|but)\b|还有|另外|以及|而且)?[\s,，]*", re.IGNORECASE)
 
 
 def clause_spans(text: str) -> list[tuple[int, int]]:
@@ -82,13 +85,22 @@ def clause_spans(text: str) -> list[tuple[int, int]]:
     return [(a, b) for a, b in spans if text[a:b].strip(" \t\n,，。.;；!！?？")]
 
 
+_COORD_START = re.compile(r"^\s*(?:and|also|plus|but)\b", re.IGNORECASE)
+
+
 def _whole_clauses(parts: list[str], min_terms: int) -> list[str]:
     """``parts`` with every continuation joined to the clause before it: a part with fewer than ``min_terms``
     word terms ('Shanghai', '3单元502' after an address) or one holding a number right after a part holding one
     ('12 Elm Street, apt 4': the number continues the value). Forgetting the address must take its apartment."""
     out: list[str] = []
-    for part in parts:
+    carry = ""
+    for i, part in enumerate(parts):
+        part, carry = carry + part, ""
         terms = content_terms(part)
+        if i + 1 < len(parts) and _COORD_START.match(part) and len(
+                [t for t in terms if not any(ch.isdigit() for ch in t)]) < min_terms:
+            carry = part  # 'and my sister' + 'and I share a Netflix account': the fragment opens what follows
+            continue
         words = [t for t in terms if not any(ch.isdigit() for ch in t)]
         digits = len(words) < len(terms)
         if out and (len(words) < min_terms or (digits and any(ch.isdigit() for ch in out[-1]))):
@@ -98,6 +110,22 @@ def _whole_clauses(parts: list[str], min_terms: int) -> list[str]:
     if len(out) > 1 and len([t for t in content_terms(out[0]) if not any(ch.isdigit() for ch in t)]) < min_terms:
         out[1] = out[0] + out[1]  # a leading fragment belongs to what follows it
         out.pop(0)
+    return out
+
+
+#: what a redaction placeholder stands for: 'forget my phone number' names the clause 'my phone is [PHONE]'
+_PLACEHOLDER_TERMS = {
+    "[PHONE]": frozenset(content_terms("phone number mobile cell telephone 电话 手机 手机号 号码 电话号码")),
+    "[EMAIL]": frozenset(content_terms("email mail address 邮箱 邮件 邮箱地址")),
+}
+
+
+def _clause_terms(clause: str) -> set[str]:
+    """Content terms of ``clause`` with the words its redaction placeholders stand for."""
+    out = set(content_terms(clause))
+    for ph, words in _PLACEHOLDER_TERMS.items():
+        if ph in clause:
+            out |= words
     return out
 
 
@@ -219,7 +247,7 @@ class Forgetter:
         as a document), 0..1; a clause is kept only when it carries no target term and scores at least
         ``forget_clause_margin`` below the best clause that carries one."""
         content = str(payload.get("content") or "")
-        if match.rule != "forget_intent" or not target.strip() or payload.get("fact_key"):
+        if match.rule not in ("forget_intent", "forget_topic") or not target.strip() or payload.get("fact_key"):
             return None
         spans = clause_spans(content)
         if len(spans) < 2:
@@ -228,9 +256,9 @@ class Forgetter:
         clauses = _whole_clauses([content[a:b] for a, b in spans], self.cfg.forget_clause_min_terms)
         if len(clauses) < 2:
             return None
-        carries = [bool(t_terms & set(content_terms(c))) for c in clauses]
+        carries = [bool(t_terms & _clause_terms(c)) for c in clauses]
         if not any(carries) or all(carries):
-            return None
+            return None  # a topic match no clause words ('my medication' for 'I take sertraline'): the memory goes
         q = self.embedder.embed_query(target)
         sims = [float(self.embedder.rescale(float(q @ v))) for v in self.embedder.embed_documents(clauses)]
         best = max(s for s, c in zip(sims, carries, strict=True) if c)
