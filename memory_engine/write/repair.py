@@ -6,7 +6,7 @@
 terms) find nothing to retire and retrieval cannot tie "Thursday" to the dentist. Recognised by
 structure, not by its words:
 
-* the same speaker, the same session, an older turn at most ``write.repair_window_s`` seconds
+* the same speaker, the same session (or both without one), an older turn at most ``write.repair_window_s`` seconds
   before (one of the ``write.repair_turns`` newest user turns of the session);
 * a *slot value* (:func:`slot_values`: a weekday, a clock time, a day of the month, a number with
   its unit) of a kind the older turn states too, with a value the older turn lacks and the older
@@ -190,11 +190,15 @@ class RecentRepair:
 
     def find(self, scope: Scope, session_id: str | None, ts: float, text: str, role: str,
              metadata: dict[str, Any]) -> Repair | None:
-        if role != "user" or session_id is None or self.cfg.repair_window_s <= 0 or not slot_values(text):
+        if role != "user" or self.cfg.repair_window_s <= 0 or not slot_values(text):
             return None
         flt = StoreFilter(tenant_id=scope.tenant_id, user_id=scope.user_id, session_id=session_id,
                           created_before=ts, created_after=ts - self.cfg.repair_window_s)
         rows = self.store.scroll(flt, limit=self.cfg.repair_turns, order_by="created_at", descending=True)
+        if session_id is None:
+            # a plain add (no session, as in the README) talks in one session-less conversation: the user's
+            # newest session-less turns inside the window are "a few turns before"; another session's are not
+            rows = [p for p in rows if not p.payload.get("session_id")]
         for p in rows:  # newest first: a repair repairs the nearest turn stating the value
             if [p.payload.get("tenant_id"), p.payload.get("user_id")] != [scope.tenant_id, scope.user_id]:
                 continue

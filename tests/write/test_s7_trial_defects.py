@@ -129,12 +129,15 @@ def test_when_is_my_flight_finds_flying(engine, t0):
 
 
 @pytest.mark.integration
-@pytest.mark.xfail(strict=True, reason="repair needs a session: without session_id (the README's plain add) 'I said "
-                                       "Tuesday but I meant Thursday' two minutes later repairs nothing; both stay current")
 def test_repair_without_session(engine, t0):
+    """Fixed: without session_id (the README's plain add) 'I said Tuesday but I meant Thursday' two minutes
+    later repaired nothing; a session-less repair does not reach a turn of a named session."""
     w = engine.add("Dentist appointment is on Tuesday at 3pm", user_id="u", now=t0)
     r = engine.add("I said Tuesday but I meant Thursday", user_id="u", now=t0 + timedelta(minutes=2))
     assert r.superseded_ids == (w.memory_id,), r
+    s = engine.add("Haircut is on Tuesday at 5pm", user_id="u2", session_id="chat-1", now=t0)
+    r2 = engine.add("I said Tuesday but I meant Thursday", user_id="u2", now=t0 + timedelta(minutes=2))
+    assert s.memory_id not in r2.superseded_ids
 
 
 @pytest.mark.integration
