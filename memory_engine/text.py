@@ -31,6 +31,23 @@ _IDENT = re.compile(
     r"|\[[A-Z_]+\]"  # redaction placeholders
 )
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+
+#: Chinese numerals and weekday names, shared by the date reader (retrieve/temporal.py) and the repair of a
+#: recent value (write/repair.py)
+ZH_NUM = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+WEEKDAYS_EN = {d: i for i, d in enumerate(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))}
+WEEKDAYS_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+
+
+def zh_int(s: str) -> int:
+    """'3', '３', '十二', '二十一', '三十' -> int (0 when unreadable)."""
+    s = s.translate(str.maketrans("０１２３４５６７８９", "0123456789"))
+    if s.isdigit():
+        return int(s)
+    if "十" in s:
+        a, _, b = s.partition("十")
+        return (ZH_NUM.get(a, 1) if a else 1) * 10 + (ZH_NUM.get(b, 0) if b else 0)
+    return ZH_NUM.get(s, 0)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’]*[A-Za-z]|[A-Za-z]|\d+")  # hyphenated words split: game-related -> game, related
 
 EN_STOP = frozenset(
@@ -223,14 +240,21 @@ _KIN_OTHERS = re.compile(
     re.IGNORECASE)
 
 
-def _is_person_word(word: str) -> bool:
-    """Whether jieba tags ``word`` (the whole of it) as a person name (nr)."""
+@lru_cache(maxsize=65_536)
+def _pos_tags(text: str) -> tuple[tuple[str, str], ...]:
+    """jieba's (word, part of speech) pairs of ``text``, cached: the entity, people and verb checks of one text
+    share one tagging. jieba's tagger is not thread-safe, hence the lock."""
     import jieba.posseg as pseg
 
     _jieba()
     with _jieba_lock:
-        tagged = list(pseg.cut(word))
-    return len(tagged) == 1 and tagged[0].flag in ("nr", "nrt")
+        return tuple((w.word, w.flag) for w in pseg.cut(text))
+
+
+def _is_person_word(word: str) -> bool:
+    """Whether jieba tags ``word`` (the whole of it) as a person name (nr)."""
+    tagged = _pos_tags(word)
+    return len(tagged) == 1 and tagged[0][1] in ("nr", "nrt")
 
 
 @lru_cache(maxsize=65_536)
@@ -280,24 +304,17 @@ def entities(text: str) -> frozenset[str]:
     for n in names:
         out |= content_terms(n)
     if _CJK.search(text):
-        import jieba.posseg as pseg
-
-        _jieba()
-        with _jieba_lock:
-            out |= {w.word for w in pseg.cut(text) if w.flag in ("nr", "ns", "nt", "nrt", "nz") and len(w.word) > 1}
+        out |= {w for w, flag in _pos_tags(text) if flag in ("nr", "ns", "nt", "nrt", "nz") and len(w) > 1}
     return frozenset(out)
 
 
+@lru_cache(maxsize=65_536)
 def people(text: str) -> frozenset[str]:
     """The people ``text`` names: jieba person words (nr, nrt; two characters or more: '老王', '李娜') in
     Chinese and the relatives it names (:func:`relatives`, canonical ids: 'sister', 'wife')."""
     out: set[str] = set(relatives(text))
     if _CJK.search(text):
-        import jieba.posseg as pseg
-
-        _jieba()
-        with _jieba_lock:
-            out |= {w.word for w in pseg.cut(text) if w.flag in ("nr", "nrt") and len(w.word) > 1}
+        out |= {w for w, flag in _pos_tags(text) if flag in ("nr", "nrt") and len(w) > 1}
     return frozenset(out)
 
 
@@ -377,9 +394,5 @@ def starts_with_verb(text: str) -> bool:
     run = _CJK.match(text.strip())
     if not run:
         return False
-    import jieba.posseg as pseg
-
-    _jieba()
-    with _jieba_lock:
-        first = next(iter(pseg.cut(run.group(0))), None)
-    return first is not None and first.flag.startswith("v")
+    tagged = _pos_tags(run.group(0))
+    return bool(tagged) and tagged[0][1].startswith("v")

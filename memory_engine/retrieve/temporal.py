@@ -27,11 +27,12 @@ from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ..errors import ValidationError
+from ..text import WEEKDAYS_EN as _WEEKDAYS_EN
+from ..text import WEEKDAYS_ZH as _WEEKDAYS_ZH
+from ..text import ZH_NUM as _ZH_NUM
+from ..text import zh_int as _zh_int
 
-_ZH_NUM = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 _EN_NUM = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
-_WEEKDAYS_EN = {d: i for i, d in enumerate(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))}
-_WEEKDAYS_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 
 _WD_EN = r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _WD_ZH = r"(?:周|星期|礼拜)([一二三四五六日天])"
@@ -229,17 +230,6 @@ def _day(ref: datetime, offset: int) -> tuple[datetime, datetime]:
 def _num(s: str) -> int:
     s = s.lower()
     return int(s) if s.isdigit() else _ZH_NUM.get(s) or _EN_NUM.get(s, 0)
-
-
-def _zh_int(s: str) -> int:
-    """'3', '３', '十二', '二十一', '三十' -> int (0 when unreadable)."""
-    s = s.translate(str.maketrans("０１２３４５６７８９", "0123456789"))
-    if s.isdigit():
-        return int(s)
-    if "十" in s:
-        a, _, b = s.partition("十")
-        return (_ZH_NUM.get(a, 1) if a else 1) * 10 + (_ZH_NUM.get(b, 0) if b else 0)
-    return _ZH_NUM.get(s, 0)
 
 
 def timezone_of(name: str | None) -> tzinfo | None:

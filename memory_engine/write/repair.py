@@ -38,15 +38,14 @@ from typing import Any
 from ..config import WriteSection
 from ..scope import Scope
 from ..store.base import StoreFilter, VectorStore
-from ..text import content_terms, relatives
+from ..text import WEEKDAYS_EN, WEEKDAYS_ZH, content_terms, relatives, zh_int
 from .correction import CONDITION, same_speaker
 from .intents import EXPLICIT_CORRECTION
 
 __all__ = ["Repair", "RecentRepair", "SlotValue", "repair_of", "slot_values"]
 
-_WD_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_WD_ZH = "一二三四五六日天"
-_ZH_NUM = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"两": 2, "十": 10}
+_WD_EN = tuple(WEEKDAYS_EN)
+_WD_ZH = "".join(WEEKDAYS_ZH)
 #: typed slot values, each with a named group holding the value; the first alternative that matches wins
 _SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("weekday", re.compile(r"\b(?P<v>" + "|".join(_WD_EN) + r")\b|(?:周|星期|礼拜)(?P<z>[" + _WD_ZH + "])",
@@ -74,13 +73,9 @@ class SlotValue:
 
 
 def _zh_int(s: str) -> str:
-    """'七' -> '7', '十二' -> '12', '8' -> '8' (a Chinese numeral of up to three characters)."""
-    if s.isdigit():
-        return str(int(s))
-    if "十" in s:
-        tens, _, ones = s.partition("十")
-        return str((_ZH_NUM.get(tens, 1) if tens else 1) * 10 + (_ZH_NUM.get(ones, 0) if ones else 0))
-    return str(_ZH_NUM.get(s, s))
+    """'七' -> '7', '十二' -> '12', '8' -> '8' (:func:`memory_engine.text.zh_int` as text; an unreadable
+    numeral stays as it is)."""
+    return str(zh_int(s) or s) if not s.isdigit() else str(int(s))
 
 
 def slot_values(text: str) -> list[SlotValue]:
@@ -92,7 +87,7 @@ def slot_values(text: str) -> list[SlotValue]:
             if any(a < m.end() and m.start() < b for a, b in taken):
                 continue
             if kind == "weekday":
-                v = str(_WD_EN.index(m.group("v").lower())) if m.group("v") else str(min(_WD_ZH.index(m.group("z")), 6))
+                v = str(WEEKDAYS_EN[m.group("v").lower()] if m.group("v") else WEEKDAYS_ZH[m.group("z")])
             elif kind == "quantity":
                 v, kind_ = m.group("v"), f"quantity:{m.group('unit').lower()}"
                 out.append(SlotValue(kind_, v, m.span()))

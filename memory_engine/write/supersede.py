@@ -57,7 +57,7 @@ from ..errors import ConfigError
 from ..models import MemoryRecord, MemoryStatus, MemoryType
 from ..scope import Scope
 from ..store.base import VectorStore
-from ..text import content_terms, identifiers, people
+from ..text import _CJK, content_terms, identifiers, people
 from . import rules
 from .correction import (
     CONDITION,
@@ -371,14 +371,13 @@ def _about_someone_else(text: str, old_text: str, old_terms: Iterable[str]) -> b
     head = text[: min(found)] if found else text
     subject = set(people(head))
     m = _EN_NAME_BEFORE.search(head)
-    if m and not _CJK_CHAR.search(head) and m.group(1).lower() not in _NOT_A_NAME:
+    if m and not _CJK.search(head) and m.group(1).lower() not in _NOT_A_NAME:
         subject.add(m.group(1).lower())  # 'correction: Tom lives in Houston' -> tom (people() reads no English names)
     return bool(subject) and not subject & (people(old_text) | set(old_terms))
 
 
 #: a capitalised English word right before the corrected clause's first shared term: its subject's name
 _EN_NAME_BEFORE = re.compile(r"\b([A-Z][a-z]+)[\s,]*$")
-_CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
 #: capitalised words that open a correction or name a time, not a person
 _NOT_A_NAME = frozenset(w.lower() for w in (
     *calendar.day_name, *calendar.month_name,
