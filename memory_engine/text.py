@@ -241,7 +241,7 @@ _KIN_OTHERS = re.compile(
 
 
 @lru_cache(maxsize=65_536)
-def _pos_tags(text: str) -> tuple[tuple[str, str], ...]:
+def pos_tags(text: str) -> tuple[tuple[str, str], ...]:
     """jieba's (word, part of speech) pairs of ``text``, cached: the entity, people and verb checks of one text
     share one tagging. jieba's tagger is not thread-safe, hence the lock."""
     import jieba.posseg as pseg
@@ -253,7 +253,7 @@ def _pos_tags(text: str) -> tuple[tuple[str, str], ...]:
 
 def _is_person_word(word: str) -> bool:
     """Whether jieba tags ``word`` (the whole of it) as a person name (nr)."""
-    tagged = _pos_tags(word)
+    tagged = pos_tags(word)
     return len(tagged) == 1 and tagged[0][1] in ("nr", "nrt")
 
 
@@ -304,7 +304,7 @@ def entities(text: str) -> frozenset[str]:
     for n in names:
         out |= content_terms(n)
     if _CJK.search(text):
-        out |= {w for w, flag in _pos_tags(text) if flag in ("nr", "ns", "nt", "nrt", "nz") and len(w) > 1}
+        out |= {w for w, flag in pos_tags(text) if flag in ("nr", "ns", "nt", "nrt", "nz") and len(w) > 1}
     return frozenset(out)
 
 
@@ -314,7 +314,7 @@ def people(text: str) -> frozenset[str]:
     Chinese and the relatives it names (:func:`relatives`, canonical ids: 'sister', 'wife')."""
     out: set[str] = set(relatives(text))
     if _CJK.search(text):
-        out |= {w for w, flag in _pos_tags(text) if flag in ("nr", "nrt") and len(w) > 1}
+        out |= {w for w, flag in pos_tags(text) if flag in ("nr", "nrt") and len(w) > 1}
     return frozenset(out)
 
 
@@ -394,5 +394,5 @@ def starts_with_verb(text: str) -> bool:
     run = _CJK.match(text.strip())
     if not run:
         return False
-    tagged = _pos_tags(run.group(0))
+    tagged = pos_tags(run.group(0))
     return bool(tagged) and tagged[0][1].startswith("v")

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..text import _CJK, _jieba, _jieba_lock
+from ..text import _CJK, _jieba, _jieba_lock, pos_tags
 
 __all__ = ["agrees", "full_names", "gender_cues", "name_conflict", "pronoun_gender"]
 
@@ -115,11 +115,7 @@ def full_names(content: str) -> frozenset[tuple[str, str]]:
             continue
         out.add((given.lower(), surname.lower()))
     if _CJK.search(content):
-        import jieba.posseg as pseg
-
-        _jieba()
-        with _jieba_lock:
-            people = [w.word for w in pseg.cut(content) if w.flag in ("nr", "nrt") and _CJK.fullmatch(w.word)]
+        people = [w for w, flag in pos_tags(content) if flag in ("nr", "nrt") and _CJK.fullmatch(w)]
         for p in people:
             if not 2 <= len(p) <= 4 or p.endswith(_ZH_TITLES) or p[0] in _ZH_KIN_PREFIX - {"大"}:
                 continue
