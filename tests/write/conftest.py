@@ -26,3 +26,16 @@ def forget_scene(engine, t0):
         return ids, r
 
     return _scene
+
+
+@pytest.fixture
+def forget_next_day(engine, t0):
+    """``forget_next_day(memory, ask, user="u") -> (write, result)``: writes ``memory`` in session s1 at ``t0``,
+    then the forget request ``ask`` in session s2 a day later (the partial-forget tests' one scene)."""
+
+    def _forget(memory, ask, user="u"):
+        w = engine.add(memory, user_id=user, session_id="s1", now=t0)
+        r = engine.add(ask, user_id=user, session_id="s2", now=t0 + timedelta(days=1))
+        return w, r
+
+    return _forget

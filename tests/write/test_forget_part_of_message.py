@@ -11,12 +11,6 @@ import pytest
 from memory_engine.write.forgetting import clause_spans
 
 
-def _forget(engine, t0, memory, ask, user="u"):
-    w = engine.add(memory, user_id=user, session_id="s1", now=t0)
-    r = engine.add(ask, user_id=user, session_id="s2", now=t0 + timedelta(days=1))
-    return w, r
-
-
 @pytest.mark.integration
 @pytest.mark.parametrize("memory,ask,kept,gone", [
     ("my number is 13812345678, and leave parcels with the guard downstairs if I'm out",
@@ -26,8 +20,8 @@ def _forget(engine, t0, memory, ask, user="u"):
      "allergic to penicillin", "Elm"),
     ("我对花生过敏，还有我老婆叫李娜", "别记我老婆的名字了", "花生过敏", "李娜"),
 ])
-def test_forget_keeps_what_it_does_not_name(engine, t0, memory, ask, kept, gone):
-    w, r = _forget(engine, t0, memory, ask)
+def test_forget_keeps_what_it_does_not_name(engine, t0, forget_next_day, memory, ask, kept, gone):
+    w, r = forget_next_day(memory, ask)
     assert r.outcome == "forgotten" and r.superseded_ids == (w.memory_id,)
     assert engine.memory(w.memory_id, user_id="u").status.value == "deprecated"
     ((old, new),) = r.redacted_versions
@@ -40,8 +34,8 @@ def test_forget_keeps_what_it_does_not_name(engine, t0, memory, ask, kept, gone)
 
 
 @pytest.mark.integration
-def test_undo_restores_the_whole_message_once(engine, t0):
-    w, r = _forget(engine, t0, "my number is 13812345678, and leave parcels with the guard downstairs",
+def test_undo_restores_the_whole_message_once(engine, t0, forget_next_day):
+    w, r = forget_next_day("my number is 13812345678, and leave parcels with the guard downstairs",
                    "forget my phone number")
     ((_, new),) = r.redacted_versions
     assert engine.undo_forget(user_id="u", now=t0 + timedelta(days=2)) == [w.memory_id]
@@ -55,8 +49,8 @@ def test_undo_restores_the_whole_message_once(engine, t0):
     ("I take sertraline 50mg every morning, and I see Dr. Lee monthly", "forget about my medication"),  # by topic
     ("my address is 12 Elm Street, Shanghai", "forget my address"),  # 'Shanghai' continues the address
 ])
-def test_whole_memory_goes_when_nothing_else_stands_alone(engine, t0, memory, ask):
-    w, r = _forget(engine, t0, memory, ask)
+def test_whole_memory_goes_when_nothing_else_stands_alone(engine, t0, forget_next_day, memory, ask):
+    w, r = forget_next_day(memory, ask)
     assert r.outcome == "forgotten" and r.superseded_ids == (w.memory_id,) and r.redacted_versions == ()
 
 

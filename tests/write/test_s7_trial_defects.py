@@ -6,12 +6,6 @@ from datetime import timedelta
 import pytest
 
 
-def _forget(engine, t0, memory, ask, user="u"):
-    w = engine.add(memory, user_id=user, session_id="s1", now=t0)
-    r = engine.add(ask, user_id=user, session_id="s2", now=t0 + timedelta(days=1))
-    return w, r
-
-
 @pytest.mark.integration
 @pytest.mark.parametrize("memory,ask,kept", [
     ("my email is bob@example.com and I prefer window seats", "please forget my email", "window seats"),
@@ -21,11 +15,11 @@ def _forget(engine, t0, memory, ask, user="u"):
     ("My phone is 555-867-5309 and my sister and I share a Netflix account", "forget my phone number",
      "my sister and I share a Netflix account"),
 ])
-def test_forget_keeps_unnamed_clause_without_comma(engine, t0, memory, ask, kept):
+def test_forget_keeps_unnamed_clause_without_comma(engine, t0, forget_next_day, memory, ask, kept):
     """Fixed: a forget naming one clause of a message joined by 'and' / a dash (no comma), or matched by
     topic while one clause carries its words ('phone' / the [PHONE] placeholder), archived the whole
     message. Now the rest is kept as a new version, and undo restores the whole message."""
-    w, r = _forget(engine, t0, memory, ask)
+    w, r = forget_next_day(memory, ask)
     assert r.outcome == "forgotten" and r.superseded_ids == (w.memory_id,)
     current = [m.content for m in engine.list_memories(user_id="u") if m.status.value == "current"]
     assert len(current) == 1 and kept in current[0] and "[PHONE]" not in current[0] and "[EMAIL]" not in current[0]
@@ -43,8 +37,8 @@ def test_forget_keeps_unnamed_clause_without_comma(engine, t0, memory, ask, kept
     ("我在字节跳动上班，月薪三万，老家是湖南的", "把我工资那条删掉", "字节跳动"),
     ("我电话13700001111，生日是5月8号，喜欢吃辣", "手机号别记了", "生日"),  # 喜欢吃辣 kept, the birthday not
 ])
-def test_topic_forget_keeps_other_clauses(engine, t0, memory, ask, kept):
-    w, r = _forget(engine, t0, memory, ask)
+def test_topic_forget_keeps_other_clauses(engine, t0, forget_next_day, memory, ask, kept):
+    w, r = forget_next_day(memory, ask)
     assert r.outcome == "forgotten" and r.superseded_ids == (w.memory_id,)
     current = [m.content for m in engine.list_memories(user_id="u") if m.status.value == "current"]
     assert any(kept in c for c in current), current
@@ -66,8 +60,8 @@ def test_correction_about_named_person_keeps_users_own_memory(engine, t0):
 @pytest.mark.integration
 @pytest.mark.xfail(strict=True, reason="privacy: 'forget my salary' on 'I work at Google. My salary is 200k. ...' is "
                                        "not taken as a forget instruction: it is stored and the salary stays")
-def test_forget_my_salary_is_honoured(engine, t0):
-    w, r = _forget(engine, t0, "I work at Google. My salary is 200k. I have two kids.", "forget my salary")
+def test_forget_my_salary_is_honoured(engine, t0, forget_next_day):
+    w, r = forget_next_day("I work at Google. My salary is 200k. I have two kids.", "forget my salary")
     assert r.outcome == "forgotten", r
     hits = engine.retrieve("how much do I earn?", user_id="u", now=t0 + timedelta(days=2)).hits
     assert all("200k" not in h.content for h in hits)
