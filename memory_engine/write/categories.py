@@ -175,7 +175,7 @@ class Categories:
             ex = self.examples.requests if kind == "q" else self.examples.facts
             rows = [(n, t) for n, ts in ex.items() for t in ts]
             if kind == "q":
-                vecs = self.embedder.embed_queries([t for _, t in rows])
+                vecs = np.stack([self.embedder.embed_query(t) for _, t in rows])
             else:
                 vecs = self.embedder.embed_documents([t for _, t in rows])
             bank = _Bank(vecs, [n for n, _ in rows], center=center)
