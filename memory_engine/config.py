@@ -299,11 +299,32 @@ class WriteSection(_Section):
         "(e5 on dev: named topic 0.26-0.58, next memory 0.14-0.41); otherwise nothing is forgotten."
     )
     forget_clause_margin: float = Field(
-        0.2, ge=0.0, le=1.0, description="A forget that names part of a multi-clause message ('forget my phone number' "
-        "for 'my number is 138..., and leave parcels with the guard') keeps a clause carrying none of the target's "
-        "terms only when its rescaled similarity to the target is at least this below the best clause carrying one "
-        "(e5 on the corrections_in_speech suite: named clause 0.48-0.63, other clause 0.00-0.33); closer clauses go "
-        "with the named one (a leak is worse than a lost clause kept under the undo window)."
+        0.0, ge=0.0, le=1.0, description="A forget that names part of a multi-clause message ('forget my phone number' "
+        "for 'my number is 138..., and leave parcels with the guard') also takes a clause carrying none of the "
+        "target's terms when its rescaled similarity to the target exceeds the best carrying clause's less this. "
+        "0.0: only a clause closer to the target than the one carrying its words goes (e5: named clause 0.48-0.63, "
+        "a neighbouring detail 0.30-0.37, '生日是5月8号' beside '我电话[PHONE]' 0.37: the 0.2 of session 7 took it, "
+        "data loss); range 0-0.3, larger trades kept clauses for fewer leaks."
+    )
+    forget_topic_clause_margin: float = Field(
+        0.1, ge=0.0, le=1.0, description="When no clause of a multi-clause message carries a forget target's term, "
+        "by word or meaning (a topic: 'my pay' for 'I make about 85k'), each clause scores its rescaled similarity to "
+        "the target plus what the whole message loses without it (leave-one-out); the clauses within this of the "
+        "best score go, the rest is kept (e5: named clause 0.41-0.58, the next 0.22-0.37); range 0-0.3, 1.0 "
+        "forgets such a message whole."
+    )
+    forget_term_meaning_similarity: float = Field(
+        0.55, ge=0.0, le=1.0, description="A clause carries a forget target's word by meaning when one of its words "
+        "has at least this rescaled similarity to it (target word embedded as a query, clause word as a document; e5: "
+        "工资/月薪 0.62, 手机号/电话 0.58, 体重/公斤 0.62 vs 工资/上班 0.51, 吃药/医生 0.49, 车牌/开车 0.46; English "
+        "word pairs score lower, salary/pay 0.41, so English topics fall to forget_topic_clause_margin); range "
+        "0.45-0.7, 1.0 = words only."
+    )
+    forget_meaning_candidates: int = Field(
+        5, ge=0, description="When no memory carries a forget target's words, the nearest this many memories (dense, "
+        "rescaled similarity >= forget_named_similarity) are checked for carrying every target word by meaning "
+        "(forget_term_meaning_similarity: 'the therapy details' names 'I see a therapist every Thursday'); each word "
+        "of them is embedded once (cached), so this bounds the cost of a forget; 0 = off, range 0-20."
     )
     forget_clause_min_terms: int = Field(
         2, ge=1, description="A clause of a partly forgotten message with fewer word terms (numbers not counted) than "

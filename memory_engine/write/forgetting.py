@@ -58,7 +58,7 @@ from ..config import KeywordSection, WriteSection
 from ..embedding import CachedEmbedder
 from ..models import MemoryRecord, MemoryStatus
 from ..store.base import StoreFilter, VectorStore
-from ..text import content_terms, count_tokens, relatives
+from ..text import content_terms, count_tokens, entities, relatives, surface_words
 from .records import new_id, upsert_records
 
 __all__ = ["ForgetMatch", "Forgetter", "Redaction", "clause_spans"]
@@ -74,11 +74,18 @@ _CLAUSE_END = re.compile(r"[。！？；!?;\n]+|\.(?=\s|$)|[,，](?!\d)|\s+[—�
 _LEAD = re.compile(r"^[\s,，;；.。—–-]*(?:(?:and|also|plus|btw|but)\b|还有|另外|以及|而且)?[\s,，]*", re.IGNORECASE)
 
 
+#: a full stop after a short capitalised word is an abbreviation ('Dr.', 'St.', 'Mrs.'), not a sentence end
+_ABBREV_END = re.compile(r"\b[A-Z][a-z]{1,2}\.$")
+
+
 def clause_spans(text: str) -> list[tuple[int, int]]:
     """``(start, end)`` character spans of the clauses of ``text``, each with its trailing separator,
-    blank ones dropped: 'my number is 1, and leave parcels here' -> ['my number is 1,', ' and leave parcels here']."""
+    blank ones dropped: 'my number is 1, and leave parcels here' -> ['my number is 1,', ' and leave parcels here'];
+    'I see Dr. Lee monthly' is one clause."""
     spans, start = [], 0
     for m in _CLAUSE_END.finditer(text):
+        if m.group(0) == "." and _ABBREV_END.search(text[start: m.end()]):
+            continue
         spans.append((start, m.end()))
         start = m.end()
     spans.append((start, len(text)))
@@ -86,6 +93,28 @@ def clause_spans(text: str) -> list[tuple[int, int]]:
 
 
 _COORD_START = re.compile(r"^\s*(?:and|also|plus|but)\b", re.IGNORECASE)
+#: an English fragment with a subject or a finite auxiliary / copula states something of its own ('My salary is
+#: 200k', "I'm a vegetarian"): it is a clause, never the continuation of a value ('apt 4', 'Shanghai')
+_PREDICATE = re.compile(r"\b(?:i|we|he|she|they|is|are|am|was|were|has|have|had|does|do|did|will|can)\b|'(?:m|s|re|ve|d|ll)\b",
+                        re.IGNORECASE)
+
+
+def _states(part: str, words: list[str]) -> bool:
+    return bool(words) and _PREDICATE.search(part.replace("’", "'")) is not None
+
+
+def _join(parts: list[str]) -> str:
+    """The kept clauses as one text: each without the separators and coordinator that joined it to a removed
+    clause, a space between Latin clauses ("I'm a nurse," + "and I rent a flat" -> "I'm a nurse, and I rent a
+    flat"), none between Chinese ones."""
+    out = ""
+    for i, part in enumerate(parts):
+        part = _LEAD.sub("", part) if i == 0 else part.strip()
+        if out and part and not re.match(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]", part) \
+                and not re.search(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]$", out):
+            out += " "
+        out += part
+    return out.strip().rstrip(",，;；")
 
 
 def _whole_clauses(parts: list[str], min_terms: int) -> list[str]:
@@ -103,11 +132,13 @@ def _whole_clauses(parts: list[str], min_terms: int) -> list[str]:
             continue
         words = [t for t in terms if not any(ch.isdigit() for ch in t)]
         digits = len(words) < len(terms)
-        if out and (len(words) < min_terms or (digits and any(ch.isdigit() for ch in out[-1]))):
+        if out and not _states(part, words) and (
+                len(words) < min_terms or (digits and any(ch.isdigit() for ch in out[-1]))):
             out[-1] += part
         else:
             out.append(part)
-    if len(out) > 1 and len([t for t in content_terms(out[0]) if not any(ch.isdigit() for ch in t)]) < min_terms:
+    lead = [t for t in content_terms(out[0]) if not any(ch.isdigit() for ch in t)] if out else []
+    if len(out) > 1 and len(lead) < min_terms and not _states(out[0], lead):
         out[1] = out[0] + out[1]  # a leading fragment belongs to what follows it
         out.pop(0)
     return out
@@ -167,20 +198,41 @@ def _memory_terms(payload: dict[str, Any]) -> set[str]:
 def _about_relatives(content: str, shared: set[str]) -> frozenset[str]:
     """The relatives named in ``content`` before the first of the ``shared`` target terms (their
     possessor or subject: 'my sister works' -> the sisters; 'I live with my wife' -> none, the
-    speaker's own). A term not found as written (a stem that is no prefix) counts as at the end."""
+    speaker's own). A stem is found by its longest prefix ('salari' in 'my salary'); a term not found at all
+    counts as at the end."""
     low = content.lower()
-    found = [i for t in shared if (i := low.find(t)) >= 0]
+    found = [i for t in shared if (i := _find_term(low, t)) >= 0]
     return relatives(content[: min(found)] if found else content)
+
+
+def _find_term(low: str, term: str) -> int:
+    """Where ``term`` (a content term: a stem such as 'salari' for 'salary') starts in the lower-cased text:
+    its longest prefix of at least 3 characters found there (a CJK term as written), -1 when none is."""
+    for n in range(len(term), min(3, len(term)) - 1, -1):
+        if (i := low.find(term[:n])) >= 0:
+            return i
+    return -1
 
 
 def _names_person(target_kin: frozenset[str], content: str, shared: set[str]) -> bool:
     """Whether a target naming ``target_kin`` (relatives, maybe none) can name ``content``: a memory
-    about relatives (:func:`_about_relatives`) needs one of them named; a target naming relatives
-    needs a memory naming one of them."""
+    about relatives (:func:`_about_relatives`) needs one of them named, by kinship or by their name; a
+    target naming relatives needs a memory naming one of them."""
     about = _about_relatives(content, shared)
-    if about and not (about & target_kin):
+    if about and not (about & target_kin) and not (shared & entities(content)):
+        # ...unless the target names that person ('forget anything about Carla' for 'my ex-girlfriend Carla ...')
         return False
     return not target_kin or bool(target_kin & relatives(content))
+
+
+def _term_weights(t_terms: set[str], memories: list[set[str]]) -> dict[str, float]:
+    """Each target term's weight, summing to 1: the inverse of how many of the candidate ``memories`` carry it
+    (one carried by none weighs as one carried once). The terms that tell one statement from the others on the
+    same subject weigh most: for {dog, like, chip} over 'my dog likes chips' / 'my dog likes walks' / 'my dog is
+    Max', chip 0.55, like 0.27, dog 0.18, so the walks share 0.45 of the target, the chips 1.0."""
+    raw = {t: 1.0 / max(1, sum(t in m for m in memories)) for t in t_terms}
+    total = sum(raw.values())
+    return {t: w / total for t, w in raw.items()}
 
 
 class Forgetter:
@@ -220,15 +272,29 @@ class Forgetter:
         for p in self.store.search_dense(vec.tolist(), flt, max(self.cfg.forget_limit * 3, 20)):
             if [p.payload.get("tenant_id"), p.payload.get("user_id")] != owned:
                 continue
-            sim = self.embedder.rescale(p.score)
             shared = t_terms & _memory_terms(p.payload)
             if not _names_person(t_kin, str(p.payload.get("content") or ""), shared):
                 continue  # about someone else: 'my sister works at Google' is not 'where I work'
-            sims.append((float(sim), p))
+            sims.append((float(self.embedder.rescale(p.score)), p))
+        weight = _term_weights(t_terms, [_memory_terms(p.payload) for _, p in sims])
+        for sim, p in sims:
+            shared = t_terms & _memory_terms(p.payload)
             share = len(shared) / len(t_terms)
             floor = self.cfg.forget_named_similarity if share >= 1.0 else self.cfg.forget_similarity
-            if sim >= floor and share >= self.cfg.forget_term_overlap:
+            # the share that names a memory weighs each target term by how few of the owner's memories carry it:
+            # 'forget that my dog likes chips' names the chips, not every memory of the dog that 'likes' something
+            if sim >= floor and sum(weight[t] for t in shared) >= self.cfg.forget_term_overlap:
                 out.append(ForgetMatch(p.id, float(sim), tuple(sorted(shared)), share))
+        if not out and sims:
+            # the target's words by meaning ('forget the therapy details' for 'I see a therapist every Thursday'):
+            # the nearest memories carrying every one of them
+            sims.sort(key=lambda x: -x[0])
+            head = [(sim, p) for sim, p in sims[: self.cfg.forget_meaning_candidates]
+                    if sim >= self.cfg.forget_named_similarity]
+            t_words, carried = self._meaning_carried(target, [str(p.payload.get("content") or "") for _, p in head])
+            for (sim, p), c in zip(head, carried, strict=True):
+                if t_words and c >= t_words:
+                    out.append(ForgetMatch(p.id, sim, (), 0.0, "forget_meaning"))
         if not out and sims:
             # a topic rather than the memory's words ('my medication' for 'I take sertraline', '我工资' for
             # '月薪两万五'): only the single nearest memory, and only when it stands out from the next one
@@ -242,12 +308,16 @@ class Forgetter:
 
     def redaction(self, target: str, match: ForgetMatch, payload: dict[str, Any]) -> Redaction | None:
         """What of the matched memory (its ``payload``) the target does not name, or None when the
-        whole memory goes: a topic match, a fact, a single clause, or every clause named (see the module
-        docstring). Clause similarities are rescaled dense scores (target embedded as a query, each clause
-        as a document), 0..1; a clause is kept only when it carries no target term and scores at least
-        ``forget_clause_margin`` below the best clause that carries one."""
+        whole memory goes: a fact, a single clause, or every clause named (see the module docstring).
+        Clause similarities are rescaled dense scores (target embedded as a query, each clause as a
+        document), 0..1. A clause carrying a target term, by its words or by meaning
+        (:meth:`_carriers_by_meaning`: 月薪 for 工资), is named; another clause goes with it only when it is
+        closer to the target than that clause less ``forget_clause_margin``. When no clause carries one
+        (a topic: 'my pay' for 'I make about 85k'), the clause that names the topic is the one that
+        most brings the message to the target: its similarity plus what the message loses without it
+        (leave-one-out); every clause within ``forget_topic_clause_margin`` of the best goes."""
         content = str(payload.get("content") or "")
-        if match.rule not in ("forget_intent", "forget_topic") or not target.strip() or payload.get("fact_key"):
+        if match.rule not in ("forget_intent", "forget_topic", "forget_meaning") or not target.strip() or payload.get("fact_key"):
             return None
         spans = clause_spans(content)
         if len(spans) < 2:
@@ -257,19 +327,53 @@ class Forgetter:
         if len(clauses) < 2:
             return None
         carries = [bool(t_terms & _clause_terms(c)) for c in clauses]
-        if not any(carries) or all(carries):
-            return None  # a topic match no clause words ('my medication' for 'I take sertraline'): the memory goes
+        if not any(carries):
+            carries = self._carriers_by_meaning(target, clauses)
+        if all(carries):
+            return None
         q = self.embedder.embed_query(target)
         sims = [float(self.embedder.rescale(float(q @ v))) for v in self.embedder.embed_documents(clauses)]
-        best = max(s for s, c in zip(sims, carries, strict=True) if c)
-        named = [c or s > best - self.cfg.forget_clause_margin for s, c in zip(sims, carries, strict=True)]
+        if any(carries):
+            best = max(s for s, c in zip(sims, carries, strict=True) if c)
+            named = [c or s > best - self.cfg.forget_clause_margin for s, c in zip(sims, carries, strict=True)]
+        else:
+            # a topic no clause words: leave-one-out, what the message loses without each clause
+            whole = float(self.embedder.rescale(float(q @ self.embedder.embed_documents([content])[0])))
+            rests = ["".join(c for j, c in enumerate(clauses) if j != i) for i in range(len(clauses))]
+            loss = [whole - float(self.embedder.rescale(float(q @ v))) for v in self.embedder.embed_documents(rests)]
+            score = [s + d for s, d in zip(sims, loss, strict=True)]
+            top = max(score)
+            named = [x >= top - self.cfg.forget_topic_clause_margin for x in score]
         if all(named):
             return None
-        kept = "".join(c for c, n in zip(clauses, named, strict=True) if not n)
-        kept = _LEAD.sub("", kept).strip().rstrip(",，;；")
+        kept = _join([c for c, n in zip(clauses, named, strict=True) if not n])
         if not content_terms(kept):
             return None  # what is left says nothing ('lol'): the memory goes whole
         return Redaction(match.memory_id, kept, sum(named))
+
+    def _carriers_by_meaning(self, target: str, clauses: list[str]) -> list[bool]:
+        """Which ``clauses`` carry a word of the target by meaning (:meth:`_meaning_carried`)."""
+        return [bool(c) for c in self._meaning_carried(target, clauses)[1]]
+
+    def _meaning_carried(self, target: str, texts: list[str]) -> tuple[frozenset[str], list[frozenset[str]]]:
+        """The target's words (surface form, numbers aside) and, per text, those of them it carries by meaning:
+        one of its words has rescaled similarity >= ``forget_term_meaning_similarity`` to the target word (the
+        target word embedded as a query, the text's word as a document: 工资 -> 月薪 0.62, 手机号 -> 电话 0.58,
+        体重 -> 公斤 0.62, therapy -> therapist 0.54; 工资 -> 上班 0.51, 车牌 -> 开车 0.46 stay below)."""
+        def words(text: str) -> frozenset[str]:
+            return frozenset(w for w in surface_words(text) if content_terms(w) and not any(ch.isdigit() for ch in w))
+
+        t_words = sorted(words(target))
+        per_text = [words(t) for t in texts]
+        vocab = sorted(set().union(*per_text)) if per_text else []
+        if not t_words or not vocab:
+            return frozenset(t_words), [frozenset()] * len(texts)
+        floor = self.cfg.forget_term_meaning_similarity
+        tv = [self.embedder.embed_query(w) for w in t_words]
+        near: dict[str, set[str]] = {}
+        for w, v in zip(vocab, self.embedder.embed_documents(vocab), strict=True):
+            near[w] = {t for t, q in zip(t_words, tv, strict=True) if float(self.embedder.rescale(float(q @ v))) >= floor}
+        return frozenset(t_words), [frozenset().union(*(near[w] for w in ws)) if ws else frozenset() for ws in per_text]
 
     def keep_rest(self, red: Redaction, payload: dict[str, Any], ts: float) -> Redaction:
         """Write the unnamed part as a new version of the memory (same owner, kind, session, statement time,

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
-from ..text import content_terms, starts_with_verb
+from ..text import content_terms, pos_tags, starts_with_verb
 from .rules import CHANGE_MARKERS_EN, CHANGE_MARKERS_ZH
 
 # ---- forget requests, recognised by structure (issue 16) -------------------------------------
@@ -34,15 +34,15 @@ from .rules import CHANGE_MARKERS_EN, CHANGE_MARKERS_ZH
 
 _EN_SPLIT = re.compile(r"[,;.!?\n]+|\s+-+\s+")
 _EN_LEAD = re.compile(
-    r"^(?:(?:hey|hi|ok(?:ay)?|so|and|also|oh|um+|uh+|hmm+|well|actually|btw|by the way|wait|sorry|nvm|"
-    r"never ?mind|scratch that|on second thought|one more thing|do me a favou?r(?: and)?)\b[\s,]*)+", re.I)
+    r"^(?:(?:hey|hi|ok(?:ay)?|so|and|also|oh|um+|uh+|hmm+|well|actually|btw|by the way|wait|sorry|nvm|honestly|"
+    r"frankly|tbh|look|listen|never ?mind|scratch that(?!\s+\w)|on second thought|one more thing|do me a favou?r(?: and)?)\b[\s,]*)+", re.I)
 #: request frames put before the verb; what remains starts with the verb itself
 _EN_FRAME = re.compile(
     r"^(?:(?:please|pls|plz|kindly|just|now|then)\s+)*"
     r"(?:(?:could|can|would|will)\s+(?:you|u)\s+|i(?:'d| would)\s+(?:like|love|prefer|want)\s+(?:you|u)\s+to\s+|"
     r"i\s+(?:want|need)\s+(?:you|u)\s+to\s+|(?:you|u)\s+(?:can|should|may|could|might)\s+|"
-    r"i(?:'d| would)\s+rather\s+(?:you|u)\s+|(?P<neg>(?:i\s+)?(?:really\s+)?(?:don'?t|do not)\s+want\s+(?:you|u)\s+"
-    r"(?:to\s+)?|"
+    r"i(?:'d| would)\s+rather\s+(?:you|u)\s+(?!not\b)|(?P<neg>(?:i\s+)?(?:really\s+)?(?:don'?t|do not)\s+want\s+(?:you|u)\s+"
+    r"(?:to\s+)?|i(?:'d| would)?\s*(?:prefer|rather)\s+(?:(?:if|that)\s+)?(?:you|u)\s+(?:did\s+)?not\s+(?:to\s+)?|"
     r"(?:you|u)\s+(?:don'?t|do not)\s+(?:need|have)\s+to\s+|(?:there'?s\s+)?no need (?:for (?:you|u) )?to\s+)|"
     r"let'?s\s+)?(?:(?:please|pls|plz|kindly|just|also)\s+)*", re.I)
 _EN_KEEP_NEG = re.compile(
@@ -50,7 +50,7 @@ _EN_KEEP_NEG = re.compile(
     r"bother(?: to)?)\s+)*(?P<verb>remember(?:ing)?|memori[sz](?:e|ing)|keep(?:ing)?(?: track of)?|stor(?:e|ing)|"
     r"sav(?:e|ing)|record(?:ing)?|log(?:ging)?|track(?:ing)?|retain(?:ing)?|hold(?:ing)? on to|not(?:e|ing)(?: down)?|"
     r"writ(?:e|ing) down)\b(?P<rest>.*)$", re.I)
-_EN_DROP = re.compile(r"^(?P<verb>erase|delete|remove|drop|wipe|clear|discard|purge|scrub|scratch|strike|unlearn|ditch|toss|"
+_EN_DROP = re.compile(r"^(?P<verb>erase|delete|remove|drop|wipe|clear|discard|purge|scrub|scratch|strike|unlearn|ditch|toss|lose|"
                       r"ignore|disregard|"
                       r"get rid of|throw (?:away|out)|forget about)\b(?P<rest>.*)$", re.I)
 _EN_FREE = ("unlearn", "forget about")
@@ -70,6 +70,10 @@ _EN_NOT_TARGET = re.compile(r"^\s*(?:to|where|when|how|why|if|whether|me|us|your
 _EN_OWN_DETAIL = re.compile(r"^\s*(?:where|what|when|who|how (?:much|many|old|tall|far))\s+(?:i|i'm|i've|my|we|we're|our)\b",
                             re.I)
 _EN_CEASE = ("stop", "quit", "no longer")
+#: an erase verb whose source is not what was said or stored ('remove my name from the list', 'scratch my name off
+#: the board') acts on that thing, not on a memory
+_EN_OTHER_SOURCE = re.compile(r"\b(?:from|off|out of)\s+(?!(?:your|the|my|ur)?\s*(?:memory|memories|notes?|records?|mind|"
+                              r"head|files?|profile)\b)\w", re.I)
 #: "(I) don't want that saved", "don't want my address stored": a negated wish with a keep verb's participle
 _EN_WANT_NOT = re.compile(
     r"^(?:i\s+)?(?:really\s+)?(?:don'?t|do not)\s+want\s+(?!(?:you|u)\b)(?P<obj>.+?)\s+(?:to be\s+|being\s+)?"
@@ -111,7 +115,7 @@ _ZH_HEAD = re.compile(r"^(?:请|麻烦|帮我|帮忙|你|就|都|也|再|以后|
                       r"关于|有关|至于|那个|这个|那条|这条|那些|这些|所有|全部|给我|替我|"
                       r"我(?:之前|刚才|刚刚|上次|前面)?(?:跟你)?(?:说|讲|提|告诉你)(?:过)?的?(?:那些|那个|那条)?)+")
 _ZH_TAIL = re.compile(r"(?:的(?:事情?|那条|那些|记忆|记录|信息|内容|资料|话)|这件事|那件事|(?:这个|那个)(?:事情?)?|那事|这事|这条|那条|记忆|记录|"
-                      r"信息|资料|的事|吧|了|啦|哦|呀|吗|一下|掉|就|都|你|也|再)+$")
+                      r"信息|资料|的事|(?:那|这)(?:一)?(?:块|部分|段)|吧|了|啦|哦|呀|吗|哈|呢|呗|嘛|啊|一下|掉|就|都|你|也|再|请|的)+$")
 _ZH_EMPTY = frozenset({"", "它", "这", "那", "这些", "那些", "刚才", "刚刚", "我刚才说", "刚才说", "我说的", "我刚才说的", "话", "那些话",
                        "那句话", "这句话", "那段话", "这段话", "上一条", "上条", "刚才那条", "刚才那句", "那段", "这段"})
 _POLITE_LATIN = re.compile(r"\b(?:pls|plz|please|thx|thanks)\b", re.I)
@@ -168,8 +172,9 @@ def _en_forget_clause(clause: str) -> str | None:
         if not ((addressed or ceasing) and _EN_OWN_DETAIL.match(rest)):
             return None
         return rest.strip(" ,.;:!?\"'")  # 'where I work': the detail it asks about
-    # 'never keep cash at home' is a habit; "don't keep my card number" names the speaker's own detail
-    own = keep_neg and re.match(r"^\s*(?:my|our)\b", rest, re.I) is not None
+    # 'never keep cash at home' is a habit; "don't keep my card number" and 'please erase my home address' (an
+    # imperative erase verb on the speaker's own detail) name it
+    own = re.match(r"^\s*(?:my|our)\b", rest, re.I) is not None and (keep_neg or not _EN_OTHER_SOURCE.search(rest))
     if not free and not own and not _EN_MEMORY_OBJECT.search(rest):
         return None
     target = _EN_TAIL.sub("", _EN_POINTER.sub("", rest, count=1)).strip(" ,.;:!?\"'")
@@ -205,6 +210,32 @@ def _zh_clean(target: str) -> str:
     return "" if t in _ZH_EMPTY else t
 
 
+def _token_starts(text: str) -> frozenset[int]:
+    """Offsets where a word starts in ``text`` (jieba's cut, :func:`memory_engine.text.pos_tags`)."""
+    out, i = set(), 0
+    for word, _ in pos_tags(text):
+        j = text.find(word, i)
+        if j >= 0:
+            out.add(j)
+            i = j + len(word)
+    return frozenset(out)
+
+
+_ZH_SELF_BA = re.compile(r"^\s*(?:我|我们|俺)(?P<mid>[^把将的]{0,6}?)(?:把|将)")
+
+
+def _zh_self_ba(before: str) -> bool:
+    """Whether the speaker is the subject of a 把 phrase before the verb, with only time words and adverbs
+    between ('我把文件', '我前天把聊天记录', '我前两天已经把'): what follows reports what they did."""
+    m = _ZH_SELF_BA.match(before)
+    if m is None:
+        return False
+    mid = m.group("mid").strip()
+    # no noun or pronoun between them (jieba tags time words unevenly: 前两天 is an idiom to it): '我工资那条你把它'
+    # is a topic and an addressee, not the speaker doing something
+    return not mid or not any(tag[:1] in ("n", "r") and word != "自己" for word, tag in pos_tags(mid))
+
+
 def _zh_forget_clause(clause: str) -> str | None:
     """The target of one Chinese (or mixed) clause when it is a forget request ('' = names nothing), else None."""
     c = clause.strip()
@@ -220,13 +251,15 @@ def _zh_forget_clause(clause: str) -> str | None:
         if _ZH_SELF_BEFORE.search(before):
             return None  # 我不用记这些: the speaker does not need to remember
         return _zh_clean(after) or _zh_clean(before)
+    starts = _token_starts(c)
     for rx, destructive in ((_ZH_FORGET, False), (_ZH_DROP, True)):
-        m = rx.search(c)
+        # the verb is a word of its own, not a character inside a noun (备忘录, 删除键)
+        m = next((x for x in rx.finditer(c) if x.start() in starts), None)
         if not m:
             continue
         before, after = c[: m.start()], c[m.end():]
-        if _ZH_SELF_BEFORE.search(before) or _ZH_NOT_BEFORE.search(before) or re.match(r"^\s*(?:我|我们)(?:把|将)", before):
-            return None  # 我又忘了 / 别忘了带伞 / 我把文件删了: a report or a reminder
+        if _ZH_SELF_BEFORE.search(before) or _ZH_NOT_BEFORE.search(before) or _zh_self_ba(before):
+            return None  # 我又忘了 / 别忘了带伞 / 我把文件删了 / 我前天把聊天记录删了: a report or a reminder
         if re.match(r"^了.", after):
             return None  # 删掉了手机里的游戏: a completed action, not a request
         ba = re.search(r"(?:把|将)(?P<obj>.+)$", before)
@@ -249,8 +282,8 @@ def _zh_forget_clause(clause: str) -> str | None:
 #: ('forget the fancy place', a restaurant named 一坐一忘), so its words are kept (write/pipeline.py)
 _ADDRESSES_MEMORY = re.compile(
     r"\b(?:that|what|everything|anything|all|about|said|told|mentioned|remember\w*|sav\w*|keep\w*|kept|stor\w*|"
-    r"memor\w*|info\w*|details?|delete|erase|remove|record\w*|notes?)\b|"
-    r"关于|那条|这条|那件|这件|的事|信息|记录|记忆|记住|别记|不要记|不用记|删|说的|说过|提到|告诉", re.IGNORECASE)
+    r"memor\w*|info\w*|details?|delete|erase|remove|record\w*|notes?|my|please|pls|plz)\b|"
+    r"关于|那条|这条|那件|这件|的事|信息|记录|记忆|记住|别记|不要记|不用记|删|说的|说过|提到|告诉|我的|你|请|那个|这个", re.IGNORECASE)
 
 
 def addresses_memory(text: str) -> bool:
