@@ -10,8 +10,11 @@ A memory is named when BOTH hold (numbers are ``write.*`` configuration):
 * rescaled dense similarity between the target and the memory >= ``forget_similarity``;
 * the memory carries at least ``forget_term_overlap`` of the target's content
   terms (its own terms, plus the parts of its fact key: ``user.address``
-  answers "my address"); a memory carrying all of them needs only
-  ``forget_named_similarity`` ('forget the train' names 'I take the 8:15 train').
+  answers "my address"), each term weighed by how few of the candidate memories
+  carry it (:func:`_term_weights`: "forget that my dog likes chips" names the chips,
+  not "my dog likes peanut butter", which shares 'dog' and 'like'); a memory carrying
+  all of them needs only ``forget_named_similarity`` ('forget the train' names 'I take
+  the 8:15 train').
 
 A memory about a relative is not the speaker's own detail: when the part of the memory
 before the first target term it carries names a relative (:func:`memory_engine.text.relatives`:
@@ -21,7 +24,10 @@ relative never names a memory about none of the relatives it names ("forget my m
 leaves "my dad's number"). "Stop remembering where I work" archives "I work at Stripe" and
 keeps "my sister works at Google" (a forget that archives what it does not name loses data).
 
-When no memory carries the target's words (a topic: "my medication" for "I take
+When no memory carries the target's words, the nearest ``forget_meaning_candidates``
+memories carrying every target word by meaning are named (rule ``forget_meaning``:
+"the therapy details" / "a therapist", 工资 / 薪资; see ``forget_term_meaning_similarity``);
+failing that (a topic: "my medication" for "I take
 sertraline", "我工资" for "月薪两万五"), the single nearest memory is named when its
 similarity is >= ``forget_topic_similarity`` and exceeds the next one's by
 ``forget_topic_margin`` (rule ``forget_topic`` in the evidence); the target is embedded
@@ -36,12 +42,15 @@ A forget names a PART of a message when that message holds several clauses and o
 them carry the target's words ("my number is 138..., and leave parcels with the guard
 downstairs" / "forget my phone number"): :meth:`Forgetter.redaction` splits the memory into
 clauses (sentence ends and commas, :func:`clause_spans`), names every clause carrying a
-target term and every clause whose similarity to the target is within ``forget_clause_margin``
-of the best named clause's; the clauses left form a new version of the memory (its id in the
+target term, by its words or by meaning (月薪 for 工资), and every clause closer to the target
+than the best of those less ``forget_clause_margin``. When no clause carries one (a topic:
+"my pay" for "I make about 85k"), the clauses that most bring the message to the target
+(similarity plus leave-one-out loss, within ``forget_topic_clause_margin`` of the best) are
+named. The clauses left form a new version of the memory (its id in the
 old version's ``redacted_into``, the old id in the new one's ``_redacted_from``) and the old
-version is archived under the undo window as any forget. A forget named by topic only, a
-fact, a one-clause memory or one whose every clause is named is archived whole. Losing the
-delivery note with the phone number is the data loss this guards against.
+version is archived under the undo window as any forget. A fact, a one-clause memory or one
+whose every clause is named is archived whole. Losing the delivery note with the phone number,
+or the job and the home town with the salary, is the data loss this guards against.
 
 Archived memories get ``status = deprecated``, ``archived = 1`` and
 ``forgotten_at`` / ``undo_until`` / ``status_before``; :meth:`Forgetter.undo`
