@@ -306,6 +306,13 @@ class WriteSection(_Section):
         "a neighbouring detail 0.30-0.37, '生日是5月8号' beside '我电话[PHONE]' 0.37: the 0.2 of session 7 took it, "
         "data loss); range 0-0.3, larger trades kept clauses for fewer leaks."
     )
+    forget_matter_clause_margin: float = Field(
+        0.25, ge=0.0, le=1.0, description="forget_clause_margin for a request naming a whole matter ('以后不用记我工资的"
+        "事了', 'forget everything about my salary', write/intents.names_matter) rather than one item: a clause within "
+        "this of the clause carrying the target goes with it ('年底有两个月奖金' beside '我现在月薪两万五': 0.23 below; "
+        "e5-small cannot tell a bonus from an employer by similarity, 上班 scores as close to 工资, so only the "
+        "request's own scope widens the cut); range 0-0.4."
+    )
     forget_topic_clause_margin: float = Field(
         0.1, ge=0.0, le=1.0, description="When no clause of a multi-clause message carries a forget target's term, "
         "by word or meaning (a topic: 'my pay' for 'I make about 85k'), each clause scores its rescaled similarity to "

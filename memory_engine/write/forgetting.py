@@ -315,13 +315,16 @@ class Forgetter:
                 out.append(ForgetMatch(p.id, best, tuple(sorted(shared)), len(shared) / len(t_terms), "forget_topic"))
         return out[: self.cfg.forget_limit]
 
-    def redaction(self, target: str, match: ForgetMatch, payload: dict[str, Any]) -> Redaction | None:
+    def redaction(self, target: str, match: ForgetMatch, payload: dict[str, Any],
+                  matter: bool = False) -> Redaction | None:
         """What of the matched memory (its ``payload``) the target does not name, or None when the
         whole memory goes: a fact, a single clause, or every clause named (see the module docstring).
         Clause similarities are rescaled dense scores (target embedded as a query, each clause as a
         document), 0..1. A clause carrying a target term, by its words or by meaning
         (:meth:`_carriers_by_meaning`: 月薪 for 工资), is named; another clause goes with it only when it is
-        closer to the target than that clause less ``forget_clause_margin``. When no clause carries one
+        closer to the target than that clause less ``forget_clause_margin`` (``forget_matter_clause_margin`` when
+        the request names a whole ``matter``: 'don't keep my salary stuff' takes the bonus said beside the monthly
+        pay, :func:`memory_engine.write.intents.names_matter`). When no clause carries one
         (a topic: 'my pay' for 'I make about 85k'), the clause that names the topic is the one that
         most brings the message to the target: its similarity plus what the message loses without it
         (leave-one-out); every clause within ``forget_topic_clause_margin`` of the best goes."""
@@ -344,7 +347,8 @@ class Forgetter:
         sims = [float(self.embedder.rescale(float(q @ v))) for v in self.embedder.embed_documents(clauses)]
         if any(carries):
             best = max(s for s, c in zip(sims, carries, strict=True) if c)
-            named = [c or s > best - self.cfg.forget_clause_margin for s, c in zip(sims, carries, strict=True)]
+            margin = self.cfg.forget_matter_clause_margin if matter else self.cfg.forget_clause_margin
+            named = [c or s > best - margin for s, c in zip(sims, carries, strict=True)]
         else:
             # a topic no clause words: leave-one-out, what the message loses without each clause
             whole = float(self.embedder.rescale(float(q @ self.embedder.embed_documents([content])[0])))

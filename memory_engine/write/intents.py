@@ -286,6 +286,19 @@ _ADDRESSES_MEMORY = re.compile(
     r"关于|那条|这条|那件|这件|的事|信息|记录|记忆|记住|别记|不要记|不用记|删|说的|说过|提到|告诉|我的|你|请|那个|这个", re.IGNORECASE)
 
 
+#: a forget request naming a matter rather than one item: 'everything about X', 'stuff about X', 'what I said about X',
+#: 关于X的, X的事, X相关的 (not 'X那条', 'my X number')
+_NAMES_MATTER = re.compile(r"\b(?:about|regarding|related to|to do with)\b|\b(?:stuff|things|matters?|business)\b|"
+                           r"关于|有关|相关|的事|那些事|方面", re.IGNORECASE)
+
+
+def names_matter(text: str) -> bool:
+    """Whether a forget request names a whole matter ('以后不用记我工资的事了', 'forget everything about my ex')
+    rather than one item ('把我工资那条删掉', 'forget my phone number'): what belongs to that matter in the
+    same message goes with the clause that names it (write/forgetting.py, ``forget_matter_clause_margin``)."""
+    return _NAMES_MATTER.search(text or "") is not None
+
+
 def addresses_memory(text: str) -> bool:
     """Whether a forget request points at something said or stored (see ``_ADDRESSES_MEMORY``): 'Forget what
     I said about my dentist', '忘掉关于牙医的那条' -> True; "I'm eating at Forget-Me-Not tonight, forget the

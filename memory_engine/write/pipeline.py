@@ -44,7 +44,7 @@ from .facts import FactBook, fact_key
 from .forgetting import Forgetter
 from .gate import WriteGate
 from .injection import planted_instruction
-from .intents import EXPLICIT_CORRECTION, addresses_memory, forget_target
+from .intents import EXPLICIT_CORRECTION, addresses_memory, forget_target, names_matter
 from .order import SessionOrder
 from .pii import PiiSettings, asked_secret, leads_with_value
 from .records import build_record, touch_patch, upsert_records
@@ -181,7 +181,7 @@ class WritePipeline:
             statuses = {pid: str(pl.get("status") or "current") for pid, pl in rows.items()}
             # a message holding more than the named thing keeps the rest as a new version (write/forgetting.py)
             for m, ev in zip(matches, evidence, strict=True):
-                red = self.forgetter.redaction(target, m, rows.get(m.memory_id) or {})
+                red = self.forgetter.redaction(target, m, rows.get(m.memory_id) or {}, names_matter(req.text))
                 if red is not None:
                     red = self.forgetter.keep_rest(red, rows[m.memory_id], req.ts)
                     versions.append((m.memory_id, str(red.kept_as)))

@@ -38,6 +38,18 @@ def test_forget_by_topic_keeps_the_clauses_it_does_not_name(engine, t0, forget_n
 
 
 @pytest.mark.integration
+@pytest.mark.parametrize("ask,kept", [
+    ("以后关于我工资的事都别记了", "平时喜欢打羽毛球"),            # a matter: the bonus said beside the pay goes too
+    ("把我工资那条删掉", "年底还有三个月奖金，平时喜欢打羽毛球"),     # one item: only the monthly pay
+])
+def test_a_matter_takes_what_belongs_to_it_an_item_only_itself(engine, t0, forget_next_day, ask, kept):
+    """2c7bdc7 archived the whole message for both (the badminton with it)."""
+    w, r = forget_next_day("我现在月薪一万八，年底还有三个月奖金，平时喜欢打羽毛球", ask)
+    assert r.outcome == "forgotten" and r.superseded_ids == (w.memory_id,)
+    assert _current(engine) == [kept]
+
+
+@pytest.mark.integration
 def test_undo_window_still_closes(engine, t0, forget_next_day):
     w, r = forget_next_day("我在一家外企做会计，税后薪资一万五，每天坐地铁上班", "把我工资那条删了")
     days = engine.config.write.undo_days
