@@ -306,16 +306,8 @@ def addresses_memory(text: str) -> bool:
     return _ADDRESSES_MEMORY.search(text or "") is not None
 
 
-def forget_target(text: str) -> str | None:
-    """The words naming what to forget when ``text`` is an explicit forget request,
-    '' when it names nothing ('forget that', '那条别记了': the newest memory is meant),
-    None when it is no forget request. Recognised by structure (see the comments above
-    ``_EN_FRAME``), clause by clause: 'Please forget that I live in Berlin' -> 'I live in
-    Berlin'; "I'd rather you didn't keep my salary info" -> 'my salary'; '别记我的手机号了'
-    -> '我的手机号'; '关于我前任的事，你都忘了吧' -> '我前任'; 'I always forget my keys',
-    '今天又忘了带伞', '删掉了手机里的游戏' -> None. A request that names nothing next to a
-    statement of substance ('forget it, I'll book the hotel myself') is 'never mind', not a
-    forget request (None: the statement is kept)."""
+def _forget_clauses(text: str) -> tuple[str | None, list[str]]:
+    """The target of the forget clauses of ``text`` (None: none is one) and its other clauses."""
     t = text.strip()
     zh = bool(re.search(r"[\u4e00-\u9fff]", t))
     clauses = [c for c in (_ZH_SPLIT if zh else _EN_SPLIT).split(t) if c.strip()]
@@ -335,6 +327,36 @@ def forget_target(text: str) -> str | None:
             got = _zh_clean(clauses[i - 1])  # 关于我前任的事，你都忘了吧: the topic clause names the target
         if found is None or (not found and got):
             found = got
+    return found, others
+
+
+def says_more(text: str) -> bool:
+    """Whether a forget request also states something of substance in a clause of its own ('Forget my keys, I lost
+    my wallet today'): such a text is kept when the forget names nothing stored (write/pipeline.py), so the
+    statement is not lost with the request. A clause naming the request's topic ('关于我前男友李航的事') says no more."""
+    found, others = _forget_clauses(text)
+    if found is None:
+        return False
+    for o in others:
+        zh = re.search(r"[\u4e00-\u9fff]", o) is not None
+        if (_ZH_TOPIC.search(o.strip()) if zh else _en_topic(o)):
+            continue
+        if len(content_terms(_EN_LEAD.sub("", o))) >= 2:
+            return True
+    return False
+
+
+def forget_target(text: str) -> str | None:
+    """The words naming what to forget when ``text`` is an explicit forget request,
+    '' when it names nothing ('forget that', '那条别记了': the newest memory is meant),
+    None when it is no forget request. Recognised by structure (see the comments above
+    ``_EN_FRAME``), clause by clause: 'Please forget that I live in Berlin' -> 'I live in
+    Berlin'; "I'd rather you didn't keep my salary info" -> 'my salary'; '别记我的手机号了'
+    -> '我的手机号'; '关于我前任的事，你都忘了吧' -> '我前任'; 'I always forget my keys',
+    '今天又忘了带伞', '删掉了手机里的游戏' -> None. A request that names nothing next to a
+    statement of substance ('forget it, I'll book the hotel myself') is 'never mind', not a
+    forget request (None: the statement is kept)."""
+    found, others = _forget_clauses(text)
     if found == "":
         # a pronoun ('forget it') next to a clause naming a topic ('never mind the train thing, forget it',
         # '火车那个事，忘了吧') means the topic, never the newest memory: the named topic wins wherever it stands

@@ -44,7 +44,7 @@ from .facts import FactBook, fact_key
 from .forgetting import Forgetter
 from .gate import WriteGate
 from .injection import planted_instruction
-from .intents import EXPLICIT_CORRECTION, addresses_memory, forget_target, names_matter
+from .intents import EXPLICIT_CORRECTION, addresses_memory, forget_target, names_matter, says_more
 from .order import SessionOrder
 from .pii import PiiSettings, asked_secret, leads_with_value
 from .records import build_record, touch_patch, upsert_records
@@ -126,7 +126,9 @@ class WritePipeline:
                 forgot = self._forget(req, target, kinds)
                 # a 'request' that names something, matches nothing and points at nothing said ('forget the
                 # fancy place', a restaurant named 一坐一忘) is a statement using the verb: its words are kept
-                if forgot.reason != "forget_intent:no_match" or not target or addresses_memory(clean):
+                # a statement said beside it ('forget my keys, I lost my wallet today') is kept either way
+                if forgot.reason != "forget_intent:no_match" or not target or (
+                        addresses_memory(clean) and not says_more(clean)):
                     return WriteRun(forgot, clean)
         confirmation = req.role == "user" and req.fact is None and is_confirmation(clean, self.confirmer.max_terms)
         if confirmation:

@@ -140,3 +140,17 @@ def test_reports_and_other_sources_are_no_request(text):
 def test_abbreviations_do_not_end_a_clause():
     text = "I see Dr. Lee monthly. I live on Elm St. near the park"
     assert [text[a:b] for a, b in clause_spans(text)] == ["I see Dr. Lee monthly.", " I live on Elm St. near the park"]
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("text", [
+    "Forget my keys, I lost my wallet at the train station today",
+    "别管我的钥匙了，我今天在地铁站把钱包弄丢了",
+])
+def test_a_statement_beside_a_forget_naming_nothing_is_kept(engine, t0, text):
+    """A forget naming nothing stored is rejected (not stored) only when it says nothing else: the lost wallet
+    told in the same breath is the user's statement (data loss if dropped)."""
+    engine.add("I coach my son's soccer team on Saturdays", user_id="u", now=t0)
+    r = engine.add(text, user_id="u", now=t0 + timedelta(hours=1))
+    assert r.outcome == "stored", r
+    assert text in _current(engine)
