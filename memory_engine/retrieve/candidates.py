@@ -32,9 +32,10 @@ Payload = dict[str, Any]
 
 
 def is_cjk(text: str) -> bool:
-    """True when at least 30% of the non-space characters of ``text`` are CJK ideographs."""
-    chars = [ch for ch in text if not ch.isspace()]
-    return bool(chars) and sum(len(m) for m in _CJK.findall(text)) >= 0.3 * len(chars)
+    """True when at least 30% of the non-space characters of ``text`` are CJK ideographs. (``str.split()``
+    drops exactly the characters ``str.isspace`` names, in C: a retrieve asks this of every candidate.)"""
+    chars = len("".join(text.split()))
+    return chars > 0 and len("".join(_CJK.findall(text))) >= 0.3 * chars
 
 
 def cjk_coverage(q_terms: frozenset[str], doc_terms: Any, content: str) -> float:
@@ -232,12 +233,12 @@ class CandidateBuilder:
             held = keyword_coverage(plan.route_terms, pool.payloads[best_id].get("terms") or ())
             best_kw = best_kw / held if held > 0 else best_kw
         routed = frozenset((categories,) if isinstance(categories, str) else categories or ())
+        cjk_query = is_cjk(plan.query)
         cands = []
         for mid, pl in pool.payloads.items():
             has_ident = bool(q_idents & set(pl.get("terms") or ()))
             c = self.candidate(mid, pl, sims.get(mid, 0.0), plan.cover_terms, pool.ranks[mid], pool.scores[mid],
-                               mid in pool.fact_ids or has_ident, plan.session_id, ts, is_cjk(plan.query),
-                               plan.query)
+                               mid in pool.fact_ids or has_ident, plan.session_id, ts, cjk_query, plan.query)
             if "meaning" in pool.scores[mid]:
                 # a fact found by meaning is on topic by construction (similarity >= fact_similarity)
                 c = replace(c, exact_match=max(c.exact_match, rcfg.fact_meaning_relevance))
