@@ -885,6 +885,30 @@ class IntentSection(_Section):
         3, ge=0, description="At most this many of the owner's memories of the routed category join the candidates, "
         "newest first (0 = route off; tagging at write still runs)."
     )
+    member_min: float = Field(
+        0.0, ge=-2.0, le=2.0, description="A memory not tagged with the routed category at write still joins as one "
+        "when its query-time membership (write/categories.py `Categories.membership`: mean-centred cosine to its "
+        "`member_k` nearest example facts of the category minus the same to the reject class; range about "
+        "-0.4..0.6) is at least this: 0 = nearer the category than the reject class. Its category evidence ramps "
+        "from 0 here to 1 at `member_full` (retrieve/candidates.py `member_evidence`). 2 = off (tags only)."
+    )
+    member_full: float = Field(
+        0.15, ge=-2.0, le=2.0, description="Membership at which an untagged memory earns the whole `relevance` (as a "
+        "write-time tag does); between `member_min` and this it earns a linear share, and the floor sees the "
+        "noisy-OR with its own similarity. Dev calibration (needs-everyday, needs-and-links, needs-in-the-wild, "
+        "facts-by-intent, needs-requests; routed requests, judged pairs, floor 0.25): min 0 / full 0.15 passes 62 "
+        "of 68 needed memories and 4 of 104 unneeded ones; full 0.3: 60 / 4; tags at a flat 0.45 only: 54 / 3; "
+        "a flat 0.45 for membership >= 0.05: 58 / 5."
+    )
+    member_k: int = Field(
+        2, ge=1, description="Nearest example facts per class averaged by the membership score (1 = the nearest only; "
+        "dev AUC 0.931 at 1, 0.944 at 2, 0.949 at 3 with fewer needed memories above a 4-error threshold)."
+    )
+    member_scan: int = Field(
+        20, ge=0, description="Memories of the owner examined for query-time membership per routed category: the "
+        "nearest to the category's prototype direction (0 = query-time membership off). A user has few statements "
+        "of one kind; 20 bounds the cost (one filtered dense search and a (20 x examples) product per category)."
+    )
     relevance: float = Field(
         0.45, ge=0.0, le=1.0, description="Relevance (for the floor, like a keyword match) of a memory of the category "
         "the request was routed to: the category says it is what the request needs, whatever the words."

@@ -152,7 +152,8 @@ def test_category_evidence_passes_the_floor_but_is_not_lent_to_neighbours():
 
     fact = Candidate("fact", similarity=0.05, category_match=0.45, fused=0.3)
     neighbour = Candidate("next", similarity=0.05, fused=0.1)
-    assert fact.relevance == 0.45
+    # category evidence and the memory's own similarity are combined as independent evidence (noisy-OR)
+    assert fact.relevance == pytest.approx(1 - (1 - 0.05) * (1 - 0.45))
     out = {c.memory_id: c for c in smooth([fact, neighbour], [("fact", "next", 1)], weight=0.5, relevance_share=0.6)}
     # the turn next to a courier fact is not what a parcel request needs: it borrows nothing from the category
     assert out["next"].relevance == pytest.approx(0.05)
