@@ -877,9 +877,12 @@ class IntentSection(_Section):
         "('我乳糖不耐受' health 0.921, food 0.916, schedule 0.912), which left the fact untagged."
     )
     min_query_terms: int = Field(
-        2, ge=0, description="A query with fewer content terms is never routed: one word ('coffee', 'hobbies') names "
-        "a topic to look up, not a task that needs a fact, and the category's memories would pass the floor in "
-        "place of the memory that says the word's meaning (fresh-user trial: 'coffee' -> the allergy fact)."
+        1, ge=0, description="A query with fewer content terms is never routed. 1 (was 2): a task often has one "
+        "content word ('ship it to me', 'mail it', 寄给我: 'ship it to me' found nothing although the address was "
+        "stored), and whether one word names a topic or a task is the classifier's call, not the word count's: "
+        "'coffee', '奶茶', 'hobbies', 'allergy', '猫', '地址' lead the reject class by less than `query_margin` and "
+        "route nowhere (fresh-user trial: 'coffee' -> the allergy fact, before centred scores). Dev with 1 against "
+        "2: short-queries, short-crosslang-floor, abstention, implicit-recall-zh and the needs suites unchanged."
     )
     limit: int = Field(
         3, ge=0, description="At most this many of the owner's memories of the routed category join the candidates, "
