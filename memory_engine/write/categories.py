@@ -32,6 +32,13 @@ that the reject class beats. A close call of more categories than ``intent.max_c
 best ones (``intent.truncate``). Statements keep raw cosines (``intent.center_facts``): centred, a
 time word pulled them to the scheduling examples.
 
+At query time the routed category also decides membership itself (:meth:`Categories.membership`): a
+statement's mean-centred cosine to the category's ``intent.member_k`` nearest example facts minus the
+same to the reject class's. The write-time tag has to pick one of nine classes within 0.01-0.02 of each
+other and stays wrong once wrong ('我乳糖不耐受' health only, so a takeout request missed it); the routed
+request asks a binary question of the few statements nearest the category's prototype instead, and the
+intent route (retrieve/routes.py) admits them with graded evidence (retrieve/candidates.py ``member_evidence``).
+
 The examples are data (``categories.toml``, bilingual, a handful per category;
 ``intent.exemplars`` names another file), embedded once per embedding version.
 """
