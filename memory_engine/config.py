@@ -877,13 +877,40 @@ class IntentSection(_Section):
         "('我乳糖不耐受' health 0.921, food 0.916, schedule 0.912), which left the fact untagged."
     )
     min_query_terms: int = Field(
-        2, ge=0, description="A query with fewer content terms is never routed: one word ('coffee', 'hobbies') names "
-        "a topic to look up, not a task that needs a fact, and the category's memories would pass the floor in "
-        "place of the memory that says the word's meaning (fresh-user trial: 'coffee' -> the allergy fact)."
+        1, ge=0, description="A query with fewer content terms is never routed. 1 (was 2): a task often has one "
+        "content word ('ship it to me', 'mail it', 寄给我: 'ship it to me' found nothing although the address was "
+        "stored), and whether one word names a topic or a task is the classifier's call, not the word count's: "
+        "'coffee', '奶茶', 'hobbies', 'allergy', '猫', '地址' lead the reject class by less than `query_margin` and "
+        "route nowhere (fresh-user trial: 'coffee' -> the allergy fact, before centred scores). Dev with 1 against "
+        "2: short-queries, short-crosslang-floor, abstention, implicit-recall-zh and the needs suites unchanged."
     )
     limit: int = Field(
         3, ge=0, description="At most this many of the owner's memories of the routed category join the candidates, "
         "newest first (0 = route off; tagging at write still runs)."
+    )
+    member_min: float = Field(
+        0.0, ge=-2.0, le=2.0, description="A memory not tagged with the routed category at write still joins as one "
+        "when its query-time membership (write/categories.py `Categories.membership`: mean-centred cosine to its "
+        "`member_k` nearest example facts of the category minus the same to the reject class; range about "
+        "-0.4..0.6) is at least this: 0 = nearer the category than the reject class. Its category evidence ramps "
+        "from 0 here to 1 at `member_full` (retrieve/candidates.py `member_evidence`). 2 = off (tags only)."
+    )
+    member_full: float = Field(
+        0.15, ge=-2.0, le=2.0, description="Membership at which an untagged memory earns the whole `relevance` (as a "
+        "write-time tag does); between `member_min` and this it earns a linear share, and the floor sees the "
+        "noisy-OR with its own similarity. Dev calibration (needs-everyday, needs-and-links, needs-in-the-wild, "
+        "facts-by-intent, needs-requests; routed requests, judged pairs, floor 0.25): min 0 / full 0.15 passes 62 "
+        "of 68 needed memories and 4 of 104 unneeded ones; full 0.3: 60 / 4; tags at a flat 0.45 only: 54 / 3; "
+        "a flat 0.45 for membership >= 0.05: 58 / 5."
+    )
+    member_k: int = Field(
+        2, ge=1, description="Nearest example facts per class averaged by the membership score (1 = the nearest only; "
+        "dev AUC 0.931 at 1, 0.944 at 2, 0.949 at 3 with fewer needed memories above a 4-error threshold)."
+    )
+    member_scan: int = Field(
+        20, ge=0, description="Memories of the owner examined for query-time membership per routed category: the "
+        "nearest to the category's prototype direction (0 = query-time membership off). A user has few statements "
+        "of one kind; 20 bounds the cost (one filtered dense search and a (20 x examples) product per category)."
     )
     relevance: float = Field(
         0.45, ge=0.0, le=1.0, description="Relevance (for the floor, like a keyword match) of a memory of the category "

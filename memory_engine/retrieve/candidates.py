@@ -90,6 +90,20 @@ def pool_routes(channels: Mapping[str, list[ScoredPayload]], admit: Admission) -
     return pool
 
 
+def member_evidence(membership: float | None, icfg: IntentSection) -> float:
+    """How much of ``intent.relevance`` a memory found by query-time category membership (the intent route's
+    score, None = not found that way) earns, in [0, 1]: a linear ramp from ``intent.member_min`` (0) to
+    ``intent.member_full`` (1). A write-time tag of the routed category earns 1. The floor then sees the
+    noisy-OR of this and the memory's own similarity (:attr:`Candidate.relevance`): a memory barely nearer the
+    category than the reject class needs some similarity to the request as well."""
+    if membership is None:
+        return 0.0
+    lo, hi = icfg.member_min, icfg.member_full
+    if hi <= lo:
+        return 1.0 if membership >= lo else 0.0
+    return float(min(1.0, max(0.0, (membership - lo) / (hi - lo))))
+
+
 class CandidateBuilder:
     """Turns pooled rows into candidates. ``candidate(...)`` scores one payload against a
     query (the entity hop reuses it); ``assemble(pool, plan)`` builds every candidate of a
@@ -244,9 +258,10 @@ class CandidateBuilder:
                 c = replace(c, exact_match=max(c.exact_match, rcfg.fact_meaning_relevance))
             if routed:
                 tagged = categories_of(pl)
-                if tagged & routed:
+                evidence = 1.0 if tagged & routed else member_evidence(pool.scores[mid].get("intent"), icfg)
+                if evidence > 0:
                     # the request needs this kind of fact, whatever the words (issue 16, facts by intent)
-                    c = replace(c, category_match=icfg.relevance)
+                    c = replace(c, category_match=icfg.relevance * evidence)
                 elif tagged and icfg.mismatch < 1.0:
                     c = replace(c, similarity=c.similarity * icfg.mismatch)
             if best_kw > 0 and "keyword" in pool.scores[mid]:

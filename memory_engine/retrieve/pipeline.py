@@ -91,8 +91,9 @@ class RetrievalPipeline:
         self.planner = QueryPlanner(store, embedder, r, PiiSettings.from_config(config.pii),
                                     pii_key if config.pii.fingerprint_terms else b"",
                                     temporal.DateSettings.from_config(config.memory))
-        self.routes = build_routes(store, r, routes, rescale=embedder.rescale, icfg=config.intent)
         self.categories = Categories(embedder, config.intent)
+        self.routes = build_routes(store, r, routes, rescale=embedder.rescale, icfg=config.intent,
+                                   categories=self.categories)
         self.builder = CandidateBuilder(store, embedder, r, config.write, cjk_baseline(config.embedding), config.intent)
         self.fuse = fuser_for(r)
         self.floor = RelevanceFloor(r)
