@@ -30,7 +30,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..text import _CJK, _stem, content_terms, surface_words
+from ..text import _CJK, _IDENT, _latin, _stem, content_terms
 
 __all__ = ["FamilySettings", "cross_coverage", "family_coverage", "glosses", "memory_families", "query_families",
            "word_families"]
@@ -150,6 +150,7 @@ class FamilySettings:
     max_glosses: int = 4
 
 
+_LATIN = re.compile(r"[A-Za-z]{2}")
 #: a gloss that is one English word, possibly as an infinitive or with an article ('to fly', 'a flight')
 _ONE_WORD = re.compile(r"(?:to |a |an |the )?([a-z]{3,})")
 
@@ -223,8 +224,11 @@ def _word_keys(word: str, fs: FamilySettings) -> tuple[frozenset[str], frozenset
 def word_families(text: str, fs: FamilySettings = FamilySettings()) -> tuple[tuple[str, frozenset[str], frozenset[str]], ...]:
     """(stem, own, related) per English content word of ``text`` (:func:`_word_keys`; Chinese and
     identifiers skipped). Cached: memory texts recur across queries."""
+    if _LATIN.search(text) is None:  # no English word: skip the tokeniser (jieba) altogether
+        return ()
     out = []
-    for w in surface_words(text):
+    # the English words as written (identifiers and Chinese runs out first: no jieba needed)
+    for w in _latin(_CJK.sub(" ", _IDENT.sub(" ", text)), False):
         if w.isascii() and w.isalpha():
             own, related = _word_keys(w, fs)
             out.append((_stem(w), own, related))
