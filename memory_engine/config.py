@@ -568,6 +568,28 @@ class RetrievalSection(_Section):
         "need every term (血压 'blood pressure' is not \"blood sugar\"). 1 = every term (the rule before issue 16 "
         "class 3; dev suite implicit-recall-zh, q_en_trip_prep)."
     )
+    word_families: bool = Field(
+        True, description="Keyword coverage counts a query word as present when the memory has another form of it "
+        "that no stemmer joins: an irregular inflection (lemminflect's tables: 'flew' / 'fly', 'teeth' / 'tooth') or "
+        "a dictionary relative (two one-word CC-CEDICT glosses of one headword that begin alike: 飞行 'to fly / "
+        "flight', so 'when is my flight?' covers \"I'm flying on Thursday\"; retrieve/crosslang.py). Coverage only "
+        "(the relevance the floor sees); BM25 and the stored terms are unchanged. False = stems only."
+    )
+    family_prefix: int = Field(
+        2, ge=1, le=8, description="Two glosses of one dictionary headword are relatives (word_families) only when "
+        "they begin with at least this many common letters (range 1-8; 2 keeps fly / flight, whose common 'fl' is all "
+        "a stem-changing derivation leaves; 1 would relate any two synonyms with the same initial)."
+    )
+    family_prefix_share: float = Field(
+        0.5, ge=0.0, le=1.0, description="... and the common beginning is at least this share of the shorter word "
+        "(range 0-1; 0.5 keeps fly / flight (2 of 3) and anxious / anxiety (4 of 7), drops synonyms that share "
+        "only a prefix such as re- or de-: respect / revere, deploy / decorate)."
+    )
+    family_max_glosses: int = Field(
+        4, ge=2, le=50, description="A headword with more than this many one-word glosses is too polysemous to make "
+        "its glosses relatives (range 2-50; 4 keeps 飞行 'fly / flight / aviation', drops the verbs of 打 or 开 with "
+        "a dozen unrelated senses)."
+    )
     relative_mismatch: float = Field(
         0.3, ge=0.0, le=1.0, description="When a question (not a dialogue) names relatives ('我舅舅', 'my daughter') "
         "and a memory names only other ones ('我姑姑', 'my son'), its dense similarity, keyword coverage and BM25 "

@@ -22,7 +22,7 @@ from ..text import _CJK, content_terms, keyword_coverage, others_relatives, rela
 from ..write.categories import categories_of
 from . import temporal
 from .admission import Admission
-from .crosslang import cross_coverage
+from .crosslang import FamilySettings, cross_coverage, family_coverage, memory_families, query_families
 from .fusion import Candidate
 from .query import QueryPlan
 
@@ -136,6 +136,8 @@ class CandidateBuilder:
         self.pending_mode = wcfg.supersede_mode == SupersedeMode.PENDING_CONFIRMATION
         self.cjk_baseline = cjk_baseline
         self.icfg = icfg or IntentSection()
+        self.families = FamilySettings(rcfg.family_prefix, rcfg.family_prefix_share, rcfg.family_max_glosses) \
+            if rcfg.word_families else None
 
     def statuses(self) -> tuple[str, ...]:
         """The statuses a retrieval reads: current, plus pending values in pending_confirmation mode."""
@@ -186,9 +188,18 @@ class CandidateBuilder:
             # the person the query names said it: their name is matched by who spoke, not by the words
             doc_terms = set(doc_terms) | (content_terms(speaker) & q_terms)
         coverage = cjk_coverage(q_terms, doc_terms, content)
+        fs = self.families
+        if fs is not None and coverage < 1.0 and query:
+            # another form of the query's word: 'flight' / 'flew', 'anxious' / 'anxiety' (retrieve/crosslang.py)
+            met = family_coverage(query, q_terms, content, fs)
+            if met:
+                coverage = max(coverage, cjk_coverage(q_terms, set(doc_terms) | met, content))
         if rcfg.cross_language_coverage and coverage < 1.0 and cjk_query != is_cjk(content):
             # an English query for a Chinese memory (or the reverse) shares no word with it
-            coverage = max(coverage, cross_coverage(q_terms, pl.get("terms") or (), rcfg.cross_language_gloss_share))
+            coverage = max(coverage, cross_coverage(
+                q_terms, pl.get("terms") or (), rcfg.cross_language_gloss_share,
+                query_families(query, q_terms, fs) if fs is not None and query else None,
+                memory_families(content, fs) if fs is not None else frozenset()))
         return Candidate(
             memory_id=mid,
             similarity=self.similarity(cos, cjk_query, content),
