@@ -27,7 +27,8 @@ last question clause of the turn, spoken to the user (you / your / 你 / 您) an
 proposal of the assistant ("Shall I book it?", "Would you like the window seat?", "要不要试试游泳？",
 "需要我帮你订吗？") nor a closing of the conversation ("anything else?", "还有别的问题吗？"): those
 are taken up by a confirmation or a decision, or by nothing. A reply within ``write.reply_window_s``
-with at most ``write.reply_max_terms`` content terms is then that question's answer
+with at most ``write.reply_max_terms`` content terms that is no question back ("why do you ask?") is
+then that question's answer
 (:class:`Confirmer` ``question``): a bare yes / no (:func:`is_polar_reply`) is kept instead of
 dropped as chit-chat, its words are kept as said, and it is embedded and indexed together with the
 question (metadata ``_reply_to``: the question's id and words), so "do I have a car?" finds "yes".
@@ -101,10 +102,11 @@ _TO_YOU = re.compile(r"\b(?:you|your|yours|yourself|you'?re|you'?ve|u|ur)\b|你|
 #: the assistant offers or proposes something (its own first person, a proposal form) or closes the conversation:
 #: the reply takes it up or declines it (a confirmation or a decision), it states nothing about the user
 _OFFER = re.compile(
-    r"\b(?:i|i'?ll|i'?d|me|we|we'?ll|us|let'?s|shall|should i|should we)\b|\b(?:would|do) you (?:like|want|mind)\b|"
+    r"\b(?:shall|should|can|could|may) (?:i|we)\b(?! ask)|\b(?:i|we) (?:can|could|will|would|shall|might)\b|"
+    r"\b(?:i'?ll|i'?d|we'?ll|let me|let'?s|let us|want me|need me|like me|me to)\b|\b(?:would|do) you (?:like|want|mind)\b|"
     r"\bwant (?:to|me)\b|\b(?:how|what) about\b|\bwhy (?:not|don'?t)\b|\b(?:could|can|might|may|will) (?:you )?try\b|"
     r"\binterested in\b|\bcare to\b|\b(?:anything|something) else\b|\bany (?:other |more |further )?questions?\b|"
-    r"要我|让我|需要我|我(?:来|帮|给|替|为|可以|们)|咱|要不要|想不想|需不需要|需要(?:帮|帮忙|帮助)|愿不愿意|试试|试一下|"
+    r"要我|让我|需要我|我(?:来|帮|给|替|为|们)|我可以(?!问)|咱|要不要|想不想|需不需要|需要(?:帮|帮忙|帮助)|愿不愿意|试试|试一下|"
     r"考虑|怎么样|好吗|好不好|行吗|行不行|可以吗|如何|别的|其他|其它",
     re.IGNORECASE,
 )
@@ -233,8 +235,8 @@ class Confirmer:
         ``ts`` answers (module docstring, replies): the session's latest memory, the assistant's, at most
         ``write.reply_window_s`` before, asking :func:`asked_about_user`, and ``text`` has at most
         ``write.reply_max_terms`` content terms; else None."""
-        if self.reply_window <= 0 or len(content_terms(text)) > self.reply_max_terms:
-            return None
+        if self.reply_window <= 0 or len(content_terms(text)) > self.reply_max_terms or _QUESTION.search(text):
+            return None  # off, a statement of its own, or a question back ('why do you ask?')
         turn = turn_before(self.store, scope, session_id, ts, self.reply_window)
         if turn is None:
             return None

@@ -20,6 +20,8 @@ from memory_engine.write.roles import REPLY_TO_KEY, asked_about_user, is_polar_r
     ("Where did you study?", "Where did you study?"),
     ("好的。你平时抽烟吗？", "你平时抽烟吗？"),
     ("为了推荐合适的房型，您是一个人住吗", "您是一个人住吗"),
+    ("May I ask how old you are?", "May I ask how old you are?"),     # a polite 'I' is no offer
+    ("I can book either. Which day works better for you?", "Which day works better for you?"),
 ])
 def test_questions_about_the_user(turn, question):
     assert asked_about_user(turn) == question
@@ -35,6 +37,8 @@ def test_questions_about_the_user(turn, question):
     "要不要换成靠窗的座位？",                                   # a proposal
     "需要我把行程发到你邮箱吗？",                               # an offer
     "还有其他问题吗？",                                         # a closing
+    "Can I get you anything to drink?",                     # an offer
+    "我可以帮你改签吗？",                                       # an offer
     "Does that make sense?",                                # not about the user
     "Your order ships tomorrow.",                           # no question
 ])
@@ -128,3 +132,11 @@ def test_long_reply_stands_on_its_own(make_engine, t0):
     r = eng.add("two cats and an old beagle named Biscuit", user_id="u", session_id="s1",
                 now=t0 + timedelta(minutes=1))
     assert r.outcome == "stored" and REPLY_TO_KEY not in eng.memory(r.memory_id, user_id="u").metadata
+
+
+@pytest.mark.integration
+def test_a_question_back_is_no_answer(engine, t0):
+    """'why do you ask?' after 'Do you smoke?' is stored as said, not as the question's answer."""
+    engine.add("Do you smoke?", user_id="u", role="assistant", session_id="s1", now=t0)
+    r = engine.add("why do you ask?", user_id="u", session_id="s1", now=t0 + timedelta(minutes=1))
+    assert r.outcome == "stored" and REPLY_TO_KEY not in engine.memory(r.memory_id, user_id="u").metadata
