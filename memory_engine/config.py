@@ -369,6 +369,20 @@ class WriteSection(_Section):
     confirm_max_terms: int = Field(
         4, ge=0, description="At most this many content terms in a confirmation (it names nothing new of its own)."
     )
+    reply_window_s: float = Field(
+        600.0, ge=0.0, description="A short user reply ('yes', '是的', 'nope', a bare place name) within this many seconds "
+        "after the assistant asked the user a question about themselves ('Do you have a car?', '你平时抽烟吗？') is "
+        "that question's answer (write/roles.py asked_about_user): a bare yes / no is kept instead of dropped as "
+        "chit-chat, and the reply is embedded and indexed with the question (metadata _reply_to), so 'do I have "
+        "a car?' finds 'yes'. Range 0 (off) to about an hour: past that the user has moved on; the same as "
+        "pii.answer_window_s, which reads the same pair for a secret."
+    )
+    reply_max_terms: int = Field(
+        6, ge=0, description="At most this many content terms in a reply read as an answer to the assistant's "
+        "question; a longer reply states its fact in its own words and is stored as said. Range 0 (only bare "
+        "yes / no) to about 10: 'two, both in primary school' has 4, a full sentence ('my sister moved to Denver "
+        "with her two kids last spring') about 8."
+    )
     dedup_reworded_similarity: float = Field(
         0.85, ge=0.0, le=1.0, description="Rescaled similarity at or above which a reworded statement merges into an "
         "existing memory when they also share dedup_term_overlap of their content terms (Jaccard) and agree on "
