@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from .models import Hit
+from .write.roles import REPLY_TO_KEY
 
 __all__ = ["CITATION", "CitedIds", "UnknownCitationWarning", "context_block", "parse_citations"]
 
@@ -34,6 +35,15 @@ class CitedIds(list[str]):
         self.unknown: tuple[str, ...] = tuple(unknown)
 
 
+def _line(h: Hit) -> str:
+    reply_to = (h.metadata or {}).get(REPLY_TO_KEY)
+    if isinstance(reply_to, dict) and reply_to.get("text"):
+        # 'yes' means nothing without the question it answers (write/roles.py replies)
+        return f'[mem-{h.memory_id}] (asked: "{reply_to["text"]}") {h.content}'
+    return f"[mem-{h.memory_id}] {h.content}"
+
+
 def context_block(hits: Iterable[Hit]) -> str:
-    """Prompt block, one ``[mem-<id>] content`` line per hit, in rank order."""
-    return "\n".join(f"[mem-{h.memory_id}] {h.content}" for h in hits)
+    """Prompt block, one ``[mem-<id>] content`` line per hit, in rank order; a reply to the assistant's
+    question carries that question before it (``(asked: "Do you have a car?") yes``)."""
+    return "\n".join(_line(h) for h in hits)

@@ -397,6 +397,20 @@ class WriteSection(_Section):
     confirm_max_terms: int = Field(
         4, ge=0, description="At most this many content terms in a confirmation (it names nothing new of its own)."
     )
+    reply_window_s: float = Field(
+        600.0, ge=0.0, description="A short user reply ('yes', '是的', 'nope', a bare place name) within this many seconds "
+        "after the assistant asked the user a question about themselves ('Do you have a car?', '你平时抽烟吗？') is "
+        "that question's answer (write/roles.py asked_about_user): a bare yes / no is kept instead of dropped as "
+        "chit-chat, and the reply is embedded and indexed with the question (metadata _reply_to), so 'do I have "
+        "a car?' finds 'yes'. Range 0 (off) to about an hour: past that the user has moved on; the same as "
+        "pii.answer_window_s, which reads the same pair for a secret."
+    )
+    reply_max_terms: int = Field(
+        6, ge=0, description="At most this many content terms in a reply read as an answer to the assistant's "
+        "question; a longer reply states its fact in its own words and is stored as said. Range 0 (only bare "
+        "yes / no) to about 10: 'two, both in primary school' has 4, a full sentence ('my sister moved to Denver "
+        "with her two kids last spring') about 8."
+    )
     dedup_reworded_similarity: float = Field(
         0.85, ge=0.0, le=1.0, description="Rescaled similarity at or above which a reworded statement merges into an "
         "existing memory when they also share dedup_term_overlap of their content terms (Jaccard) and agree on "
@@ -595,6 +609,28 @@ class RetrievalSection(_Section):
         "official or business trip' (4 terms), and \"a business trip\" carries 2. Glosses of one or two terms always "
         "need every term (血压 'blood pressure' is not \"blood sugar\"). 1 = every term (the rule before issue 16 "
         "class 3; dev suite implicit-recall-zh, q_en_trip_prep)."
+    )
+    word_families: bool = Field(
+        True, description="Keyword coverage counts a query word as present when the memory has another form of it "
+        "that no stemmer joins: an irregular inflection (lemminflect's tables: 'flew' / 'fly', 'teeth' / 'tooth') or "
+        "a dictionary relative (two one-word CC-CEDICT glosses of one headword that begin alike: 飞行 'to fly / "
+        "flight', so 'when is my flight?' covers \"I'm flying on Thursday\"; retrieve/crosslang.py). Coverage only "
+        "(the relevance the floor sees); BM25 and the stored terms are unchanged. False = stems only."
+    )
+    family_prefix: int = Field(
+        2, ge=1, le=8, description="Two glosses of one dictionary headword are relatives (word_families) only when "
+        "they begin with at least this many common letters (range 1-8; 2 keeps fly / flight, whose common 'fl' is all "
+        "a stem-changing derivation leaves; 1 would relate any two synonyms with the same initial)."
+    )
+    family_prefix_share: float = Field(
+        0.5, ge=0.0, le=1.0, description="... and the common beginning is at least this share of the shorter word "
+        "(range 0-1; 0.5 keeps fly / flight (2 of 3) and anxious / anxiety (4 of 7), drops synonyms that share "
+        "only a prefix such as re- or de-: respect / revere, deploy / decorate)."
+    )
+    family_max_glosses: int = Field(
+        4, ge=2, le=50, description="A headword with more than this many one-word glosses is too polysemous to make "
+        "its glosses relatives (range 2-50; 4 keeps 飞行 'fly / flight / aviation', drops the verbs of 打 or 开 with "
+        "a dozen unrelated senses)."
     )
     relative_mismatch: float = Field(
         0.3, ge=0.0, le=1.0, description="When a question (not a dialogue) names relatives ('我舅舅', 'my daughter') "
@@ -905,13 +941,40 @@ class IntentSection(_Section):
         "('我乳糖不耐受' health 0.921, food 0.916, schedule 0.912), which left the fact untagged."
     )
     min_query_terms: int = Field(
-        2, ge=0, description="A query with fewer content terms is never routed: one word ('coffee', 'hobbies') names "
-        "a topic to look up, not a task that needs a fact, and the category's memories would pass the floor in "
-        "place of the memory that says the word's meaning (fresh-user trial: 'coffee' -> the allergy fact)."
+        1, ge=0, description="A query with fewer content terms is never routed. 1 (was 2): a task often has one "
+        "content word ('ship it to me', 'mail it', 寄给我: 'ship it to me' found nothing although the address was "
+        "stored), and whether one word names a topic or a task is the classifier's call, not the word count's: "
+        "'coffee', '奶茶', 'hobbies', 'allergy', '猫', '地址' lead the reject class by less than `query_margin` and "
+        "route nowhere (fresh-user trial: 'coffee' -> the allergy fact, before centred scores). Dev with 1 against "
+        "2: short-queries, short-crosslang-floor, abstention, implicit-recall-zh and the needs suites unchanged."
     )
     limit: int = Field(
         3, ge=0, description="At most this many of the owner's memories of the routed category join the candidates, "
         "newest first (0 = route off; tagging at write still runs)."
+    )
+    member_min: float = Field(
+        0.0, ge=-2.0, le=2.0, description="A memory not tagged with the routed category at write still joins as one "
+        "when its query-time membership (write/categories.py `Categories.membership`: mean-centred cosine to its "
+        "`member_k` nearest example facts of the category minus the same to the reject class; range about "
+        "-0.4..0.6) is at least this: 0 = nearer the category than the reject class. Its category evidence ramps "
+        "from 0 here to 1 at `member_full` (retrieve/candidates.py `member_evidence`). 2 = off (tags only)."
+    )
+    member_full: float = Field(
+        0.15, ge=-2.0, le=2.0, description="Membership at which an untagged memory earns the whole `relevance` (as a "
+        "write-time tag does); between `member_min` and this it earns a linear share, and the floor sees the "
+        "noisy-OR with its own similarity. Dev calibration (needs-everyday, needs-and-links, needs-in-the-wild, "
+        "facts-by-intent, needs-requests; routed requests, judged pairs, floor 0.25): min 0 / full 0.15 passes 62 "
+        "of 68 needed memories and 4 of 104 unneeded ones; full 0.3: 60 / 4; tags at a flat 0.45 only: 54 / 3; "
+        "a flat 0.45 for membership >= 0.05: 58 / 5."
+    )
+    member_k: int = Field(
+        2, ge=1, description="Nearest example facts per class averaged by the membership score (1 = the nearest only; "
+        "dev AUC 0.931 at 1, 0.944 at 2, 0.949 at 3 with fewer needed memories above a 4-error threshold)."
+    )
+    member_scan: int = Field(
+        20, ge=0, description="Memories of the owner examined for query-time membership per routed category: the "
+        "nearest to the category's prototype direction (0 = query-time membership off). A user has few statements "
+        "of one kind; 20 bounds the cost (one filtered dense search and a (20 x examples) product per category)."
     )
     relevance: float = Field(
         0.45, ge=0.0, le=1.0, description="Relevance (for the floor, like a keyword match) of a memory of the category "

@@ -366,11 +366,14 @@ class MemoryEngine:
         started = time.perf_counter()
         rcfg = self.config.retrieval
         k = top_k if top_k is not None else rcfg.top_k
+        # one PII pass over the query serves the span and the planner's keyed search terms
+        redaction = (redact(query, PiiSettings.from_config(self.config.pii))
+                     if self.config.tracing.redact_query and not self.config.tracing.hash_query else None)
         with self.tracing.tracer.start_as_current_span(SPAN_RETRIEVE) as span:
             trace_id, span_id = ids_hex(span)
             set_attrs(span, {
                 "memory.tenant_id": tenant_id, "memory.user_id": user_id, "memory.session_id": session_id,
-                "memory.query": self._span_query(query),
+                "memory.query": self._span_query(query) if redaction is None else redaction.text,
                 "memory.top_k": k, "memory.config_hash": self._config_hash,
                 "memory.embedding_version": self.embedding_version, "memory.fusion": rcfg.fusion.value,
             })
@@ -385,7 +388,8 @@ class MemoryEngine:
                     ts = epoch_now(now)
                     run = self.retrieval_pipeline.run(RetrievalRequest(
                         query, user_id, tenant_id, k, ts,
-                        temporal.user_time(ts, now, timezone, self.config.memory.timezone), session_id, memory_types))
+                        temporal.user_time(ts, now, timezone, self.config.memory.timezone), session_id, memory_types,
+                        redaction))
                     hits, expl, rewritten = run.hits, run.explanations, run.rewritten
                 degraded, error = False, None
             except Exception as e:  # degrade, never raise (seed 000)

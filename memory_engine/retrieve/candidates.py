@@ -22,7 +22,7 @@ from ..text import _CJK, content_terms, keyword_coverage, others_relatives, rela
 from ..write.categories import categories_of
 from . import temporal
 from .admission import Admission
-from .crosslang import cross_coverage
+from .crosslang import FamilySettings, cross_coverage, family_coverage, memory_families, query_families
 from .fusion import Candidate
 from .query import QueryPlan
 
@@ -32,9 +32,10 @@ Payload = dict[str, Any]
 
 
 def is_cjk(text: str) -> bool:
-    """True when at least 30% of the non-space characters of ``text`` are CJK ideographs."""
-    chars = [ch for ch in text if not ch.isspace()]
-    return bool(chars) and sum(len(m) for m in _CJK.findall(text)) >= 0.3 * len(chars)
+    """True when at least 30% of the non-space characters of ``text`` are CJK ideographs. (``str.split()``
+    drops exactly the characters ``str.isspace`` names, in C: a retrieve asks this of every candidate.)"""
+    chars = len("".join(text.split()))
+    return chars > 0 and len("".join(_CJK.findall(text))) >= 0.3 * chars
 
 
 def cjk_coverage(q_terms: frozenset[str], doc_terms: Any, content: str) -> float:
@@ -89,6 +90,20 @@ def pool_routes(channels: Mapping[str, list[ScoredPayload]], admit: Admission) -
     return pool
 
 
+def member_evidence(membership: float | None, icfg: IntentSection) -> float:
+    """How much of ``intent.relevance`` a memory found by query-time category membership (the intent route's
+    score, None = not found that way) earns, in [0, 1]: a linear ramp from ``intent.member_min`` (0) to
+    ``intent.member_full`` (1). A write-time tag of the routed category earns 1. The floor then sees the
+    noisy-OR of this and the memory's own similarity (:attr:`Candidate.relevance`): a memory barely nearer the
+    category than the reject class needs some similarity to the request as well."""
+    if membership is None:
+        return 0.0
+    lo, hi = icfg.member_min, icfg.member_full
+    if hi <= lo:
+        return 1.0 if membership >= lo else 0.0
+    return float(min(1.0, max(0.0, (membership - lo) / (hi - lo))))
+
+
 class CandidateBuilder:
     """Turns pooled rows into candidates. ``candidate(...)`` scores one payload against a
     query (the entity hop reuses it); ``assemble(pool, plan)`` builds every candidate of a
@@ -121,6 +136,8 @@ class CandidateBuilder:
         self.pending_mode = wcfg.supersede_mode == SupersedeMode.PENDING_CONFIRMATION
         self.cjk_baseline = cjk_baseline
         self.icfg = icfg or IntentSection()
+        self.families = FamilySettings(rcfg.family_prefix, rcfg.family_prefix_share, rcfg.family_max_glosses) \
+            if rcfg.word_families else None
 
     def statuses(self) -> tuple[str, ...]:
         """The statuses a retrieval reads: current, plus pending values in pending_confirmation mode."""
@@ -171,9 +188,18 @@ class CandidateBuilder:
             # the person the query names said it: their name is matched by who spoke, not by the words
             doc_terms = set(doc_terms) | (content_terms(speaker) & q_terms)
         coverage = cjk_coverage(q_terms, doc_terms, content)
+        fs = self.families
+        if fs is not None and coverage < 1.0 and query:
+            # another form of the query's word: 'flight' / 'flew', 'anxious' / 'anxiety' (retrieve/crosslang.py)
+            met = family_coverage(query, q_terms, content, fs)
+            if met:
+                coverage = max(coverage, cjk_coverage(q_terms, set(doc_terms) | met, content))
         if rcfg.cross_language_coverage and coverage < 1.0 and cjk_query != is_cjk(content):
             # an English query for a Chinese memory (or the reverse) shares no word with it
-            coverage = max(coverage, cross_coverage(q_terms, pl.get("terms") or (), rcfg.cross_language_gloss_share))
+            coverage = max(coverage, cross_coverage(
+                q_terms, pl.get("terms") or (), rcfg.cross_language_gloss_share,
+                query_families(query, q_terms, fs) if fs is not None and query else None,
+                memory_families(content, fs) if fs is not None else frozenset()))
         return Candidate(
             memory_id=mid,
             similarity=self.similarity(cos, cjk_query, content),
@@ -232,20 +258,21 @@ class CandidateBuilder:
             held = keyword_coverage(plan.route_terms, pool.payloads[best_id].get("terms") or ())
             best_kw = best_kw / held if held > 0 else best_kw
         routed = frozenset((categories,) if isinstance(categories, str) else categories or ())
+        cjk_query = is_cjk(plan.query)
         cands = []
         for mid, pl in pool.payloads.items():
             has_ident = bool(q_idents & set(pl.get("terms") or ()))
             c = self.candidate(mid, pl, sims.get(mid, 0.0), plan.cover_terms, pool.ranks[mid], pool.scores[mid],
-                               mid in pool.fact_ids or has_ident, plan.session_id, ts, is_cjk(plan.query),
-                               plan.query)
+                               mid in pool.fact_ids or has_ident, plan.session_id, ts, cjk_query, plan.query)
             if "meaning" in pool.scores[mid]:
                 # a fact found by meaning is on topic by construction (similarity >= fact_similarity)
                 c = replace(c, exact_match=max(c.exact_match, rcfg.fact_meaning_relevance))
             if routed:
                 tagged = categories_of(pl)
-                if tagged & routed:
+                evidence = 1.0 if tagged & routed else member_evidence(pool.scores[mid].get("intent"), icfg)
+                if evidence > 0:
                     # the request needs this kind of fact, whatever the words (issue 16, facts by intent)
-                    c = replace(c, category_match=icfg.relevance)
+                    c = replace(c, category_match=icfg.relevance * evidence)
                 elif tagged and icfg.mismatch < 1.0:
                     c = replace(c, similarity=c.similarity * icfg.mismatch)
             if best_kw > 0 and "keyword" in pool.scores[mid]:

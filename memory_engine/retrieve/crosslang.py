@@ -12,6 +12,14 @@ text (every content term of the gloss, stemmed; of a gloss of three or more term
 pressure" but not to "blood sugar", 瑜伽 'yoga' and 课 'class' both to "yoga class". Only
 words of two or more characters are looked up (single characters gloss into common words:
 上 'on', 天 'day'), and cross-reference glosses ('CL:', 'variant of', 'surname') are skipped.
+
+The same dictionary links English words of one family (issue 16, class 3): a question and a memory
+often name one thing in two forms that no stemmer joins, an irregular inflection ('flew' / 'fly') or
+a derivation ('flight' / 'fly', 'anxious' / 'anxiety'). :func:`word_families` reads a word's lemmas
+(lemminflect's tables: irregular verbs and plurals) and its *dictionary relatives*: the other
+single-word glosses of a CC-CEDICT headword that it glosses too and that begin with the same letters
+(飞行 'to fly / flight / aviation' relates fly and flight; 'aviation' begins otherwise: a synonym, not
+the same word).
 """
 
 from __future__ import annotations
@@ -19,11 +27,13 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import lru_cache
 
-from ..text import _CJK, content_terms
+from ..text import _CJK, _IDENT, _latin, _stem, content_terms
 
-__all__ = ["cross_coverage", "glosses"]
+__all__ = ["FamilySettings", "cross_coverage", "family_coverage", "glosses", "memory_families", "query_families",
+           "word_families"]
 
 _lock = threading.Lock()
 _SKIP = ("CL:", "variant of", "old variant", "surname ", "see ", "also written", "abbr. for", "used in ", "Taiwan pr.")
@@ -91,7 +101,9 @@ def _bridges(zh_word: str, en_terms: frozenset[str], share: float = 1.0) -> bool
     return any(_present(g, en_terms, share) for g in glosses(zh_word))
 
 
-def cross_coverage(q_terms: Iterable[str], doc_terms: Iterable[str], gloss_share: float = 1.0) -> float:
+def cross_coverage(q_terms: Iterable[str], doc_terms: Iterable[str], gloss_share: float = 1.0,
+                   q_family: dict[str, frozenset[str]] | None = None, d_family: frozenset[str] = frozenset()
+                   ) -> float:
     """Share in [0, 1] of the query's terms that meet the memory through the dictionary, when
     one side is Chinese and the other English (call it only for such a pair).
 
@@ -100,13 +112,17 @@ def cross_coverage(q_terms: Iterable[str], doc_terms: Iterable[str], gloss_share
       contains it and is fully in the query's terms.
     Mixed query terms of the memory's own script count when the memory has them verbatim.
     ``gloss_share`` in (0, 1]: the share of a long gloss's terms that makes it present (:func:`_present`;
-    1 = every term, ``retrieval.cross_language_gloss_share``)."""
+    1 = every term, ``retrieval.cross_language_gloss_share``). ``q_family`` (an English query stem -> the
+    stems of its family, :func:`word_families`) and ``d_family`` (the family stems of the memory's English
+    words) let a gloss meet another form of its word: 焦虑 'anxious' a memory saying "anxiety"."""
     q = frozenset(q_terms)
     if not q:
         return 0.0
     d = frozenset(doc_terms)
-    d_en = frozenset(t for t in d if _CJK.search(t) is None)
+    d_en = frozenset(t for t in d if _CJK.search(t) is None) | d_family
+    q_family = q_family or {}
     q_en = frozenset(t for t in q if _CJK.search(t) is None)
+    q_en_all = q_en.union(*q_family.values()) if q_family else q_en
     d_zh = [t for t in d if _CJK.fullmatch(t)]
     hit = 0
     for t in q:
@@ -115,5 +131,132 @@ def cross_coverage(q_terms: Iterable[str], doc_terms: Iterable[str], gloss_share
         elif _CJK.fullmatch(t):
             hit += _bridges(t, d_en, gloss_share)
         else:
-            hit += any(t in g and _present(g, q_en, gloss_share) for w in d_zh for g in glosses(w))
+            forms = q_family.get(t, frozenset()) | {t}
+            hit += any(forms & g and _present(g, q_en_all, gloss_share) for w in d_zh for g in glosses(w))
     return hit / len(q)
+
+
+# --- English word families ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class FamilySettings:
+    """``prefix``: leading letters two dictionary relatives share at least (``retrieval.family_prefix``);
+    ``prefix_share``: ... and at least this share of the shorter word (``retrieval.family_prefix_share``);
+    ``max_glosses``: a headword with more one-word glosses than this is too polysemous to relate them
+    (``retrieval.family_max_glosses``)."""
+
+    prefix: int = 2
+    prefix_share: float = 0.5
+    max_glosses: int = 4
+
+
+_LATIN = re.compile(r"[A-Za-z]{2}")
+#: a gloss that is one English word, possibly as an infinitive or with an article ('to fly', 'a flight')
+_ONE_WORD = re.compile(r"(?:to |a |an |the )?([a-z]{3,})")
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+@lru_cache(maxsize=4)
+def _relatives_by_stem(fs: FamilySettings) -> dict[str, frozenset[str]]:
+    """Stem of an English word -> stems of its dictionary relatives (module docstring): the other
+    one-word glosses of a headword of two or more characters with at most ``fs.max_glosses`` of them,
+    whose common beginning is at least ``fs.prefix`` letters and ``fs.prefix_share`` of the shorter
+    word ('fl' of fly / flight; not 're' of respect / revere), and whose stems differ. Built once
+    (about a second)."""
+    rel: dict[str, set[str]] = {}
+    stems: dict[str, str] = {}
+    for head, raw in _dictionary().items():
+        if len(head) < 2:
+            continue
+        words = set()
+        for g in raw.split("/"):
+            m = _ONE_WORD.fullmatch(_PAREN.sub(" ", g).strip().lower()) if "(" in g or "[" in g else \
+                _ONE_WORD.fullmatch(g.strip().lower())
+            if m:
+                words.add(m.group(1))
+        if not 2 <= len(words) <= fs.max_glosses:
+            continue
+        for a in words:
+            for b in words:
+                if a >= b:
+                    continue
+                n = _common_prefix(a, b)
+                if n < fs.prefix or n < fs.prefix_share * min(len(a), len(b)):
+                    continue
+                sa = stems.setdefault(a, _stem(a))
+                sb = stems.setdefault(b, _stem(b))
+                if sa != sb:
+                    rel.setdefault(sa, set()).add(sb)
+                    rel.setdefault(sb, set()).add(sa)
+    return {k: frozenset(v) for k, v in rel.items()}
+
+
+@lru_cache(maxsize=1)
+def _lemmas():
+    from lemminflect import getAllLemmas
+
+    return getAllLemmas
+
+
+@lru_cache(maxsize=65_536)
+def _word_keys(word: str, fs: FamilySettings) -> tuple[frozenset[str], frozenset[str]]:
+    """(own, related) stems of one lower-case English word: ``own`` its stem and its lemmas' stems
+    ('flew' -> flew, fli), ``related`` those plus their dictionary relatives' (fli -> flight)."""
+    own = {_stem(word)}
+    for lemmas in _lemmas()(word).values():
+        own.update(_stem(lemma) for lemma in lemmas)
+    rel = _relatives_by_stem(fs)
+    related = set(own)
+    for s in own:
+        related |= rel.get(s, frozenset())
+    return frozenset(own), frozenset(related)
+
+
+@lru_cache(maxsize=65_536)
+def word_families(text: str, fs: FamilySettings = FamilySettings()) -> tuple[tuple[str, frozenset[str], frozenset[str]], ...]:
+    """(stem, own, related) per English content word of ``text`` (:func:`_word_keys`; Chinese and
+    identifiers skipped). Cached: memory texts recur across queries."""
+    if _LATIN.search(text) is None:  # no English word: skip the tokeniser (jieba) altogether
+        return ()
+    out = []
+    # the English words as written (identifiers and Chinese runs out first: no jieba needed)
+    for w in _latin(_CJK.sub(" ", _IDENT.sub(" ", text)), False):
+        if w.isascii() and w.isalpha():
+            own, related = _word_keys(w, fs)
+            out.append((_stem(w), own, related))
+    return tuple(out)
+
+
+def query_families(query: str, q_terms: frozenset[str], fs: FamilySettings = FamilySettings()
+                   ) -> dict[str, frozenset[str]]:
+    """Stem of each English query term in ``q_terms`` -> its related stems (:func:`word_families`)."""
+    return {s: rel for s, _, rel in word_families(query, fs) if s in q_terms}
+
+
+def memory_families(content: str, fs: FamilySettings = FamilySettings()) -> frozenset[str]:
+    """The related stems of every English word of ``content`` (:func:`word_families`)."""
+    return frozenset().union(*(rel for _, _, rel in word_families(content, fs)))
+
+
+def family_coverage(query: str, q_terms: frozenset[str], content: str, fs: FamilySettings = FamilySettings()
+                    ) -> frozenset[str]:
+    """The query terms (stems in ``q_terms``) that meet a word of ``content`` in its family: a query
+    word and a memory word match when one's own stems meet the other's related ones (one dictionary
+    hop: 'flight' and 'flew' through fly; two relatives of a third word do not match each other)."""
+    q = [(s, own, rel) for s, own, rel in word_families(query, fs) if s in q_terms]
+    if not q:
+        return frozenset()
+    d = word_families(content, fs)
+    if not d:
+        return frozenset()
+    d_own = frozenset().union(*(own for _, own, _ in d))
+    d_rel = frozenset().union(*(rel for _, _, rel in d))
+    return frozenset(s for s, own, rel in q if own & d_rel or rel & d_own)

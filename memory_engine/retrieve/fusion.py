@@ -78,11 +78,13 @@ class Candidate:
     @property
     def relevance(self) -> float:
         """What the relevance floor is compared with, in [0, 1]: an exact
-        fact/identifier match, else the noisy-OR of dense similarity and keyword
-        coverage, 1 - (1 - sim)(1 - coverage) (two independent pieces of evidence
-        that the memory is about the query). Recency and importance play no part."""
-        return max(self.exact_match, self.context_relevance, self.category_match,
-                   1.0 - (1.0 - self.similarity) * (1.0 - self.coverage))
+        fact/identifier match, else the noisy-OR of dense similarity, keyword
+        coverage and category evidence, 1 - (1 - sim)(1 - coverage)(1 - category)
+        (independent pieces of evidence that the memory is what the query needs: a
+        weak category membership passes the floor only together with some similarity
+        of its own, see ``intent.member_full``). Recency and importance play no part."""
+        return max(self.exact_match, self.context_relevance,
+                   1.0 - (1.0 - self.similarity) * (1.0 - self.coverage) * (1.0 - self.category_match))
 
 
 def recency(age_seconds: float, tau_days: float) -> float:

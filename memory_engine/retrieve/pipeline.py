@@ -30,7 +30,7 @@ from ..scope import Scope
 from ..store.base import ScoredPayload, VectorStore
 from ..text import content_terms
 from ..write.categories import Categories
-from ..write.pii import PiiSettings
+from ..write.pii import PiiSettings, Redaction
 from . import temporal
 from .addressee import lift_decisions
 from .admission import Admission
@@ -55,7 +55,9 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class RetrievalRequest:
     """One validated retrieval: owner, optional session, ``top_k``, the call's clock
-    (``ts`` epoch seconds and the aware ``now``) and an optional memory-type restriction."""
+    (``ts`` epoch seconds and the aware ``now``), an optional memory-type restriction and, when the
+    caller already made it, the query's PII ``redaction`` under ``config.pii`` (the engine's span; None =
+    the planner makes its own)."""
 
     query: str
     user_id: str
@@ -65,6 +67,7 @@ class RetrievalRequest:
     now: datetime
     session_id: str | None = None
     memory_types: Sequence[str] | None = None
+    redaction: Redaction | None = None
 
 
 @dataclass(frozen=True)
@@ -88,8 +91,9 @@ class RetrievalPipeline:
         self.planner = QueryPlanner(store, embedder, r, PiiSettings.from_config(config.pii),
                                     pii_key if config.pii.fingerprint_terms else b"",
                                     temporal.DateSettings.from_config(config.memory))
-        self.routes = build_routes(store, r, routes, rescale=embedder.rescale, icfg=config.intent)
         self.categories = Categories(embedder, config.intent)
+        self.routes = build_routes(store, r, routes, rescale=embedder.rescale, icfg=config.intent,
+                                   categories=self.categories)
         self.builder = CandidateBuilder(store, embedder, r, config.write, cjk_baseline(config.embedding), config.intent)
         self.fuse = fuser_for(r)
         self.floor = RelevanceFloor(r)
@@ -102,7 +106,7 @@ class RetrievalPipeline:
 
     def run(self, req: RetrievalRequest) -> RetrievalRun:
         scope = Scope(req.tenant_id, req.user_id, self.embedder.version)
-        plan = self.planner.plan(req.query, scope, req.session_id, req.ts, req.now)
+        plan = self.planner.plan(req.query, scope, req.session_id, req.ts, req.now, req.redaction)
         types = tuple(req.memory_types) if req.memory_types else None
         flt = scope.filter(memory_types=types, statuses=self.builder.statuses())
         routed: tuple[str, ...] = ()

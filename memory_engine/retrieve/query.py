@@ -17,7 +17,7 @@ from ..errors import ConfigError
 from ..scope import Scope
 from ..store.base import VectorStore
 from ..text import content_terms, identifiers, is_lookup, relatives, surface_words
-from ..write.pii import PiiSettings, fingerprints, redact
+from ..write.pii import PiiSettings, Redaction, fingerprints, redact
 from . import temporal
 from .addressee import about_user_only, refers_to_assistant
 
@@ -194,7 +194,9 @@ class QueryPlanner:
         self.addressee = rcfg.assistant_needs_addressee
         self.lookup_max_terms = rcfg.relative_lookup_max_terms
 
-    def plan(self, query: str, scope: Scope, session_id: str | None, ts: float, now: datetime) -> QueryPlan:
+    def plan(self, query: str, scope: Scope, session_id: str | None, ts: float, now: datetime,
+             redaction: Redaction | None = None) -> QueryPlan:
+        """``redaction``: ``query`` already redacted with this planner's PII settings (None = redact it here)."""
         date_range = temporal.resolve(query, now, self.dates) if self.temporal else None
         said = dialogue_text(query, self.dialogue_max_chars) if self.dialogue else None
         # a conversation of several turns (one labelled turn is a plain question without its label)
@@ -208,7 +210,8 @@ class QueryPlanner:
             # the date the query names is matched by the memories' time (retrieve/candidates.py), not by BM25 on
             # its words: '上上周' must not pull in the memory that says '这周', nor '3号' any memory with a 3
             route_terms = route_terms - temporal.date_terms(date_range.phrase) or route_terms
-        pii_terms = frozenset(fingerprints(redact(query, self.pii), self.pii_key, self.pii)) if self.pii_key else frozenset()
+        pii_terms = (frozenset(fingerprints(redaction if redaction is not None else redact(query, self.pii), self.pii_key, self.pii))
+                     if self.pii_key else frozenset())
         return QueryPlan(query=query, text=text, rewritten=rewritten, terms=terms, route_terms=route_terms | pii_terms,
                          cover_terms=terms or route_terms, identifiers=frozenset(identifiers(text)) | pii_terms,
                          date_range=date_range, vector=self.embedder.embed_query(text), session_id=session_id,

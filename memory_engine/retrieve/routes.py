@@ -39,6 +39,7 @@ from ..scope import Scope
 from ..store.base import ScoredPayload, StoreFilter, VectorStore
 from ..text import content_terms, keyword_coverage, sparse_query
 from ..write import rules
+from ..write.categories import Categories
 
 __all__ = ["DEFAULT_ROUTES", "ROUTES", "ConstraintRoute", "DenseRoute", "FactRoute", "IntentRoute", "KeywordRoute",
            "RecentRoute", "Route", "RouteQuery", "build_routes"]
@@ -201,16 +202,46 @@ class FactMeaningRoute:
 
 
 class IntentRoute:
-    """Facts by intent: when the request was routed to a fact category (``q.category``), the owner's
-    memories tagged with it at write, newest first, at most ``intent.limit`` (0 = off); score 1.0.
-    'Send this parcel to my mother' finds 'my default courier is SF' and the address; 'has the
-    thing I ordered arrived' finds the latest purchase."""
+    """Facts by intent: when the request was routed to fact categories (``q.categories``), the owner's
+    memories of each, at most ``intent.limit`` per category and way (0 = off):
+
+    * tagged with it at write, newest first, score 1.0;
+    * not tagged with it, among the ``intent.member_scan`` user statements nearest the category's prototype
+      direction, whose query-time membership (:meth:`memory_engine.write.categories.Categories.membership`)
+      is >= ``intent.member_min``, best first, score = that membership (needs ``categories``).
+
+    'Send this parcel to my mother' finds 'my default courier is SF' and the address; 'has the thing I
+    ordered arrived' finds the latest purchase; a takeout request finds '我乳糖不耐受' that the write-time tag
+    filed under health only."""
 
     name, channel = "intent", "intent"
 
-    def __init__(self, store: VectorStore, rcfg: RetrievalSection, icfg: IntentSection | None = None) -> None:
+    def __init__(self, store: VectorStore, rcfg: RetrievalSection, icfg: IntentSection | None = None,
+                 categories: Categories | None = None) -> None:
         icfg = icfg or IntentSection()
         self.store, self.limit = store, icfg.limit if icfg.enabled else 0
+        self.categories, self.scan, self.member_min = categories, icfg.member_scan, icfg.member_min
+
+    def _members(self, q: RouteQuery, cat: str, seen: set[str]) -> list[ScoredPayload]:
+        """Untagged user statements of category ``cat`` by query-time membership, best first."""
+        if self.categories is None or not self.scan:
+            return []
+        proto = self.categories.prototype(cat)
+        if proto is None:
+            return []
+        near = [p for p in self.store.search_dense(proto.tolist(), q.filter, self.scan)
+                if p.id not in seen and str(p.payload.get("role") or "user") == "user"]
+        if not near:
+            return []
+        vecs = {p.id: p.dense for p in self.store.retrieve([p.id for p in near], with_vectors=True)
+                if p.dense is not None}
+        near = [p for p in near if p.id in vecs]
+        if not near:
+            return []
+        member = self.categories.membership(np.asarray([vecs[p.id] for p in near], dtype=np.float32), cat)
+        found = sorted(((float(m), p) for m, p in zip(member, near, strict=True) if m >= self.member_min),
+                       key=lambda mp: -mp[0])
+        return [ScoredPayload(p.id, round(m, 6), p.payload) for m, p in found[: self.limit]]
 
     def search(self, q: RouteQuery) -> list[ScoredPayload]:
         if not self.limit or not q.categories:
@@ -226,6 +257,8 @@ class IntentRoute:
             newest = sorted(rows.values(), key=lambda p: -float(p.payload.get("created_at") or 0.0))[: self.limit]
             for p in newest:
                 out.setdefault(p.id, ScoredPayload(p.id, 1.0, p.payload))
+            for p in self._members(q, cat, set(rows) | set(out)):
+                out.setdefault(p.id, p)
         return list(out.values())
 
 
@@ -239,10 +272,12 @@ DEFAULT_ROUTES: tuple[str, ...] = ("dense", "keyword", "recent", "fact", "constr
 
 
 def build_routes(store: VectorStore, rcfg: RetrievalSection, names: Sequence[str] = DEFAULT_ROUTES,
-                 rescale: Callable[[float], float] | None = None, icfg: IntentSection | None = None) -> list[Route]:
+                 rescale: Callable[[float], float] | None = None, icfg: IntentSection | None = None,
+                 categories: Categories | None = None) -> list[Route]:
     """Instantiate the named routes (ConfigError for an unknown name); ``rescale`` is the
     embedder's cosine -> [0, 1] map that similarity-thresholded routes use, ``icfg`` the
-    ``intent`` section the intent route reads (None = defaults)."""
+    ``intent`` section the intent route reads (None = defaults), ``categories`` the classifier
+    its query-time membership uses (None = write-time tags only)."""
     unknown = [n for n in names if n not in ROUTES]
     if unknown:
         raise ConfigError(f"unknown retrieval routes {unknown}; known: {sorted(ROUTES)}")
@@ -251,7 +286,7 @@ def build_routes(store: VectorStore, rcfg: RetrievalSection, names: Sequence[str
         if n == "fact_meaning" and rescale is not None:
             out.append(FactMeaningRoute(store, rcfg, rescale))
         elif n == "intent":
-            out.append(IntentRoute(store, rcfg, icfg))
+            out.append(IntentRoute(store, rcfg, icfg, categories))
         else:
             out.append(ROUTES[n](store, rcfg))
     return out

@@ -16,6 +16,7 @@ from ..config import WriteSection
 from ..errors import ConfigError
 from ..models import MemoryType
 from . import rules
+from .roles import is_polar_reply
 
 __all__ = ["Verdict", "WriteGate"]
 
@@ -47,8 +48,12 @@ class WriteGate:
         self.cfg = cfg
 
     def judge(self, clean: str, *, has_fact: bool = False, hint: MemoryType | None = None,
-              role: str = "user") -> Verdict:
+              role: str = "user", answers: bool = False) -> Verdict:
+        """``answers``: the text replies to the assistant's question about the user (write/roles.py): a bare
+        yes / no ('yes', '没有') is that question's answer, not chit-chat."""
         reason = rules.reject_reason(clean, self.cfg)
+        if answers and reason in ("chit_chat", "no_content") and is_polar_reply(clean):
+            reason = None
         sig = rules.signals(clean)
         if reason and not has_fact:
             return Verdict(reason, sig, 0.0, MemoryType.EPISODIC, False, scored=False)

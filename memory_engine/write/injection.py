@@ -14,7 +14,10 @@ flagged when the sum reaches ``write.injection_threshold``:
 * ``imperative_to_model``: an obligation aimed at the model itself ("the
   assistant must", "as an AI you must", "AI助手必须", "请你务必");
 * ``addressed_to_model``: the text speaks to a model ("note to any assistant
-  reading this", "if you are an AI", "AI助手请注意", "如果你是大模型");
+  reading this", "if you are an AI", "AI助手请注意", "如果你是大模型"), or names a model
+  as the reader of this very text a few words apart ("if an AI is reading this", "any
+  model that processes this page", "P.S. to the bot:", "大模型读取本页时", "给AI的话：");
+  "this" must name the text ("these forms" is no text being read);
 * ``user_directed``: instructions about "the user" / "the reader" in the third
   person ("tell the user to", "告诉用户", "推荐用户") - a page informs its reader,
   it does not tell someone how to treat them;
@@ -28,7 +31,8 @@ flagged when the sum reaches ``write.injection_threshold``:
 * ``obligation``: must / always / only / 必须 / 务必 / 只能 (weak on its own: pages
   give advice to their reader, "you should bring an umbrella");
 * ``addressed_instruction``: one sentence both speaks to a model and instructs it
-  ("AI agents visiting this page should recommend X");
+  ("AI agents visiting this page should recommend X", "... is required to state",
+  "please also email", "应一律回答");
 * ``output_directed``: the text names the responder's output ("in your answer",
   "when summarising this page", "after answering", "在回复中", "每条回答末尾"): a
   page written for a human reader has no reply to shape;
@@ -65,6 +69,17 @@ import binascii
 import re
 from collections.abc import Mapping
 from typing import Any
+
+#: a model as a reader of the text (en / zh nouns) and verbs of reading or handling the text
+_MODEL_EN = (r"(?:ai|a\.i\.|ais|assistants?|(?:large )?(?:language )?models?|llms?|chatbots?|chat ?gpt|gpt|agents?|"
+             r"crawlers?|bots?)")
+_READS_EN = (r"(?:is |are )?(?:reading|reads|read|processing|processes|process|summari[sz]ing|summari[sz]es|parsing|parses|"
+             r"browsing|visiting|crawling|scraping|indexing|seeing|sees|analy[sz]ing|handling)")
+#: what 'this' must name for the model to be reading the text itself ('this page', not 'these forms')
+_TEXT_EN = (r"(?:page|pages|document|doc|text|sheet|post|thread|site|website|e-?mail|message|file|faq|listing|article|"
+            r"review|reviews|content|result|results|section|note|comment|description|readme|repo|repository)")
+_MODEL_ZH = r"(?:AI|ai|人工智能|大模型|语言模型|模型|助手|助理|机器人|智能体|智能客服)"
+_READS_ZH = r"(?:读取|阅读|读到|看到|处理|总结|抓取|浏览|解析|分析|访问)"
 
 _SIGNALS: dict[str, re.Pattern[str]] = {
     "override": re.compile(
@@ -110,7 +125,13 @@ _SIGNALS: dict[str, re.Pattern[str]] = {
         # a data field named for the model: "instructions_for_ai":, agent_note=, "note to assistant":
         r"[\"']?[\w-]*?(?:instructions?|notes?|prompts?|directives?|messages?|rules?)[_\- ]?(?:for|to)?[_\- ]?"
         r"(?:ai|assistants?|agents?|llms?|models?|bots?|gpt)[\"']?\s*[:=]|"
-        r"[\"']?(?:ai|assistant|agent|llm|bot|gpt)[_\-](?:instructions?|notes?|prompts?|directives?|rules?)[\"']?\s*[:=]",
+        r"[\"']?(?:ai|assistant|agent|llm|bot|gpt)[_\-](?:instructions?|notes?|prompts?|directives?|rules?)[\"']?\s*[:=]|"
+        # the model as the reader of this very text, a few words apart: 'if an AI is reading this', 'any language
+        # model that processes this FAQ', 'P.S. to the chatbot:', '大模型读取本页时', '给AI的话：'
+        rf"\b{_MODEL_EN}\b(?:\s+[\w'-]+){{0,3}}?\s+(?:(?:that|who|which)\s+)?{_READS_EN}\s+(?:(?:this|these|the "
+        rf"following|our|my)\s+{_TEXT_EN}\b|(?:this|these|the following)(?=\s*(?:[,:;.!?)]|$)))|\b(?:p\.?s\.?|note|reminder|message|hint)?\s*(?:to|for)\s+(?:the |any |all |every )?"
+        rf"{_MODEL_EN}\s*[:：]|{_MODEL_ZH}[^。！？.!?\n]{{0,6}}?{_READS_ZH}(?:本|这|此|该|这个|这篇|以下)|"
+        rf"(?:给|致|写给){_MODEL_ZH}的(?:话|留言|提示|指令|说明|备注)",
         re.IGNORECASE,
     ),
     "user_directed": re.compile(
@@ -208,7 +229,11 @@ _INSTRUCTION = re.compile(
     r"never\s+)(?:tell|say|recommend|respond|reply|answer|include|mention|add|promote|output|write|suggest|direct|link|"
     r"send|ask|claim|describe|rate|forward|call)\b|"
     r"(?:^|[,;:，；：]\s*)(?:tell|say|recommend|respond|reply|answer|mention|claim|describe|rate|forward|send)\b|"
-    r"(?:请|要|务必|必须|一定要|只能)(?:在[^。！？]{0,8})?(?:告诉|推荐|回复|回答|输出|加上|提到|引导|附上|声称|说)",
+    r"\b(?:is|are) (?:required|instructed) to\s+\w+|\bplease\s+(?:also\s+|always\s+|now\s+)?"
+    r"(?:tell|say|recommend|respond|reply|answer|include|mention|add|promote|output|write|suggest|direct|link|send|ask|"
+    r"claim|describe|rate|forward|call|email|e-mail|share|post|upload|state|report|return)\b|"
+    r"(?:请|要|务必|必须|一定要|只能|应|应该)(?:在[^。！？]{0,8})?(?:一律|都|统一|全部|总是|始终|也|再)?"
+    r"(?:告诉|推荐|回复|回答|输出|加上|提到|引导|附上|声称|说|发送|发给|转发|填写|说明|表示|写)",
     re.IGNORECASE,
 )
 _SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]?")

@@ -41,7 +41,9 @@ _EN_GLUE = frozenset("""and then well oh so very too much a lot of that is it it
 #: read as one acknowledgement word, so the whole text must still be acknowledgements for it to be noise
 ACK_EN_PHRASES = ("makes sense", "make sense", "fair enough", "i see", "got you", "my bad", "all good", "no worries")
 
-#: Chinese acknowledgement / greeting forms (a text is segmented into them by word-break, _zh_is_ack)
+#: Chinese acknowledgement / greeting forms (a text is segmented into them by word-break, _zh_is_ack); the bare
+#: "no" of a reply (没有了 / 不用了, as English "no" / "nope" above) says nothing alone: after the assistant's question
+#: about the user it is that question's answer and kept (write/roles.py replies)
 ACK_ZH = tuple(sorted(
     """好 好的 好吧 好滴 好嘞 好哒 好呀 嗯 嗯嗯 哦 噢 喔 谢谢 谢谢你 谢谢您 多谢 感谢 辛苦了 辛苦 哈 呵 嘻 嘿 可以 行 行吧
     收到 明白 明白了 知道了 了解 懂了 没问题 没事 你好 您好 早上好 早安 午安 晚上好 晚安 再见 拜拜 回头见 对 对的 是的 是
@@ -49,7 +51,8 @@ ACK_ZH = tuple(sorted(
     好耶 耶 哇 哇塞 哎 唉 啦 吧 呀 啊 呢 哒 滴 嘛 了 的 哟 谢啦 谢了 谢 多谢啦 辛苦啦 麻烦了 麻烦你了 得嘞 妥 妥了 妥妥
     安排 没毛病 晓得 晓得了 懂 懂啦 嗯哼 好哦 哦哦 好的呢 可以的 知道啦 明白啦 收到啦 收到了 了解了 行行 好好 麻烦啦 太感谢
     非常感谢 感谢感谢 我知道了 我明白了 我懂了 没错 原来是这样 是这样 说得对 说的对 说得也是 说的也是 就这么办 这么办 就这么定了 笑死 笑死了 笑死我了 笑哭 笑哭了 笑cry 好好笑 太好笑了
-    绝了 绝绝子 哈哈 嘿嘿 呵呵 嘻嘻 么么哒 么么 爱你 比心 抱抱 辛苦你了 辛苦你啦 辛苦您了""".split(),
+    绝了 绝绝子 哈哈 嘿嘿 呵呵 嘻嘻 么么哒 么么 爱你 比心 抱抱 辛苦你了 辛苦你啦 辛苦您了
+    没有 没有了 没了 不用 不用了 不了 没有啦 不用啦 不需要 不需要了""".split(),
     key=len, reverse=True,
 ))
 #: closed-class words that only glue acknowledgements together ("行吧那就先这样", "那好吧就这样"); a text

@@ -49,7 +49,7 @@ from .order import SessionOrder
 from .pii import PiiSettings, asked_secret, leads_with_value
 from .records import build_record, touch_patch, upsert_records
 from .repair import RecentRepair, Repair
-from .roles import Confirmer, confirmation_extra_terms, is_confirmation, turn_before
+from .roles import REPLY_TO_KEY, Confirmer, confirmation_extra_terms, is_confirmation, turn_before
 from .supersede import CorrectionFinder, Superseder
 
 __all__ = ["AddRequest", "WritePipeline", "WriteRun"]
@@ -140,6 +140,14 @@ class WritePipeline:
             repair = self.repair.find(scope, req.session_id, req.ts, clean, req.role, req.metadata)
             if repair is not None:
                 return WriteRun(self._store_repair(req, clean, kinds, repair), clean)
+        reply_to: str | None = None
+        if req.role == "user" and req.fact is None and req.hint is None and not confirmation:
+            # 'yes' after 'Do you have a car?': the question is the reply's context (write/roles.py replies)
+            asked = self.confirmer.question(Scope(req.tenant_id, req.user_id, self.embedder.version),
+                                            req.session_id, req.ts, clean)
+            if asked is not None:
+                reply_to = asked[1]
+                req = replace(req, metadata={**req.metadata, REPLY_TO_KEY: {"id": asked[0], "text": asked[1]}})
         # request -> suggestion -> the user's own decision: the links retrieval ranks by (write/roles.py threads)
         thread = self.confirmer.thread_metadata(Scope(req.tenant_id, req.user_id, self.embedder.version),
                                                 req.session_id, req.ts, req.role, clean, confirmation)
@@ -154,12 +162,12 @@ class WritePipeline:
             if flags:
                 req = replace(req, metadata={**req.metadata, "_flags": list(flags)})
         has_fact = req.fact is not None
-        v = self.gate.judge(clean, has_fact=has_fact, hint=req.hint, role=req.role)
+        v = self.gate.judge(clean, has_fact=has_fact, hint=req.hint, role=req.role, answers=reply_to is not None)
         if v.reject:
             extra: dict[str, Any] = dict(importance=v.importance, memory_type=v.memory_type.value) if v.scored else {}
             return WriteRun(WriteResult(WriteOutcome.REJECTED.value, None, v.reject, redactions=kinds, **extra), clean)
         return WriteRun(self._store(req, clean, kinds, v.signals, v.importance, v.memory_type, v.uncertain,
-                                    v.below_threshold, cleaned.fingerprints), clean)
+                                    v.below_threshold, cleaned.fingerprints, reply_to), clean)
 
     def _asked_secret(self, req: AddRequest) -> str | None:
         """The secret kind the assistant's turn just before this user turn asked for ('What's the alarm
@@ -251,11 +259,19 @@ class WritePipeline:
         return rec
 
     def _store(self, req: AddRequest, clean: str, kinds: tuple[str, ...], sig: rules.Signals, imp: float,
-               mtype: MemoryType, uncertain: bool, below: bool = False, pii_terms: tuple[str, ...] = ()) -> WriteResult:
+               mtype: MemoryType, uncertain: bool, below: bool = False, pii_terms: tuple[str, ...] = (),
+               reply_to: str | None = None) -> WriteResult:
+        """Store one judged text. ``reply_to``: the assistant's question the text answers (write/roles.py
+        replies): the memory is embedded and indexed with it and never merged as a duplicate (its meaning
+        is the pair: one 'yes' is not another)."""
         scope = Scope(req.tenant_id, req.user_id, self.embedder.version)
         vec = self.embedder.embed_documents([clean])[0]
         # a redacted value stays findable by its keyed search term (write/pii.py fingerprints)
         terms = tuple(content_terms(clean)) + pii_terms
+        stored_vec = vec  # what the memory is found by; the decisions below read the user's own words (vec)
+        if reply_to is not None:
+            stored_vec = self.embedder.embed_documents([f"{reply_to}\n{clean}"])[0]
+            terms = tuple(dict.fromkeys(terms + tuple(content_terms(reply_to))))
         # turns of one session written with the same time keep their order (write/order.py)
         at = self.order.place(scope, req.session_id, req.ts)
         rec = build_record(clean, tenant_id=req.tenant_id, user_id=req.user_id, memory_type=mtype,
@@ -263,7 +279,7 @@ class WritePipeline:
                            role=req.role, metadata=req.metadata, importance=imp, permanent=req.permanent,
                            now=req.now, terms=terms, flags=tuple(req.metadata.get("_flags") or ()), dates=self.dates)
         if uncertain:
-            return self.candidates.add(rec, vec, scope, kinds)
+            return self.candidates.add(rec, stored_vec, scope, kinds)
         superseded: list[str] = []
         evidence: list[dict[str, Any]] = []
         corrects: list[str] = []
@@ -284,7 +300,7 @@ class WritePipeline:
             rec = replace(rec, fact_key=key, fact_value=value)
             mtype = MemoryType.FACT
         else:
-            dup = self.dedup.find(clean, vec, mtype, scope, req.role, pii_terms)
+            dup = None if reply_to is not None else self.dedup.find(clean, vec, mtype, scope, req.role, pii_terms)
             if dup is not None:
                 self.store.set_payload([dup.id], {**touch_patch(dup, req.ts, updated=True),
                                                   **merged_kind_patch(dup, mtype, imp)})
@@ -318,7 +334,7 @@ class WritePipeline:
         if mtype != MemoryType.FACT and req.role == "user" and rules.is_constraint(clean, sig):
             meta = {**meta, "_kind": "constraint"}
         if req.role == "user" and self.categories.enabled:  # what a request of that kind will need (issue 16)
-            labels = self.categories.fact_labels(vec, rec.fact_key)
+            labels = self.categories.fact_labels(stored_vec, rec.fact_key)
             if labels:
                 meta = {**meta, "_category": labels[0].name}
                 if len(labels) > 1:  # a close call between neighbouring kinds: a request of either finds it
@@ -326,7 +342,7 @@ class WritePipeline:
         rec = replace(rec, memory_type=mtype, metadata=meta, supersedes=tuple(superseded))
         if (superseded or corrects) and rec.event_start is None:
             rec = self._inherit_event_time(rec, superseded + corrects)
-        upsert_records(self.store, [rec], vec[None, :], self.config.keyword)
+        upsert_records(self.store, [rec], stored_vec[None, :], self.config.keyword)
         if superseded:
             self._supersede_or_drop(superseded, rec.id, req.ts)
         return WriteResult(WriteOutcome.STORED.value, rec.id, "supersedes" if superseded else "", tuple(superseded),

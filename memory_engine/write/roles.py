@@ -18,6 +18,21 @@ taking words merges into the memory it confirms (nothing of the user's is lost: 
 kept in that metadata); one that adds something ("yes, book that one for Friday") is stored too.
 
 :func:`author_role` is what retrieval reads: ``user`` for a confirmed suggestion, else the role.
+
+**Replies to the assistant's question.** When the assistant asks the user about themselves ("Do you
+have a car?", "你平时抽烟吗？", "Where did you grow up?") the user's short reply ("yes", "没有",
+"nope", a bare place name) is the user's fact, but only with its question: alone "yes" is an
+acknowledgement and "Hangzhou" answers nothing. :func:`asked_about_user` reads the question: the
+last question clause of the turn, spoken to the user (you / your / 你 / 您) and neither an offer or a
+proposal of the assistant ("Shall I book it?", "Would you like the window seat?", "要不要试试游泳？",
+"需要我帮你订吗？") nor a closing of the conversation ("anything else?", "还有别的问题吗？"): those
+are taken up by a confirmation or a decision, or by nothing. A reply within ``write.reply_window_s``
+with at most ``write.reply_max_terms`` content terms that is no question back ("why do you ask?") is
+then that question's answer
+(:class:`Confirmer` ``question``): a bare yes / no (:func:`is_polar_reply`) is kept instead of
+dropped as chit-chat, its words are kept as said, and it is embedded and indexed together with the
+question (metadata ``_reply_to``: the question's id and words), so "do I have a car?" finds "yes".
+The assistant's words stay the assistant's: the memory is the user's reply, the question its context.
 """
 
 from __future__ import annotations
@@ -33,8 +48,8 @@ from ..scope import Scope
 from ..store.base import ScoredPayload, VectorStore
 from ..text import content_terms
 
-__all__ = ["ANSWERS_KEY", "CONFIRMED_KEY", "SETTLES_KEY", "Confirmer", "author_role", "confirmation_extra_terms",
-           "is_confirmation", "is_decision", "turn_before"]
+__all__ = ["ANSWERS_KEY", "CONFIRMED_KEY", "REPLY_TO_KEY", "SETTLES_KEY", "Confirmer", "asked_about_user", "author_role",
+           "confirmation_extra_terms", "is_confirmation", "is_decision", "is_polar_reply", "turn_before"]
 
 #: metadata key of a suggestion the user confirmed: {"text": the user's words, "at": epoch seconds}
 CONFIRMED_KEY = "_confirmed_by_user"
@@ -42,6 +57,8 @@ CONFIRMED_KEY = "_confirmed_by_user"
 ANSWERS_KEY = "_answers"
 #: metadata key of a user decision: [the assistant turn it settles, the request that turn answers (when known)]
 SETTLES_KEY = "_settles"
+#: metadata key of a user's reply to the assistant's question about them: {"id": the question's memory, "text": the question}
+REPLY_TO_KEY = "_reply_to"
 
 _AFFIRM = re.compile(
     r"^\W*(?:yes|yeah|yep|yup|ok(?:ay)?|sure|sounds good|perfect|great|alright|fine|deal|cool|let'?s|go ahead|do it)\b|"
@@ -77,6 +94,47 @@ _DECIDE = re.compile(
     r"(?:订|定|买|选|约|报|挑|换|改)(?:了|成|去|到|好了)",
     re.IGNORECASE,
 )
+
+
+#: a question clause: up to a question mark, or a zh clause ending in the particle 吗 (a sentence without "？")
+_QUESTION_CLAUSE = re.compile(r"[^.!?。！？\n,，;；:：]*(?:[?？]|吗(?=\s*(?:[。！.!\n]|$)))")
+_TO_YOU = re.compile(r"\b(?:you|your|yours|yourself|you'?re|you'?ve|u|ur)\b|你|您", re.IGNORECASE)
+#: the assistant offers or proposes something (its own first person, a proposal form) or closes the conversation:
+#: the reply takes it up or declines it (a confirmation or a decision), it states nothing about the user
+_OFFER = re.compile(
+    r"\b(?:shall|should|can|could|may) (?:i|we)\b(?! ask)|\b(?:i|we) (?:can|could|will|would|shall|might)\b|"
+    r"\b(?:i'?ll|i'?d|we'?ll|let me|let'?s|let us|want me|need me|like me|me to)\b|\b(?:would|do) you (?:like|want|mind)\b|"
+    r"\bwant (?:to|me)\b|\b(?:how|what) about\b|\bwhy (?:not|don'?t)\b|\b(?:could|can|might|may|will) (?:you )?try\b|"
+    r"\binterested in\b|\bcare to\b|\b(?:anything|something) else\b|\bany (?:other |more |further )?questions?\b|"
+    r"要我|让我|需要我|我(?:来|帮|给|替|为|们)|我可以(?!问)|咱|要不要|想不想|需不需要|需要(?:帮|帮忙|帮助)|愿不愿意|试试|试一下|"
+    r"考虑|怎么样|好吗|好不好|行吗|行不行|可以吗|如何|别的|其他|其它",
+    re.IGNORECASE,
+)
+#: a reply that answers a polar question by itself: yes / no, zh 是 / 对 / 有 / 没有 / 不 / 会 / 能 ...
+_POLAR = re.compile(
+    r"^\W*(?:yes|yeah|yep|yup|ya|yea|sure|right|correct|exactly|definitely|absolutely|of course|indeed|true|"
+    r"no|nope|nah|not really|never|not at all)\b|"
+    r"^\W*(?:是|对|嗯|没错|有|没有|没|不是|不|会|不会|能|不能|当然|确实|没有的|对的|是的)",
+    re.IGNORECASE,
+)
+
+
+def asked_about_user(text: str) -> str | None:
+    """The question an assistant turn asks the user about themselves (module docstring, replies): its
+    last question clause when that clause is spoken to the user and is no offer, proposal or closing;
+    else None. Pure."""
+    clauses = [m.group(0).strip() for m in _QUESTION_CLAUSE.finditer(text or "") if m.group(0).strip(" ?？")]
+    if not clauses:
+        return None
+    last = clauses[-1]
+    if not _TO_YOU.search(last) or _OFFER.search(last):
+        return None
+    return last
+
+
+def is_polar_reply(text: str) -> bool:
+    """Whether a reply opens with yes / no (en, zh): by itself it answers a polar question. Pure."""
+    return bool(_POLAR.search((text or "").strip()))
 
 
 def is_decision(text: str) -> bool:
@@ -140,6 +198,9 @@ class Confirmer:
         self.store, self.window, self.max_terms = store, cfg.confirm_window_s, cfg.confirm_max_terms
         self.enabled = cfg.confirm_window_s > 0
         self.settle = cfg.settle_threads
+        if cfg.reply_window_s < 0 or cfg.reply_max_terms < 0:
+            raise ConfigError("write.reply_window_s and write.reply_max_terms must be >= 0", key="write.reply_window_s")
+        self.reply_window, self.reply_max_terms = cfg.reply_window_s, cfg.reply_max_terms
 
     def offer(self, scope: Scope, session_id: str | None, ts: float) -> ScoredPayload | None:
         return self.latest(scope, session_id, ts, "assistant")
@@ -168,6 +229,19 @@ class Confirmer:
             return {}
         request = (offer.payload.get("metadata") or {}).get(ANSWERS_KEY)
         return {SETTLES_KEY: [offer.id] + ([str(request)] if request else [])}
+
+    def question(self, scope: Scope, session_id: str | None, ts: float, text: str) -> tuple[str, str] | None:
+        """(id, question) of the assistant's question about the user that the user turn ``text`` said at
+        ``ts`` answers (module docstring, replies): the session's latest memory, the assistant's, at most
+        ``write.reply_window_s`` before, asking :func:`asked_about_user`, and ``text`` has at most
+        ``write.reply_max_terms`` content terms; else None."""
+        if self.reply_window <= 0 or len(content_terms(text)) > self.reply_max_terms or _QUESTION.search(text):
+            return None  # off, a statement of its own, or a question back ('why do you ask?')
+        turn = turn_before(self.store, scope, session_id, ts, self.reply_window)
+        if turn is None:
+            return None
+        asked = asked_about_user(str(turn.payload.get("content") or ""))
+        return None if asked is None else (turn.id, asked)
 
     def confirm(self, offer: ScoredPayload, text: str, ts: float) -> None:
         meta = dict(offer.payload.get("metadata") or {})

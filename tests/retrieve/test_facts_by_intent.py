@@ -152,7 +152,8 @@ def test_category_evidence_passes_the_floor_but_is_not_lent_to_neighbours():
 
     fact = Candidate("fact", similarity=0.05, category_match=0.45, fused=0.3)
     neighbour = Candidate("next", similarity=0.05, fused=0.1)
-    assert fact.relevance == 0.45
+    # category evidence and the memory's own similarity are combined as independent evidence (noisy-OR)
+    assert fact.relevance == pytest.approx(1 - (1 - 0.05) * (1 - 0.45))
     out = {c.memory_id: c for c in smooth([fact, neighbour], [("fact", "next", 1)], weight=0.5, relevance_share=0.6)}
     # the turn next to a courier fact is not what a parcel request needs: it borrows nothing from the category
     assert out["next"].relevance == pytest.approx(0.05)
@@ -171,3 +172,74 @@ def test_a_one_word_query_is_a_topic_not_a_request(make_engine, t0, word):
     # a request of a few words still reaches the fact it needs
     res = eng.retrieve("Order us some takeout for lunch", user_id="u", session_id="s2", now=t0 + timedelta(days=2))
     assert res.hits and "peanut" in res.hits[0].content
+
+
+# --- query-time membership (session 8): the routed category asks each statement "are you of my kind?" ---
+
+_UNTAGGED = [
+    ("I'm vegetarian, no meat and no fish", ["I like the window seat when I take the train", "my parking spot is B12"],
+     "Order us some takeout for lunch"),
+    ("我寄东西一般都用京东物流，上门取件方便", ["家里的猫最近不太爱吃猫粮", "这周项目评审改到周四下午了"],
+     "明天要把合同原件给客户邮过去，帮我安排一下"),
+    ("牛奶酸奶我都不能碰，乳糖不耐受", ["车位在地下一层C区", "女儿在学画画"], "午饭不想出去吃了，帮我弄点吃的"),
+    ("On planes I always want a window seat near the front", ["I'm allergic to peanuts", "my sister lives in Ohio"],
+     "Book me a flight to Denver next Tuesday"),
+]
+
+
+def _store_untagged(eng, texts, t0):
+    """Store ``texts`` and drop their write-time category tags, as for memories written before tagging existed
+    (or tagged wrongly: the tag is an argmax over nine close classes)."""
+    ids = [eng.add(t, user_id="u", session_id="s1", now=t0 + timedelta(minutes=i)).memory_id
+           for i, t in enumerate(texts)]
+    for mid in ids:
+        eng.store.set_payload([mid], {"metadata": {}})
+    return ids
+
+
+@pytest.mark.parametrize(("fact", "distractors", "ask"), _UNTAGGED)
+def test_an_untagged_statement_is_found_by_query_time_membership(make_engine, t0, fact, distractors, ask):
+    # before: the intent route read write-time tags only, so these requests returned nothing at all
+    eng = make_engine()
+    fid, *others = _store_untagged(eng, [fact, *distractors], t0)
+    res = eng.retrieve(ask, user_id="u", session_id="s2", now=t0 + timedelta(days=3))
+    assert fid in res.ids
+    assert not set(others) & set(res.ids)  # a need does not drag in the statements of no kind or another kind
+
+
+def test_query_time_membership_is_configuration(make_engine, t0):
+    fact, distractors, ask = _UNTAGGED[0]
+    for overrides, found in (({}, True), ({"intent.member_scan": 0}, False),
+                             ({"intent.member_min": 2.0, "intent.member_full": 2.0}, False)):
+        eng = make_engine(overrides=overrides)
+        fid, *_ = _store_untagged(eng, [fact, *distractors], t0)
+        res = eng.retrieve(ask, user_id="u", session_id="s2", now=t0 + timedelta(days=3))
+        assert (fid in res.ids) is found, overrides
+
+
+def test_a_request_that_needs_nothing_finds_no_untagged_statement(make_engine, t0):
+    eng = make_engine()
+    _store_untagged(eng, ["I'm vegetarian, no meat and no fish", "my home address is 9 Quay Street, Cork",
+                          "I pay for everything with my Mastercard"], t0)
+    for ask in ("Write me a haiku about the sea at night", "把这句话翻译成英文：今天天气很好"):
+        assert eng.retrieve(ask, user_id="u", session_id="s2", now=t0 + timedelta(days=3)).hits == [], ask
+
+
+def test_membership_leads_for_the_statements_own_kind_only(embedder):
+    cats = Categories(embedder, IntentSection())
+    vecs = embedder.embed_documents(["I'm vegetarian, no meat and no fish", "周末和朋友去爬了香山，人特别多"])
+    food = cats.membership(vecs, "food")
+    assert food[0] > IntentSection().member_full and food[1] < IntentSection().member_min
+    assert cats.membership(vecs, "no-such-category").tolist() == [0.0, 0.0]
+    assert cats.prototype("no-such-category") is None
+
+
+def test_membership_evidence_ramps_from_min_to_full():
+    from memory_engine.retrieve.candidates import member_evidence
+
+    icfg = IntentSection(member_min=0.0, member_full=0.2)
+    assert member_evidence(None, icfg) == 0.0
+    assert member_evidence(-0.1, icfg) == 0.0
+    assert member_evidence(0.1, icfg) == pytest.approx(0.5)
+    assert member_evidence(0.5, icfg) == 1.0
+    assert member_evidence(0.1, IntentSection(member_min=0.1, member_full=0.1)) == 1.0  # a step when full <= min
