@@ -83,8 +83,13 @@ def test_engine_keeps_the_rank_of_an_earlier_turn_of_the_same_conversation(quiet
                        store=quiet_engine.store, ephemeral=True).retrieve(q, user_id=user, top_k=5, now=at)
     assert [h.content for h in on.hits][:2] == [first, later]
     assert _score_of(on, first) == pytest.approx(_score_of(off, first))
-    # judged across sessions (the old behaviour) the earlier line is capped below the later one
-    every = MemoryEngine(quiet_engine.config.with_overrides({"retrieval.stale_across_sessions": False}),
+    # judged across sessions (the old behaviour) the earlier line is capped below the later one; without word
+    # families in the keyword coverage ('go'/'went' make the earlier line the better match, so nothing competes)
+    plain = {"retrieval.word_families": False}
+    off = MemoryEngine(quiet_engine.config.with_overrides({**plain, "retrieval.stale_discount": 1.0}),
+                       embedder=quiet_engine.embedder, store=quiet_engine.store, ephemeral=True).retrieve(
+        q, user_id=user, top_k=5, now=at)
+    every = MemoryEngine(quiet_engine.config.with_overrides({**plain, "retrieval.stale_across_sessions": False}),
                          embedder=quiet_engine.embedder, store=quiet_engine.store, ephemeral=True)
     capped = every.retrieve(q, user_id=user, top_k=5, now=at)
     assert [h.content for h in capped.hits][:2] == [later, first]
