@@ -24,6 +24,7 @@ the same word).
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from collections.abc import Iterable
@@ -155,15 +156,6 @@ _LATIN = re.compile(r"[A-Za-z]{2}")
 _ONE_WORD = re.compile(r"(?:to |a |an |the )?([a-z]{3,})")
 
 
-def _common_prefix(a: str, b: str) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
-
-
 @lru_cache(maxsize=4)
 def _relatives_by_stem(fs: FamilySettings) -> dict[str, frozenset[str]]:
     """Stem of an English word -> stems of its dictionary relatives (module docstring): the other
@@ -178,8 +170,7 @@ def _relatives_by_stem(fs: FamilySettings) -> dict[str, frozenset[str]]:
             continue
         words = set()
         for g in raw.split("/"):
-            m = _ONE_WORD.fullmatch(_PAREN.sub(" ", g).strip().lower()) if "(" in g or "[" in g else \
-                _ONE_WORD.fullmatch(g.strip().lower())
+            m = _ONE_WORD.fullmatch(_PAREN.sub(" ", g).strip().lower())
             if m:
                 words.add(m.group(1))
         if not 2 <= len(words) <= fs.max_glosses:
@@ -188,7 +179,7 @@ def _relatives_by_stem(fs: FamilySettings) -> dict[str, frozenset[str]]:
             for b in words:
                 if a >= b:
                     continue
-                n = _common_prefix(a, b)
+                n = len(os.path.commonprefix((a, b)))
                 if n < fs.prefix or n < fs.prefix_share * min(len(a), len(b)):
                     continue
                 sa = stems.setdefault(a, _stem(a))

@@ -265,9 +265,10 @@ class Categories:
         A routed request asks a binary question instead - is this memory of the kind I need, rather than
         of no kind? - which separates better (dev needs suites, routed requests: AUC 0.944 against 0.90
         for the raw tag rule's lead)."""
-        if name not in self._member_bank().names or NONE not in self._member_bank().names:
+        bank = self._member_bank()
+        if name not in bank.names or NONE not in bank.names:
             return np.zeros(len(vecs), dtype=np.float32)
-        s = self._member_bank().knn(vecs, self.cfg.member_k)
+        s = bank.knn(vecs, self.cfg.member_k)
         return np.asarray(s[name] - s[NONE], dtype=np.float32)
 
     def prototype(self, name: str) -> np.ndarray | None:

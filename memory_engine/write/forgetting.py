@@ -112,6 +112,10 @@ def _states(part: str, words: list[str]) -> bool:
     return bool(words) and _PREDICATE.search(part.replace("’", "'")) is not None
 
 
+#: a CJK ideograph or full-width / CJK punctuation: Chinese clauses are joined without a space
+_WIDE = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+
+
 def _join(parts: list[str]) -> str:
     """The kept clauses as one text: each without the separators and coordinator that joined it to a removed
     clause, a space between Latin clauses ("I'm a nurse," + "and I rent a flat" -> "I'm a nurse, and I rent a
@@ -119,8 +123,7 @@ def _join(parts: list[str]) -> str:
     out = ""
     for i, part in enumerate(parts):
         part = _LEAD.sub("", part) if i == 0 else part.strip()
-        if out and part and not re.match(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]", part) \
-                and not re.search(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]$", out):
+        if out and part and not _WIDE.match(part) and not _WIDE.match(out[-1]):
             out += " "
         out += part
     return out.strip().rstrip(",，;；")
