@@ -688,6 +688,13 @@ class RetrievalSection(_Section):
         "write path 0.968 -> 0.949 (`retrieval_study.py memdaily --write-path`, session 7), its questions reach "
         "people's attributes through one shared noun."
     )
+    hop_rank_by_query: bool = Field(
+        True, description="Of the memories the entity hop links to a top hit, the hop_limit it keeps are those "
+        "nearest the query (raw dense cosine, BM25 rank breaking ties), not those sharing most words with the "
+        "hit: a conditional question ('那个45岁的人叫什么名字') finds the person by its condition, and of the five "
+        "memories about that person the one naming them answers. False = best BM25 against the hit's words first "
+        "(the order before session 9). MemDaily dev conditional roles recall@10 0.875 -> see benchmarks/README.md."
+    )
     hop_gender_agreement: bool = Field(
         True, description="The pronoun link of the entity hop skips an earlier memory that names one person whose "
         "gender cues (kinship and address words, pronouns: 我哥 / 老公 / Mr / his) are all the other gender: "

@@ -175,6 +175,7 @@ for _words, _who in (
     ("niece", "niece daughter elder_sister younger_sister elder_brother younger_brother"),
     # people at work: the manager's trip is no answer about a colleague's leave
     ("领导 上司 老板 boss manager supervisor", "manager"), ("同事 colleague colleagues coworker", "colleague"),
+    ("下属 手下 部下 subordinate", "subordinate"),
 ):
     for _w in _words.split():
         _KIN[_w] = frozenset(_who.split())
@@ -182,6 +183,12 @@ for _words, _who in (
 #: ('我爸' / '我妈' last: '我爸妈' names both parents)
 _KIN_ZH = tuple(sorted((w for w in _KIN if _CJK.match(w)), key=lambda w: (len(w), not w.startswith("我")), reverse=True))
 _KIN_EN_WORD = re.compile(r"[a-z]+")
+#: Chinese nouns that name a person by their relation to the speaker: the kinship and work words above, and the
+#: other social relations (a closed class: friends, neighbours, classmates, teachers and pupils of a craft).
+#: jieba's tagger reads some as verbs or places (下属 v, 手下 s, 邻居 v, 发小 v), yet '我的下属' is who the
+#: memory is about (:func:`relation_nouns`)
+RELATION_NOUNS_ZH = frozenset(w for w in _KIN if _CJK.match(w) and not w.startswith("我")) | frozenset(
+    "邻居 朋友 好友 闺蜜 发小 同学 室友 舍友 师傅 徒弟 导师 客户 合伙人 队友".split())
 
 
 #: a question: a question mark, a Chinese interrogative word or final particle, or an English
@@ -240,6 +247,14 @@ _KIN_OTHERS = re.compile(
     rf"(?:\b[A-Z][a-z]+'s|\b(?:his|her|their))\s+({_KIN_EN_ALT})s?\b"
     rf"|([他她]|[\u4e00-\u9fff]{{2,3}}?(?:的|家的?))({_KIN_ZH_ALT})",
     re.IGNORECASE)
+
+
+def relation_nouns(text: str) -> frozenset[str]:
+    """The relation nouns (:data:`RELATION_NOUNS_ZH`) among ``text``'s jieba words, whatever part of speech the
+    tagger gives them: '我的下属身高有173厘米' -> {'下属'}. Whole words only ('的哥' is a taxi driver)."""
+    if not _CJK.search(text):
+        return frozenset()
+    return frozenset(w for w, _ in pos_tags(text) if w in RELATION_NOUNS_ZH)
 
 
 @lru_cache(maxsize=65_536)

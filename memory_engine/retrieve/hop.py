@@ -39,7 +39,7 @@ import numpy as np
 from ..config import RetrievalSection
 from ..errors import ConfigError
 from ..store.base import ScoredPayload, StoreFilter, VectorStore
-from ..text import _CJK, _jieba, _jieba_lock, content_terms, entities, sparse_query
+from ..text import _CJK, _jieba, _jieba_lock, content_terms, entities, relation_nouns, sparse_query
 from .admission import Admission
 from .candidates import CandidateBuilder, is_cjk
 from .fusion import Candidate, rank_key
@@ -68,7 +68,8 @@ def hop_terms(content: str) -> frozenset[str]:
     in Chinese, every noun of two or more characters. Chinese has no capitals to mark a name
     and jieba tags only people, places and organisations, so events and things
     ('教育创新研讨会', '洗碗机') would never link two memories; BM25's IDF then prefers the
-    rare ones over generic nouns ('时间')."""
+    rare ones over generic nouns ('时间'). A relation noun (:func:`memory_engine.text.relation_nouns`: 下属,
+    邻居, 表弟) counts whatever jieba tags it: it names the person the memory is about."""
     out = set(entities(content))
     if _CJK.search(content):
         import jieba.posseg as pseg
@@ -76,7 +77,8 @@ def hop_terms(content: str) -> frozenset[str]:
         _jieba()
         with _jieba_lock:
             nouns = [w.word for w in pseg.cut(content) if w.flag in _ZH_NOUNS and len(w.word) > 1]
-        for n in nouns:
+        # a relation noun is what the memory is about even when the tagger reads it as a verb ('我的下属是个警察')
+        for n in (*nouns, *relation_nouns(content)):
             out |= content_terms(n)
     return frozenset(out)
 
@@ -177,6 +179,7 @@ class EntityHop:
         self.given_chars, self.antecedent_window = rcfg.hop_given_name_chars, rcfg.hop_antecedent_window
         self.gender_agreement, self.check_names = rcfg.hop_gender_agreement, rcfg.hop_name_conflict
         self.noun_names = rcfg.hop_noun_names
+        self.by_query = rcfg.hop_rank_by_query
         # a search for every word of the parent ranks rows sharing one common word high: read as many rows as a
         # route does, then keep only the linked ones
         self.search_limit = rcfg.route_limit
@@ -210,7 +213,8 @@ class EntityHop:
                flt: StoreFilter, admit: Admission, plan: QueryPlan, seen: set[str], room: int,
                known: set[tuple[str, str]] | None = None) -> list[Candidate]:
         """The memories linked to ``parent`` (the person a pronoun-led parent stands for, a shared name, or
-        >= ``min_shared`` shared words outside the query), the antecedent first, then best BM25 first, at
+        >= ``min_shared`` shared words outside the query), the antecedent first, then the ones nearest the query
+        (raw dense cosine; BM25 rank breaks ties) when ``retrieval.hop_rank_by_query``, else best BM25 first, at
         most ``room``, each carrying the parent's relevance. With ``hop_name_conflict`` on, a memory naming a
         surname of ``known`` ((given, surname) pairs) under another given name is left out."""
         parent_pl = payloads[parent.memory_id]
@@ -228,12 +232,14 @@ class EntityHop:
         if not names and len(words) < self.min_shared:
             return out
         rows = self.store.search_sparse(sparse_query(names | words), flt, self.search_limit + len(seen))
-        missing = [p.id for p in rows if p.id not in payloads]
+        missing = [p.id for p in rows if p.id not in payloads or (
+            self.by_query and "vector" not in getattr(by_id.get(p.id), "route_scores", {}))]
         vecs = {p.id: p.dense for p in self.store.retrieve(missing, with_vectors=True)} if missing else {}
+        linked: list[tuple[float, int, Candidate]] = []
         for rank, p in enumerate(rows, start=1):
             if p.id in seen:
                 continue
-            if len(out) >= room:
+            if not self.by_query and len(linked) >= room:
                 break
             c_names, c_words = _link_words(str(p.payload.get("content", "")), self.given_chars,
                                           self.noun_names)
@@ -244,8 +250,23 @@ class EntityHop:
                 continue  # the shared surname stands for someone else here ('Kevin Chen' when 'Helen Chen' is asked)
             c = self._linked(p, rank, parent, by_id, payloads, admit, plan, vecs)
             if c is not None:
-                out.append(c)
-        return out
+                linked.append((self._query_cosine(p.id, by_id, vecs, plan), rank, c))
+        if self.by_query:
+            # the parent met the query's condition ('那个45岁的人'); of the memories about the same subject, the
+            # ones that answer the rest of the query ('叫什么名字') come first, not the ones sharing most words
+            linked.sort(key=lambda t: (-t[0], t[1]))
+        return out + [c for _, _, c in linked[:room]]
+
+    @staticmethod
+    def _query_cosine(mid: str, by_id: dict[str, Candidate], vecs: dict[str, Any], plan: QueryPlan) -> float:
+        """The raw query cosine of a linked memory: the dense route's score when it returned it, else from its
+        vector (0 when neither is known). Raw, not rescaled: below the model's unrelated baseline the rescaled
+        similarity is 0 for most attribute sentences, and their order there still says which one is nearer."""
+        c = by_id.get(mid)
+        if c is not None and "vector" in c.route_scores:
+            return float(c.route_scores["vector"])
+        v = vecs.get(mid)
+        return float(np.dot(np.asarray(v, dtype=np.float32), plan.vector)) if v is not None else 0.0
 
     def _antecedent(self, parent_pl: dict[str, Any], flt: StoreFilter) -> ScoredPayload | None:
         """The person a pronoun-led memory stands for: the nearest earlier memory of the owner, at most
