@@ -25,6 +25,10 @@ structure, not by its words:
   Chinese equivalents 呃, 不好意思, 说错了, 口误, 我是说, 应该是). They name no subject, so "oops, I mean the
   14th" says no more than "the 14th", while "oh and payday is the 25th" / "对了，工资是25号" name a subject
   (payday, 工资) the older turn does not and repair nothing;
+* never with an additive focus particle (:data:`ADDITIVE`: "and Wednesday too", "also the 14th", "周三也去",
+  "还有周三": the value is added beside the older one, not put in its place; König 1991, *The meaning of
+  focus particles*, ch. 4: additive particles presuppose the alternative still holds), never a question
+  ("wait, is it 5pm?", "周三呢？": it asks, it corrects nothing),
 * never in a condition (:data:`~memory_engine.write.correction.CONDITION`) nor naming a relative the
   older turn does not name (:func:`memory_engine.text.relatives`). The speaker's own "I said" / "我是说"
   is no reported speech here: it is how a repair points back.
@@ -50,7 +54,7 @@ from ..text import WEEKDAYS_EN, WEEKDAYS_ZH, content_terms, relatives, zh_int
 from .correction import CONDITION, same_speaker
 from .intents import EXPLICIT_CORRECTION
 
-__all__ = ["Repair", "RecentRepair", "SlotValue", "repair_of", "slot_values"]
+__all__ = ["ADDITIVE", "EDITING_EN", "EDITING_ZH", "Repair", "RecentRepair", "SlotValue", "repair_of", "slot_values"]
 
 _WD_EN = tuple(WEEKDAYS_EN)
 _WD_ZH = "".join(WEEKDAYS_ZH)
@@ -86,6 +90,26 @@ EDITING_ZH = (
     "弄错了", "口误", "笔误", "错了", "不对", "我是说", "我的意思是", "我想说的是", "应该是", "更正一下", "更正",
     "纠正一下", "纠正", "等等", "等一下", "改一下", "我说的是",
 )
+#: additive focus particles (module docstring), zh and en: a closed class. 还 alone is left out: 还是 ('还是周四吧',
+#: "Thursday after all") is a repair.
+ADDITIVE = re.compile(
+    r"(?<![A-Za-z'])(?:too|also|as well|plus|additionally|in addition|another|besides|either)(?![A-Za-z'])|"
+    r"也|还有|另外|此外|以及|再加上|同时",
+    re.IGNORECASE,
+)
+#: a sentence: up to and including its end mark; a question ends in a question mark or a Chinese question particle
+_SENTENCE = re.compile(r"[^.!?。！？\n]*(?:[.!?。！？\n]+|$)")
+_QUESTION = re.compile(r"(?:[?？]|[吗呢么][。.!！]?)\s*$")
+
+
+def _asks(text: str, span: tuple[int, int]) -> bool:
+    """Whether the sentence of ``text`` holding ``span`` is a question ('wait, is it 5pm?'; not the 'I meant
+    Thursday' after 'did I say Tuesday?')."""
+    for m in _SENTENCE.finditer(text):
+        if m.start() <= span[0] < max(m.end(), m.start() + 1):
+            return bool(_QUESTION.search(m.group(0)))
+    return False
+
 _EDITING = re.compile(
     r"(?<![A-Za-z'])(?:" + "|".join(sorted((re.escape(w).replace(r"\ ", r"\s+") for w in EDITING_EN), key=len,
                                               reverse=True)) + r")(?![A-Za-z'])|"
@@ -168,6 +192,8 @@ def repair_of(text: str, old_text: str, cfg: WriteSection) -> tuple[str, str, st
     ``old_text`` (see the module docstring), else None. Pure: no store, no clock."""
     if CONDITION.search(text) or relatives(text) - relatives(old_text):
         return None  # a hypothetical, or about a relative the older turn does not name ('my wife said Thursday')
+    if ADDITIVE.search(text):
+        return None  # 'and Wednesday too' adds a value beside the older one
     new_vals, old_vals = slot_values(text), slot_values(old_text)
     if not new_vals or not old_vals:
         return None
@@ -193,6 +219,8 @@ def repair_of(text: str, old_text: str, cfg: WriteSection) -> tuple[str, str, st
         if len({o.value for o in target}) != 1:
             continue  # two older values of the kind and no way to tell which one is meant
         o, n = target[0], fresh[0]
+        if _asks(text, n.span):
+            continue  # a question about the value corrects nothing
         old_surface, new_surface = old_text[o.span[0]:o.span[1]], text[n.span[0]:n.span[1]]
         # a bare 'Thursday' replaces 'Tuesday'; '8pm' replaces '6pm'; keep the older turn's casing of the rest
         repaired = old_text[: o.span[0]] + new_surface + old_text[o.span[1]:]

@@ -38,6 +38,8 @@ def test_slot_values_by_kind():
     ("抱歉我记错了，是周五", "周二下午去看牙医", "周五下午去看牙医", "bare"),
     # a word the repaired turn says points back to it
     ("the dentist is Thursday actually", "dentist on Tuesday", "dentist on Thursday", "bare"),
+    # a question before the repair does not make the repair a question
+    ("sorry, did I say Tuesday? I meant Thursday", "dentist on Tuesday", "dentist on Thursday", "restated"),
 ])
 def test_repairs(new, old, repaired, route):
     found = repair_of(new, old, CFG)
@@ -59,6 +61,11 @@ def test_repairs(new, old, repaired, route):
     ("oh and payday is the 25th", "rent is due on the 1st of every month"),
     ("sorry, also the piano recital is the 14th", "I'm flying to Lisbon on the 12th"),
     ("不好意思，我儿子的篮球课是周六", "我女儿的舞蹈课是周日上午"),
+    # an additive particle adds the value beside the older one; a question asks (on 235285a all four repaired)
+    ("and Wednesday too", "I go to the gym on Monday"),
+    ("周三也去", "我周一去健身房"),
+    ("wait, is it 5pm?", "pick up the kids at 4pm"),
+    ("等等，周三呢？", "周一去健身房"),
 ])
 def test_not_repairs(new, old):
     assert repair_of(new, old, CFG) is None
