@@ -359,8 +359,11 @@ class WriteSection(_Section):
         "content terms ('wait', 'said', 'meant'); more and it is a statement of its own."
     )
     repair_bare_terms: int = Field(
-        1, ge=0, description="A repair that does not restate the replaced value and carries no correction marker "
-        "('oops, Thursday') may say at most this many other content terms ('dinner at 8pm with Tom' has two: no repair)."
+        0, ge=0, description="A repair that does not restate the replaced value and carries no correction marker "
+        "('oops, Thursday', 'ugh sorry, the 19th') may name at most this many content terms that the turn it repairs "
+        "does not, besides the value and its editing terms (write/repair.py EDITING_EN / EDITING_ZH: 'oops', 'sorry', "
+        "'I mean', '不好意思', '说错了'): 'oh and payday is the 25th' names payday, '对了，工资是25号' 工资: no repair. "
+        "Was 1 with editing terms counted (then 'oops' used the one term and '对了，工资是25号' retired the rent day)."
     )
     undo_days: float = Field(
         7.0, ge=0.0, description="Days during which MemoryEngine.undo_forget restores what a forget instruction or a "

@@ -14,9 +14,21 @@ structure, not by its words:
   substitution is unambiguous);
 * and one of: the repair restates the older value (the contrast "said Y meant X", "X, not Y",
   "是X不是Y": the replaced value named) with at most ``write.repair_max_terms`` other content
-  terms; or it has at most ``write.repair_bare_terms`` other content terms ("oops, Thursday");
-  or it carries an explicit correction marker (:data:`~memory_engine.write.intents.EXPLICIT_CORRECTION`)
+  terms; or it names at most ``write.repair_bare_terms`` content terms the older turn does not
+  ("oops, Thursday", "ugh sorry, the 19th", "啊不好意思，应该是21号": nothing but the new value); or it
+  carries an explicit correction marker (:data:`~memory_engine.write.intents.EXPLICIT_CORRECTION`)
   and the words before the marker name no other subject;
+* *editing terms* (:data:`EDITING`) are not counted as other terms: the closed class of words a
+  speaker puts between a slip and its repair (Levelt 1983, "Monitoring and self-repair in speech",
+  Cognition 14: "uh", "sorry", "I mean", "rather", "no"; Shriberg 1994, "Preliminaries to a theory
+  of speech disfluencies", ch. 5: filled pauses, explicit editing phrases, discourse markers; the
+  Chinese equivalents 呃, 不好意思, 说错了, 口误, 我是说, 应该是). They name no subject, so "oops, I mean the
+  14th" says no more than "the 14th", while "oh and payday is the 25th" / "对了，工资是25号" name a subject
+  (payday, 工资) the older turn does not and repair nothing;
+* never with an additive focus particle (:data:`ADDITIVE`: "and Wednesday too", "also the 14th", "周三也去",
+  "还有周三": the value is added beside the older one, not put in its place; König 1991, *The meaning of
+  focus particles*, ch. 4: additive particles presuppose the alternative still holds), never a question
+  ("wait, is it 5pm?", "周三呢？": it asks, it corrects nothing),
 * never in a condition (:data:`~memory_engine.write.correction.CONDITION`) nor naming a relative the
   older turn does not name (:func:`memory_engine.text.relatives`). The speaker's own "I said" / "我是说"
   is no reported speech here: it is how a repair points back.
@@ -42,7 +54,7 @@ from ..text import WEEKDAYS_EN, WEEKDAYS_ZH, content_terms, relatives, zh_int
 from .correction import CONDITION, same_speaker
 from .intents import EXPLICIT_CORRECTION
 
-__all__ = ["Repair", "RecentRepair", "SlotValue", "repair_of", "slot_values"]
+__all__ = ["ADDITIVE", "EDITING_EN", "EDITING_ZH", "Repair", "RecentRepair", "SlotValue", "repair_of", "slot_values"]
 
 _WD_EN = tuple(WEEKDAYS_EN)
 _WD_ZH = "".join(WEEKDAYS_ZH)
@@ -59,6 +71,51 @@ _SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 #: a bare number (no unit): the replaced value restated in a contrast ('8pm, not 6')
 _BARE = re.compile(r"(?<![A-Za-z0-9.:])(\d{1,4}|[一二两三四五六七八九十]{1,3})(?![A-Za-z0-9:])")
+#: editing terms of a self-repair (module docstring: Levelt 1983, Shriberg 1994), zh and en: filled pauses and
+#: interjections, apologies, explicit editing phrases ('I mean', 'scratch that', 'make that', 'correction') and
+#: the words that call the slip a slip ('说错了', '口误', '记错了', '看错了'). A closed class, like stop words;
+#: only subtracted from the terms a repair says beyond its value, never a trigger on its own.
+EDITING_EN = (
+    "uh", "uhm", "um", "umm", "er", "erm", "hmm", "hm", "ah", "oh", "ooh", "eh", "oops", "whoops", "ugh", "argh", "gah",
+    "sorry", "pardon", "excuse me", "my bad", "my mistake", "my fault", "apologies",
+    "i mean", "i meant", "i mean to say", "i meant to say", "what i meant", "i said", "rather", "or rather",
+    "that is", "i mean it's", "no", "nope", "nah", "wait", "hold on", "hang on", "actually", "instead",
+    "correction", "scratch that", "strike that", "make that", "let me correct", "i misspoke", "typo",
+)
+EDITING_ZH = (
+    # single characters only where they are not part of common words (哈 in 哈尔滨, 额 in 金额 are left out)
+    "呃", "嗯", "啊", "哦", "噢", "喔", "唉", "哎", "哎呀", "哎哟", "诶", "欸", "呀",
+    "抱歉", "不好意思", "对不起",
+    "说错了", "说错", "讲错了", "打错了", "打错", "写错了", "写错", "记错了", "记错", "看错了", "看错", "搞错了", "搞错",
+    "弄错了", "口误", "笔误", "错了", "不对", "我是说", "我的意思是", "我想说的是", "应该是", "更正一下", "更正",
+    "纠正一下", "纠正", "等等", "等一下", "改一下", "我说的是",
+)
+#: additive focus particles (module docstring), zh and en: a closed class. 还 alone is left out: 还是 ('还是周四吧',
+#: "Thursday after all") is a repair.
+ADDITIVE = re.compile(
+    r"(?<![A-Za-z'])(?:too|also|as well|plus|additionally|in addition|another|besides|either)(?![A-Za-z'])|"
+    r"也|还有|另外|此外|以及|再加上|同时",
+    re.IGNORECASE,
+)
+#: a sentence: up to and including its end mark; a question ends in a question mark or a Chinese question particle
+_SENTENCE = re.compile(r"[^.!?。！？\n]*(?:[.!?。！？\n]+|$)")
+_QUESTION = re.compile(r"(?:[?？]|[吗呢么][。.!！]?)\s*$")
+
+
+def _asks(text: str, span: tuple[int, int]) -> bool:
+    """Whether the sentence of ``text`` holding ``span`` is a question ('wait, is it 5pm?'; not the 'I meant
+    Thursday' after 'did I say Tuesday?')."""
+    for m in _SENTENCE.finditer(text):
+        if m.start() <= span[0] < max(m.end(), m.start() + 1):
+            return bool(_QUESTION.search(m.group(0)))
+    return False
+
+_EDITING = re.compile(
+    r"(?<![A-Za-z'])(?:" + "|".join(sorted((re.escape(w).replace(r"\ ", r"\s+") for w in EDITING_EN), key=len,
+                                              reverse=True)) + r")(?![A-Za-z'])|"
+    + "|".join(sorted(EDITING_ZH, key=len, reverse=True)),
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -101,11 +158,12 @@ def slot_values(text: str) -> list[SlotValue]:
 
 
 def _other_terms(text: str, values: list[SlotValue]) -> set[str]:
-    """Content terms of ``text`` outside its slot values and bare numbers: what it says beyond the value."""
-    rest = text
+    """Content terms of ``text`` outside its slot values, bare numbers and editing terms (:data:`EDITING_EN`,
+    :data:`EDITING_ZH`): what it says beyond the value."""
+    rest = text.replace("\u2019", "'")
     for s in sorted(values, key=lambda s: -s.span[0]):
         rest = rest[: s.span[0]] + " " + rest[s.span[1]:]
-    rest = _BARE.sub(" ", rest)
+    rest = _EDITING.sub(" ", _BARE.sub(" ", rest))
     return {t for t in content_terms(rest) if not t.isdigit()}
 
 
@@ -134,10 +192,13 @@ def repair_of(text: str, old_text: str, cfg: WriteSection) -> tuple[str, str, st
     ``old_text`` (see the module docstring), else None. Pure: no store, no clock."""
     if CONDITION.search(text) or relatives(text) - relatives(old_text):
         return None  # a hypothetical, or about a relative the older turn does not name ('my wife said Thursday')
+    if ADDITIVE.search(text):
+        return None  # 'and Wednesday too' adds a value beside the older one
     new_vals, old_vals = slot_values(text), slot_values(old_text)
     if not new_vals or not old_vals:
         return None
     other = _other_terms(text, new_vals)
+    old_terms = set(content_terms(old_text))
     bare = {_zh_int(m.group(1)) for m in _BARE.finditer(text)}
     for kind in dict.fromkeys(s.kind for s in new_vals):
         olds = [s for s in old_vals if s.kind == kind]
@@ -149,7 +210,7 @@ def repair_of(text: str, old_text: str, cfg: WriteSection) -> tuple[str, str, st
         restated = [o for o in replaced if o.value in new_here or o.value in bare]
         if restated and len(other) <= cfg.repair_max_terms:
             route, target = "restated", restated
-        elif len(other) <= cfg.repair_bare_terms:
+        elif len(other - old_terms) <= cfg.repair_bare_terms:  # words the older turn says point back to it
             route, target = "bare", replaced
         elif EXPLICIT_CORRECTION.search(text) and not _names_own_subject(text, old_text):
             route, target = "marker", replaced
@@ -158,6 +219,8 @@ def repair_of(text: str, old_text: str, cfg: WriteSection) -> tuple[str, str, st
         if len({o.value for o in target}) != 1:
             continue  # two older values of the kind and no way to tell which one is meant
         o, n = target[0], fresh[0]
+        if _asks(text, n.span):
+            continue  # a question about the value corrects nothing
         old_surface, new_surface = old_text[o.span[0]:o.span[1]], text[n.span[0]:n.span[1]]
         # a bare 'Thursday' replaces 'Tuesday'; '8pm' replaces '6pm'; keep the older turn's casing of the rest
         repaired = old_text[: o.span[0]] + new_surface + old_text[o.span[1]:]
