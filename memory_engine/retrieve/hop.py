@@ -24,7 +24,9 @@ recent compatible antecedent); compatible means its gender cues agree with the p
 
 A link must stay on one person: a memory that names a surname the top hits already know under another
 given name ('Kevin Chen' when the hits name 'Helen Chen') is someone else and is not reached
-(``retrieval.hop_name_conflict``)."""
+(``retrieval.hop_name_conflict``). And a question that names a relation path ('我小舅子', 'my mother-in-law')
+does not reach a memory about another relative (:mod:`memory_engine.retrieve.relations`: '我弟弟还在读研究生'
+shares 弟弟 with '我老婆的弟弟叫刘洋' but is the user's own brother; ``retrieval.relation_paths``)."""
 
 from __future__ import annotations
 
@@ -45,6 +47,7 @@ from .candidates import CandidateBuilder, is_cjk
 from .fusion import Candidate, rank_key
 from .query import QueryPlan
 from .referents import agrees, full_names, gender_cues, name_conflict, pronoun_gender
+from .relations import OTHER, path_fit
 
 __all__ = ["EntityHop", "given_names", "hop_terms", "named_terms", "person_names", "pronoun_led"]
 
@@ -177,6 +180,7 @@ class EntityHop:
         self.given_chars, self.antecedent_window = rcfg.hop_given_name_chars, rcfg.hop_antecedent_window
         self.gender_agreement, self.check_names = rcfg.hop_gender_agreement, rcfg.hop_name_conflict
         self.noun_names = rcfg.hop_noun_names
+        self.relation_paths = rcfg.relation_paths
         # a search for every word of the parent ranks rows sharing one common word high: read as many rows as a
         # route does, then keep only the linked ones
         self.search_limit = rcfg.route_limit
@@ -242,6 +246,8 @@ class EntityHop:
                 continue  # one common word ('quarter', '下周') is no link
             if self.check_names and known and name_conflict(known, full_names(str(p.payload.get("content", "")))):
                 continue  # the shared surname stands for someone else here ('Kevin Chen' when 'Helen Chen' is asked)
+            if self.relation_paths and path_fit(plan.query, str(p.payload.get("content", ""))) == OTHER:
+                continue  # another relative than the path the question names ('我弟弟' for '我小舅子', retrieve/relations.py)
             c = self._linked(p, rank, parent, by_id, payloads, admit, plan, vecs)
             if c is not None:
                 out.append(c)
