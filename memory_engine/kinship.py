@@ -63,9 +63,10 @@ COMPOSITES_EN: dict[str, tuple[tuple[str, str], ...]] = {
     "son": (("daughter", "husband"),),
     "daughter": (("son", "wife"),),
 }
-#: 'mother-in-law', 'brothers in law', 'sisters-in-law'; 'the in-laws' alone are the spouse's parents
-_EN_IN_LAW = re.compile(r"\b(mother|father|parent|brother|sister|son|daughter)s?[- ]in[- ]laws?\b|\bin[- ]laws\b",
-                        re.IGNORECASE)
+#: 'mother-in-law', 'brothers in law', 'sisters-in-law'; 'the in-laws' alone are the spouse's parents (no letter
+#: before it, so '我的brother-in-law' is read too)
+_EN_IN_LAW = re.compile(r"(?<![A-Za-z])(mother|father|parent|brother|sister|son|daughter)s?[- ]in[- ]laws?\b"
+                        r"|(?<![A-Za-z])in[- ]laws\b", re.IGNORECASE)
 #: Chinese composites longest first, so '小姨子' is read before the aunt '小姨' and '弟媳妇' before '弟媳'
 _ZH_ALT = re.compile("|".join(sorted(COMPOSITES_ZH, key=len, reverse=True)))
 

@@ -25,8 +25,9 @@ recent compatible antecedent); compatible means its gender cues agree with the p
 A link must stay on one person: a memory that names a surname the top hits already know under another
 given name ('Kevin Chen' when the hits name 'Helen Chen') is someone else and is not reached
 (``retrieval.hop_name_conflict``). And a question that names a relation path ('我小舅子', 'my mother-in-law')
-does not reach a memory about another relative (:mod:`memory_engine.retrieve.relations`: '我弟弟还在读研究生'
-shares 弟弟 with '我老婆的弟弟叫刘洋' but is the user's own brother; ``retrieval.relation_paths``)."""
+does not reach a memory about another relative through kinship words alone
+(:mod:`memory_engine.retrieve.relations`: '我弟弟还在读研究生' shares only 弟弟 with '我老婆的弟弟叫刘洋' and is the
+user's own brother; ``retrieval.relation_paths``)."""
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ import numpy as np
 from ..config import RetrievalSection
 from ..errors import ConfigError
 from ..store.base import ScoredPayload, StoreFilter, VectorStore
-from ..text import _CJK, _jieba, _jieba_lock, content_terms, entities, sparse_query
+from ..text import _CJK, _jieba, _jieba_lock, content_terms, entities, relatives, sparse_query
 from .admission import Admission
 from .candidates import CandidateBuilder, is_cjk
 from .fusion import Candidate, rank_key
@@ -246,8 +247,11 @@ class EntityHop:
                 continue  # one common word ('quarter', '下周') is no link
             if self.check_names and known and name_conflict(known, full_names(str(p.payload.get("content", "")))):
                 continue  # the shared surname stands for someone else here ('Kevin Chen' when 'Helen Chen' is asked)
-            if self.relation_paths and path_fit(plan.query, str(p.payload.get("content", ""))) == OTHER:
-                continue  # another relative than the path the question names ('我弟弟' for '我小舅子', retrieve/relations.py)
+            if (self.relation_paths and all(relatives(t) for t in shared)
+                    and path_fit(plan.query, str(p.payload.get("content", ""))) == OTHER):
+                # a kinship word is a relation, not a person: '弟弟' links '我老婆的弟弟叫刘洋' to the user's own
+                # brother only in words; a name ('Mia') links whoever else the memory mentions (retrieve/relations.py)
+                continue
             c = self._linked(p, rank, parent, by_id, payloads, admit, plan, vecs)
             if c is not None:
                 out.append(c)
