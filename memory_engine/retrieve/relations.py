@@ -23,6 +23,7 @@ import re
 from functools import lru_cache
 
 from ..text import kin_pairs, relatives
+from .referents import person_names
 
 __all__ = ["OTHER", "STATES", "marriage_word", "path_fit"]
 
@@ -60,8 +61,6 @@ def path_fit(query: str, content: str) -> str | None:
         return None
     if any(_states(a, b, kin, content) for a, b in paths):
         return STATES
-    from .hop import person_names  # hop imports the candidate builder, which imports this module
-
     qualifiers = frozenset().union(*(a for a, _ in paths))
     if kin <= qualifiers and person_names(content):
         return None  # '我姐和周涛下个月办酒': the qualifier with a person, who may be the relative asked about
