@@ -641,6 +641,25 @@ class RetrievalSection(_Section):
         "are multiplied by this: the aunt's birthday is no answer about the uncle, and a never-stored relative "
         "must return nothing rather than another relative's fact (1 = off)."
     )
+    relation_paths: bool = Field(
+        True, description="A question that names a relation path, through a composite kinship term ('我姐夫', "
+        "'丈母娘', 'brother-in-law', memory_engine/kinship.py) or a chain ('我老婆的弟弟', \"my wife's mum\"), is "
+        "answered through a memory that states the path (the qualifier and the relative, or for a spouse the "
+        "qualifier and a marriage word: '我姐前年嫁给了赵磊'): the question's path words count as covered there, so "
+        "that memory passes the floor and the entity hop reaches the named person's memories; a memory naming "
+        "relatives but not the path (the user's own mother for 婆婆, the sister alone for 姐夫) takes the relative "
+        "mismatch (retrieve/relations.py). False = composite terms are still read as their chains by the "
+        "relative checks, nothing else."
+    )
+    relation_path_mismatch: float = Field(
+        0.1, ge=0.0, le=1.0, description="With relation_paths, a memory that names relatives but not the path a "
+        "question asks through ('我妈的电话' for '我婆婆的电话', 'my mum' for 'my mother-in-law') has its dense "
+        "similarity, keyword coverage, BM25 and fact-category evidence multiplied by this, and borrows no "
+        "relevance from its conversational neighbours. Lower than relative_mismatch because the path check is "
+        "stricter evidence (the closed class of kinship words, not one word): at 0.1 a memory with dense and "
+        "keyword evidence of 0.9 each keeps a relevance of 1 - 0.91^2 = 0.17, under the floor 0.25 (at 0.3 it "
+        "would keep 0.46); 1 = off."
+    )
     relative_lookup_max_terms: int = Field(
         4, ge=0, description="The relative mismatch applies only to a lookup (text.is_lookup): a query that asks "
         "(question mark, 什么 / 哪 / 谁 / 吗, an opening wh-word) or a phrase of at most this many content terms "

@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
 
+from .kinship import chain_text, composites
 from .store.base import SparseVec
 
 _IDENT = re.compile(
@@ -210,20 +211,31 @@ def is_lookup(text: str, max_terms: int) -> bool:
     return bool(t) and (_ASKS.search(t) is not None or len(content_terms(t)) <= max_terms)
 
 
+#: a one-character kinship word after its possessor ('我姐', '她妈', '他爸', '我弟'): Chinese drops the
+#: reduplication after a pronoun; '哥们' (a buddy) and '姐妹' (sisters / girlfriends) are other words
+_KIN_MONO = re.compile(r"(?:我|你|他|她|咱|俺)的?([妈爸哥姐弟妹])(?!们|妹)")
+_KIN_MONO_IDS = {"妈": "妈妈", "爸": "爸爸", "哥": "哥哥", "姐": "姐姐", "弟": "弟弟", "妹": "妹妹"}
+
+
 @lru_cache(maxsize=65_536)
 def relatives(text: str) -> frozenset[str]:
     """The relatives ``text`` names through kinship words, as canonical ids ('舅舅' ->
-    maternal_uncle, 'kids' -> son, daughter). Chinese words longest first, each match blanked
-    before shorter words are tried, so '姑妈' is an aunt and nothing else; English words whole,
-    plural 's' allowed. Used to tell a question about one relative from a memory about
-    another. Cached: memory texts recur across queries (about 10-20 us a new text here)."""
+    maternal_uncle, 'kids' -> son, daughter). Composite terms are read as their chain first
+    ('姐夫' -> 姐姐的丈夫: the sister and the husband, :func:`memory_engine.kinship.chain_text`);
+    Chinese words longest first, each match blanked before shorter words are tried, so '姑妈' is
+    an aunt and nothing else, then one-character words after their possessor ('我姐', '她妈');
+    English words whole, plural 's' allowed. Used to tell a question about one relative from a
+    memory about another. Cached: memory texts recur across queries (about 10-20 us a new text here)."""
     out: set[str] = set()
+    text = chain_text(text)
     if _CJK.search(text):
         rest = text
         for w in _KIN_ZH:
             if w in rest:
                 out |= _KIN[w]
                 rest = rest.replace(w, " ")
+        for m in _KIN_MONO.finditer(rest):
+            out |= _KIN[_KIN_MONO_IDS[m.group(1)]]
     for w in _KIN_EN_WORD.findall(text.lower()):
         kin = _KIN.get(w) or (_KIN.get(w[:-1]) if w.endswith("s") else None)
         if kin:
@@ -281,7 +293,7 @@ def others_relatives(text: str) -> frozenset[str]:
     '李娜家闺女', '陈晓的老公'; a Chinese possessor must be a jieba person word, so '明天的老板会议' has none;
     a relative as possessor, '我老婆的弟弟', is :func:`relative_chains`). Dan's wife is not the user's wife."""
     out: set[str] = set()
-    for m in _KIN_OTHERS.finditer(text):
+    for m in _KIN_OTHERS.finditer(chain_text(text)):
         if m.group(1):
             out |= relatives(m.group(1))
             continue
@@ -301,15 +313,38 @@ def relative_chains(text: str) -> tuple[frozenset[str], frozenset[str], frozense
     qualified: set[str] = set()
     qualifiers: set[str] = set()
     own: set[str] = set()
-    for m in _KIN_CHAIN.finditer(text):
-        a, b = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-        qa, qb = relatives(a), relatives(b)
-        if qa and qb and not qa & qb:
-            qualifiers |= qa
-            qualified |= qb
-    for m in _KIN_OWN.finditer(text):
+    for qa, qb in kin_pairs(text):
+        qualifiers |= qa
+        qualified |= qb
+    for m in _KIN_OWN.finditer(chain_text(text)):
         own |= relatives(m.group(1) or m.group(2))
     return frozenset(qualified), frozenset(qualifiers), frozenset(own)
+
+
+@lru_cache(maxsize=65_536)
+def kin_pairs(text: str) -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
+    """The relation paths ``text`` names, as (qualifier ids, relative ids) pairs (:func:`relatives`): a relative
+    named through another ('我老婆的弟弟', "my sister's husband") and every path of a composite term ('姐夫' ->
+    (sister, husband); 'brother-in-law' -> (wife, brother), (husband, brother), (sister, husband))."""
+    out: list[tuple[frozenset[str], frozenset[str]]] = []
+    for m in _KIN_CHAIN.finditer(chain_text(text)):
+        a, b = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        qa, qb = relatives(a), relatives(b)
+        if qa and qb and not qa & qb and (qa, qb) not in out:
+            out.append((qa, qb))
+    return tuple(out)
+
+
+@lru_cache(maxsize=65_536)
+def kin_phrase_terms(text: str) -> frozenset[str]:
+    """Content terms of the words ``text`` uses to name a relation path: its composite kinship terms ('姐夫',
+    'brother-in-law' -> brother, law) and its chains as written ('老婆的弟弟' -> 老婆, 弟弟)."""
+    out: set[str] = set()
+    for term, _ in composites(text):
+        out |= content_terms(term)
+    for m in _KIN_CHAIN.finditer(text):
+        out |= content_terms(m.group(0))
+    return frozenset(out)
 
 
 def entities(text: str) -> frozenset[str]:

@@ -18,13 +18,23 @@ from ..embedding import CachedEmbedder, rescale_similarity
 from ..errors import ConfigError
 from ..models import MemoryStatus, Source
 from ..store.base import ScoredPayload, VectorStore
-from ..text import _CJK, content_terms, keyword_coverage, others_relatives, relative_chains, relatives
+from ..text import (
+    _CJK,
+    content_terms,
+    keyword_coverage,
+    kin_pairs,
+    kin_phrase_terms,
+    others_relatives,
+    relative_chains,
+    relatives,
+)
 from ..write.categories import categories_of
 from . import temporal
 from .admission import Admission
 from .crosslang import FamilySettings, cross_coverage, family_coverage, memory_families, query_families
 from .fusion import Candidate
 from .query import QueryPlan
+from .relations import OTHER, STATES, path_fit
 
 __all__ = ["CandidateBuilder", "RoutePool", "names_speaker", "pool_routes"]
 
@@ -114,7 +124,9 @@ class CandidateBuilder:
     * relative mismatch: a question names relatives (舅舅, daughter) and the memory names only
       other ones (姑姑, son), or the question asks about a relative through another (我老婆的弟弟) and
       the memory names that relative only as the user's own (我弟弟, without the wife) -> similarity,
-      coverage and keyword x ``retrieval.relative_mismatch``;
+      coverage and keyword x ``retrieval.relative_mismatch``; a question through a relation path ('我姐夫',
+      'my mother-in-law') and a memory that names relatives but not the path (retrieve/relations.py) -> also
+      the category evidence x ``retrieval.relation_path_mismatch``, and no relevance borrowed from neighbours;
     * date match: the memory's event time or the (local) day it was written overlaps the
       query's date range -> ``temporal_match`` = 1, and the query's date words count as
       covered (:func:`memory_engine.retrieve.temporal.coverage_with_date`); once one candidate matches
@@ -194,6 +206,11 @@ class CandidateBuilder:
             met = family_coverage(query, q_terms, content, fs)
             if met:
                 coverage = max(coverage, cjk_coverage(q_terms, set(doc_terms) | met, content))
+        if rcfg.relation_paths and coverage < 1.0 and query and path_fit(query, content) == STATES:
+            # the memory states the relation the question names in one word or a chain ('我姐前年嫁给了赵磊' for
+            # '我姐夫'): the question's path words are met there (retrieve/relations.py)
+            coverage = max(coverage, cjk_coverage(q_terms, set(doc_terms) | (kin_phrase_terms(query) & q_terms),
+                                                  content))
         if rcfg.cross_language_coverage and coverage < 1.0 and cjk_query != is_cjk(content):
             # an English query for a Chinese memory (or the reverse) shares no word with it
             coverage = max(coverage, cross_coverage(
@@ -292,8 +309,15 @@ class CandidateBuilder:
                                                       pl.get("terms") or ())
                     c = replace(c, temporal_match=1.0, coverage=max(c.coverage, cov))
             if plan.relatives:
-                kin = relatives(str(pl.get("content") or ""))
-                if kin and (not kin & plan.relatives or self._other_relative(plan.query, str(pl.get("content") or ""), kin)):
+                text = str(pl.get("content") or "")
+                kin = relatives(text)
+                if rcfg.relation_paths and kin_pairs(plan.query) and path_fit(plan.query, text) == OTHER:
+                    # a path question ('我婆婆的电话') is not answered by another relative's memory ('我妈的电话'),
+                    # not by its words, its fact category or its neighbours (retrieve/relations.py)
+                    f = rcfg.relation_path_mismatch
+                    c = replace(c, similarity=c.similarity * f, coverage=c.coverage * f, keyword=c.keyword * f,
+                                category_match=c.category_match * f, borrows=False)
+                elif kin and (not kin & plan.relatives or self._other_relative(plan.query, text, kin)):
                     # a question about the uncle is not answered by the aunt's birthday, even on the day it names
                     # (after the date match: the date words it covers must not undo the discount)
                     f = rcfg.relative_mismatch

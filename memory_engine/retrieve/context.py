@@ -43,7 +43,8 @@ def smooth(fused: list[Candidate], links: list[Link], weight: float, relevance_s
     """Add ``weight * 0.5**(d-1) * fused(neighbour)`` for every link (both directions) and,
     with ``relevance_share`` > 0, lift a candidate's ``context_relevance`` to that share of
     its neighbour's own relevance (halved per turn the same way) when its own relevance is at
-    least ``min_own`` (an unrelated turn of a multi-topic session is not lifted). A candidate that scored
+    least ``min_own`` (an unrelated turn of a multi-topic session is not lifted) and it ``borrows`` (another
+    relative than the one a path question asks about is not lifted, retrieve/relations.py). A candidate that scored
     below its best neighbour stays below it: its smoothed score is capped at ``discount`` x
     that neighbour's score (never below its own). Returns the candidates re-sorted by fused
     score (ties by id); inputs untouched. ``weight`` >= 0, share and discount in [0, 1]."""
@@ -64,9 +65,9 @@ def smooth(fused: list[Candidate], links: list[Link], weight: float, relevance_s
         bonus[a] = bonus.get(a, 0.0) + weight * decay * ca.source_weight * cb.fused / max(cb.source_weight, 1e-9)
         bonus[b] = bonus.get(b, 0.0) + weight * decay * cb.source_weight * ca.fused / max(ca.source_weight, 1e-9)
         if relevance_share > 0:
-            if _own_relevance(ca) >= min_own:
+            if ca.borrows and _own_relevance(ca) >= min_own:
                 borrowed[a] = max(borrowed.get(a, 0.0), relevance_share * decay * _own_relevance(cb))
-            if _own_relevance(cb) >= min_own:
+            if cb.borrows and _own_relevance(cb) >= min_own:
                 borrowed[b] = max(borrowed.get(b, 0.0), relevance_share * decay * _own_relevance(ca))
     out = []
     for c in fused:

@@ -70,6 +70,9 @@ class Candidate:
     category_match: float = 0.0
     speaker_match: float = 0.0
     fused: float = 0.0
+    #: False: the memory is about another relative than the one the question asks through a relation path
+    #: (retrieve/relations.py); its conversational neighbours lend it no relevance (retrieve/context.py)
+    borrows: bool = True
     #: when the memory was written (epoch seconds) and its text: the stable
     #: part of the order of equal scores (memory ids are random, see :func:`rank_key`)
     written_at: float = 0.0

@@ -24,11 +24,13 @@ recent compatible antecedent); compatible means its gender cues agree with the p
 
 A link must stay on one person: a memory that names a surname the top hits already know under another
 given name ('Kevin Chen' when the hits name 'Helen Chen') is someone else and is not reached
-(``retrieval.hop_name_conflict``)."""
+(``retrieval.hop_name_conflict``). And a question that names a relation path ('我小舅子', 'my mother-in-law')
+does not reach a memory about another relative through kinship words alone
+(:mod:`memory_engine.retrieve.relations`: '我弟弟还在读研究生' shares only 弟弟 with '我老婆的弟弟叫刘洋' and is the
+user's own brother; ``retrieval.relation_paths``)."""
 
 from __future__ import annotations
 
-import calendar
 import re
 from dataclasses import replace
 from functools import lru_cache
@@ -39,25 +41,27 @@ import numpy as np
 from ..config import RetrievalSection
 from ..errors import ConfigError
 from ..store.base import ScoredPayload, StoreFilter, VectorStore
-from ..text import _CJK, _jieba, _jieba_lock, content_terms, entities, relation_nouns, sparse_query
+from ..text import _CJK, _jieba, _jieba_lock, content_terms, entities, relation_nouns, relatives, sparse_query
 from .admission import Admission
 from .candidates import CandidateBuilder, is_cjk
 from .fusion import Candidate, rank_key
 from .query import QueryPlan
-from .referents import agrees, full_names, gender_cues, name_conflict, pronoun_gender
+from .referents import (
+    agrees,
+    full_names,
+    gender_cues,
+    name_conflict,
+    named_terms,
+    person_names,
+    pronoun_gender,
+)
+from .relations import OTHER, path_fit
 
 __all__ = ["EntityHop", "given_names", "hop_terms", "named_terms", "person_names", "pronoun_led"]
-
-#: a name introduced by a naming word ('叫朵朵', '名叫 Lucky', 'named Max', 'called Mochi'): jieba tags
-#: reduplicated or rare names as anything but names (朵朵: quantifier), and English names may be lower case
-_NAMING = re.compile(r"(?:名叫|叫做|叫|named|called)\s*([A-Za-z][\w'-]*|[\u4e00-\u9fff]{1,3})", re.IGNORECASE)
 
 #: a memory whose subject is a bare third-person singular pronoun: the sentence starts with it (after an
 #: optional connective) in English, or it is the first word in Chinese ('他说…', '她下周…')
 _PRONOUN_LED = re.compile(r"^\s*(?:(?:and|but|so|then|also)\s+)?(?:he|she)\b|^\s*[他她]", re.IGNORECASE)
-
-#: capitalised words that name a day or a month, not a person ('coming Thursday'), from the calendar module
-_CALENDAR_WORDS = frozenset(w.lower() for w in (*calendar.day_name, *calendar.month_name) if w)
 
 #: jieba part-of-speech flags of nouns (common, proper, verbal): what a Chinese memory is about
 _ZH_NOUNS = ("n", "nz", "vn", "nr", "ns", "nt", "nrt", "nw")
@@ -80,38 +84,6 @@ def hop_terms(content: str) -> frozenset[str]:
         # a relation noun is what the memory is about even when the tagger reads it as a verb ('我的下属是个警察')
         for n in (*nouns, *relation_nouns(content)):
             out |= content_terms(n)
-    return frozenset(out)
-
-
-def named_terms(content: str) -> frozenset[str]:
-    """Content terms of the names ``content`` introduces through a naming word (叫/名叫/named/called),
-    kept only where they are terms of the memory itself (a three-character grab '朵朵今' keeps 朵朵)."""
-    own = content_terms(content)
-    out: set[str] = set()
-    for m in _NAMING.finditer(content):
-        name = m.group(1)
-        terms: frozenset[str] = content_terms(name) & own
-        if not terms and _CJK.fullmatch(name):
-            # a CJK grab runs into the next word ('朵朵今'): keep the terms of the memory it starts
-            terms = frozenset(t for t in own if name.startswith(t) and len(t) > 1)
-        out |= terms
-    return frozenset(out)
-
-
-def person_names(content: str) -> frozenset[str]:
-    """The people ``content`` names: jieba person words (nr) in Chinese, capitalised English names that are no
-    day or month ('Rosa', not 'Thursday'), and names introduced by a naming word; lower-cased content terms."""
-    out = set(named_terms(content))
-    if _CJK.search(content):
-        import jieba.posseg as pseg
-
-        _jieba()
-        with _jieba_lock:
-            out |= {w.word for w in pseg.cut(content) if w.flag in ("nr", "nrt") and len(w.word) > 1}
-    for m in re.finditer(r"\b[A-Z][a-z]+\b", content):
-        w = m.group(0)
-        if m.start() > 0 and w.lower() not in _CALENDAR_WORDS and w not in ("I", "He", "She", "My"):
-            out |= content_terms(w)
     return frozenset(out)
 
 
@@ -180,6 +152,7 @@ class EntityHop:
         self.gender_agreement, self.check_names = rcfg.hop_gender_agreement, rcfg.hop_name_conflict
         self.noun_names = rcfg.hop_noun_names
         self.by_query = rcfg.hop_rank_by_query
+        self.relation_paths = rcfg.relation_paths
         # a search for every word of the parent ranks rows sharing one common word high: read as many rows as a
         # route does, then keep only the linked ones
         self.search_limit = rcfg.route_limit
@@ -248,6 +221,11 @@ class EntityHop:
                 continue  # one common word ('quarter', '下周') is no link
             if self.check_names and known and name_conflict(known, full_names(str(p.payload.get("content", "")))):
                 continue  # the shared surname stands for someone else here ('Kevin Chen' when 'Helen Chen' is asked)
+            if (self.relation_paths and all(relatives(t) for t in shared)
+                    and path_fit(plan.query, str(p.payload.get("content", ""))) == OTHER):
+                # a kinship word is a relation, not a person: '弟弟' links '我老婆的弟弟叫刘洋' to the user's own
+                # brother only in words; a name ('Mia') links whoever else the memory mentions (retrieve/relations.py)
+                continue
             c = self._linked(p, rank, parent, by_id, payloads, admit, plan, vecs)
             if c is not None:
                 linked.append((self._query_cosine(p.id, by_id, vecs, plan), rank, c))

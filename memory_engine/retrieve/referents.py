@@ -22,12 +22,13 @@ Shapes: :func:`pronoun_gender` -> 'm' | 'f' | None; :func:`gender_cues` -> subse
 
 from __future__ import annotations
 
+import calendar
 import re
 from functools import lru_cache
 
-from ..text import _CJK, _jieba, _jieba_lock, pos_tags
+from ..text import _CJK, _jieba, _jieba_lock, content_terms, pos_tags
 
-__all__ = ["agrees", "full_names", "gender_cues", "name_conflict", "pronoun_gender"]
+__all__ = ["agrees", "full_names", "gender_cues", "name_conflict", "named_terms", "person_names", "pronoun_gender"]
 
 #: the bare third-person pronoun a memory opens with (after an optional connective), by gender
 _LEAD_PRONOUN = re.compile(r"^\s*(?:(?:and|but|so|then|also)\s+)?(he|she)\b|^\s*([他她])", re.IGNORECASE)
@@ -133,3 +134,42 @@ def name_conflict(known: frozenset[tuple[str, str]] | set[tuple[str, str]],
     for g, s in known:
         given_of.setdefault(s, set()).add(g)
     return any(s in given_of and g not in given_of[s] for g, s in names)
+
+
+#: a name introduced by a naming word ('叫朵朵', '名叫 Lucky', 'named Max', 'called Mochi'): jieba tags
+#: reduplicated or rare names as anything but names (朵朵: quantifier), and English names may be lower case
+_NAMING = re.compile(r"(?:名叫|叫做|叫|named|called)\s*([A-Za-z][\w'-]*|[\u4e00-\u9fff]{1,3})", re.IGNORECASE)
+
+#: capitalised words that name a day or a month, not a person ('coming Thursday'), from the calendar module
+_CALENDAR_WORDS = frozenset(w.lower() for w in (*calendar.day_name, *calendar.month_name) if w)
+
+def named_terms(content: str) -> frozenset[str]:
+    """Content terms of the names ``content`` introduces through a naming word (叫/名叫/named/called),
+    kept only where they are terms of the memory itself (a three-character grab '朵朵今' keeps 朵朵)."""
+    own = content_terms(content)
+    out: set[str] = set()
+    for m in _NAMING.finditer(content):
+        name = m.group(1)
+        terms: frozenset[str] = content_terms(name) & own
+        if not terms and _CJK.fullmatch(name):
+            # a CJK grab runs into the next word ('朵朵今'): keep the terms of the memory it starts
+            terms = frozenset(t for t in own if name.startswith(t) and len(t) > 1)
+        out |= terms
+    return frozenset(out)
+
+
+def person_names(content: str) -> frozenset[str]:
+    """The people ``content`` names: jieba person words (nr) in Chinese, capitalised English names that are no
+    day or month ('Rosa', not 'Thursday'), and names introduced by a naming word; lower-cased content terms."""
+    out = set(named_terms(content))
+    if _CJK.search(content):
+        import jieba.posseg as pseg
+
+        _jieba()
+        with _jieba_lock:
+            out |= {w.word for w in pseg.cut(content) if w.flag in ("nr", "nrt") and len(w.word) > 1}
+    for m in re.finditer(r"\b[A-Z][a-z]+\b", content):
+        w = m.group(0)
+        if m.start() > 0 and w.lower() not in _CALENDAR_WORDS and w not in ("I", "He", "She", "My"):
+            out |= content_terms(w)
+    return frozenset(out)

@@ -66,8 +66,9 @@ from typing import Any
 from ..config import KeywordSection, WriteSection
 from ..embedding import CachedEmbedder
 from ..models import MemoryRecord, MemoryStatus
+from ..retrieve.relations import STATES, path_fit
 from ..store.base import StoreFilter, VectorStore
-from ..text import content_terms, count_tokens, entities, relatives, surface_words
+from ..text import content_terms, count_tokens, entities, kin_pairs, relatives, surface_words
 from .records import new_id, upsert_records
 
 __all__ = ["ForgetMatch", "Forgetter", "Redaction", "clause_spans"]
@@ -226,10 +227,15 @@ def _find_term(low: str, term: str) -> int:
     return -1
 
 
-def _names_person(target_kin: frozenset[str], content: str, shared: set[str]) -> bool:
-    """Whether a target naming ``target_kin`` (relatives, maybe none) can name ``content``: a memory
+def _names_person(target_kin: frozenset[str], content: str, shared: set[str], target: str = "") -> bool:
+    """Whether a target (``target``, naming ``target_kin``: relatives, maybe none) can name ``content``: a memory
     about relatives (:func:`_about_relatives`) needs one of them named, by kinship or by their name; a
-    target naming relatives needs a memory naming one of them."""
+    target naming relatives needs a memory naming one of them. A target naming a relation path ('我婆婆的电话',
+    "my mother-in-law's number", '我老婆的弟弟') needs a memory that states the path
+    (:func:`memory_engine.retrieve.relations.path_fit`): the user's own mother's number is not the
+    mother-in-law's."""
+    if target and kin_pairs(target):
+        return path_fit(target, content) == STATES
     about = _about_relatives(content, shared)
     if about and not (about & target_kin) and not (shared & entities(content)):
         # ...unless the target names that person ('forget anything about Carla' for 'my ex-girlfriend Carla ...')
@@ -285,7 +291,7 @@ class Forgetter:
             if [p.payload.get("tenant_id"), p.payload.get("user_id")] != owned:
                 continue
             shared = t_terms & _memory_terms(p.payload)
-            if not _names_person(t_kin, str(p.payload.get("content") or ""), shared):
+            if not _names_person(t_kin, str(p.payload.get("content") or ""), shared, target):
                 continue  # about someone else: 'my sister works at Google' is not 'where I work'
             sims.append((float(self.embedder.rescale(p.score)), p))
         weight = _term_weights(t_terms, [_memory_terms(p.payload) for _, p in sims])

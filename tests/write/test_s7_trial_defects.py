@@ -98,9 +98,9 @@ def test_ship_it_to_me_finds_address(engine, t0):
 
 
 @pytest.mark.integration
-@pytest.mark.xfail(strict=True, reason="multi-hop (zh): '我姐夫是做什么的' finds nothing; 姐夫 is not linked to "
-                                       "'我姐姐嫁给了张伟' (the English 'my sister's husband' works)")
 def test_zh_sister_husband_hop(engine, t0):
+    """Fixed: '我姐夫是做什么的' found nothing; 姐夫 (the sister's husband) is now read as its relation path
+    (memory_engine/kinship.py), the marriage memory states it and the hop reaches his job through 张伟."""
     engine.add("我姐姐嫁给了张伟", user_id="u", now=t0)
     job = engine.add("张伟是个牙医", user_id="u", now=t0 + timedelta(days=10))
     hits = engine.retrieve("我姐夫是做什么的", user_id="u", now=t0 + timedelta(days=40)).hits
