@@ -638,6 +638,17 @@ class RetrievalSection(_Section):
         "are multiplied by this: the aunt's birthday is no answer about the uncle, and a never-stored relative "
         "must return nothing rather than another relative's fact (1 = off)."
     )
+    entity_mismatch: float = Field(
+        0.12, ge=0.0, le=1.0, description="When a question (a lookup, as for relative_mismatch) asks about an entity "
+        "the memory does not name while the memory names another of the same kind in the same frame (the dentist "
+        "appointment / 'vet appointment', 我家狗狗 / 我家猫咪, Tom / Priya after 'friend', 游泳课 / 钢琴课 with one "
+        "head, 老王 / 小刘; retrieve/contrast.py), its dense similarity, keyword coverage and BM25 are multiplied by "
+        "this: a never-stored entity must return nothing rather than its neighbour's memory (range 0-1, 1 = off). "
+        "Such a memory shares the question's frame, so most of its words: at relative_mismatch's 0.3 'violin lessons' "
+        "still covers 2 of 3 words of 'piano lessons' and clears the floor. 0.12 keeps the noisy-OR of the two "
+        "discounted terms under the default floor 0.25 (1 - (1 - f)^2 < 0.25 for f < 0.134): the mismatch alone "
+        "never answers, an exact or fact match still does (dev suite near-misses)."
+    )
     relative_lookup_max_terms: int = Field(
         4, ge=0, description="The relative mismatch applies only to a lookup (text.is_lookup): a query that asks "
         "(question mark, 什么 / 哪 / 谁 / 吗, an opening wh-word) or a phrase of at most this many content terms "

@@ -22,6 +22,7 @@ from ..text import _CJK, content_terms, keyword_coverage, others_relatives, rela
 from ..write.categories import categories_of
 from . import temporal
 from .admission import Admission
+from .contrast import contrasts
 from .crosslang import FamilySettings, cross_coverage, family_coverage, memory_families, query_families
 from .fusion import Candidate
 from .query import QueryPlan
@@ -115,6 +116,9 @@ class CandidateBuilder:
       other ones (姑姑, son), or the question asks about a relative through another (我老婆的弟弟) and
       the memory names that relative only as the user's own (我弟弟, without the wife) -> similarity,
       coverage and keyword x ``retrieval.relative_mismatch``;
+    * entity mismatch: a lookup asks about an entity the memory does not name while the memory names another
+      of the same kind in the same frame (the dentist / the vet appointment, retrieve/contrast.py) ->
+      similarity, coverage and keyword x ``retrieval.entity_mismatch``;
     * date match: the memory's event time or the (local) day it was written overlaps the
       query's date range -> ``temporal_match`` = 1, and the query's date words count as
       covered (:func:`memory_engine.retrieve.temporal.coverage_with_date`); once one candidate matches
@@ -128,7 +132,8 @@ class CandidateBuilder:
 
     def __init__(self, store: VectorStore, embedder: CachedEmbedder, rcfg: RetrievalSection,
                  wcfg: WriteSection, cjk_baseline: float | None = None, icfg: IntentSection | None = None) -> None:
-        for name in ("identifier_mismatch", "relative_mismatch", "date_mismatch", "inferred_weight", "user_stated_weight"):
+        for name in ("identifier_mismatch", "relative_mismatch", "entity_mismatch", "date_mismatch", "inferred_weight",
+                     "user_stated_weight"):
             if not 0.0 <= float(getattr(rcfg, name)) <= 1.0:
                 raise ConfigError(f"retrieval.{name} must be in [0, 1]", key=f"retrieval.{name}")
         self.store, self.embedder, self.rcfg = store, embedder, rcfg
@@ -298,6 +303,11 @@ class CandidateBuilder:
                     # (after the date match: the date words it covers must not undo the discount)
                     f = rcfg.relative_mismatch
                     c = replace(c, similarity=c.similarity * f, coverage=c.coverage * f, keyword=c.keyword * f)
+            if plan.lookup and rcfg.entity_mismatch < 1.0 and contrasts(
+                    plan.query, str(pl.get("content") or ""), str((pl.get("metadata") or {}).get("speaker") or "")):
+                # the vet appointment is no answer about the dentist, however many words the two share
+                f = rcfg.entity_mismatch
+                c = replace(c, similarity=c.similarity * f, coverage=c.coverage * f, keyword=c.keyword * f)
             if pl.get("status") == MemoryStatus.PENDING_CONFIRMATION.value:
                 # seed 004: an unconfirmed old value shows only when strongly relevant, below the new one
                 if c.relevance < self.pending_floor:
