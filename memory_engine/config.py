@@ -649,6 +649,12 @@ class RetrievalSection(_Section):
         "discounted terms under the default floor 0.25 (1 - (1 - f)^2 < 0.25 for f < 0.134): the mismatch alone "
         "never answers, an exact or fact match still does (dev suite near-misses)."
     )
+    entity_max_terms: int = Field(
+        8, ge=0, description="The entity mismatch applies to a lookup of at most this many content terms: a short "
+        "question names the entity it asks about ('when is my dentist appointment?': 2 terms, '我的眼科医生叫什么名字': "
+        "4), a long one names many in passing ('...听说会有一大波黑科技亮相...那个活动的持续时间是多久', MemDaily's noisy "
+        "questions: 15-30), and any of them would find a memory naming another of its kind (range 0-..., 0 = off)."
+    )
     relative_lookup_max_terms: int = Field(
         4, ge=0, description="The relative mismatch applies only to a lookup (text.is_lookup): a query that asks "
         "(question mark, 什么 / 哪 / 谁 / 吗, an opening wh-word) or a phrase of at most this many content terms "

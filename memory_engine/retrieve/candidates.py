@@ -116,7 +116,8 @@ class CandidateBuilder:
       other ones (姑姑, son), or the question asks about a relative through another (我老婆的弟弟) and
       the memory names that relative only as the user's own (我弟弟, without the wife) -> similarity,
       coverage and keyword x ``retrieval.relative_mismatch``;
-    * entity mismatch: a lookup asks about an entity the memory does not name while the memory names another
+    * entity mismatch: a lookup of at most ``retrieval.entity_max_terms`` content terms asks about an entity the
+      memory does not name while the memory names another
       of the same kind in the same frame (the dentist / the vet appointment, retrieve/contrast.py) ->
       similarity, coverage and keyword x ``retrieval.entity_mismatch``;
     * date match: the memory's event time or the (local) day it was written overlaps the
@@ -264,6 +265,8 @@ class CandidateBuilder:
             best_kw = best_kw / held if held > 0 else best_kw
         routed = frozenset((categories,) if isinstance(categories, str) else categories or ())
         cjk_query = is_cjk(plan.query)
+        # a short lookup names the entity it asks about (retrieve/contrast.py)
+        contrast_on = plan.lookup and rcfg.entity_mismatch < 1.0 and len(plan.cover_terms) <= rcfg.entity_max_terms
         cands = []
         for mid, pl in pool.payloads.items():
             has_ident = bool(q_idents & set(pl.get("terms") or ()))
@@ -303,7 +306,7 @@ class CandidateBuilder:
                     # (after the date match: the date words it covers must not undo the discount)
                     f = rcfg.relative_mismatch
                     c = replace(c, similarity=c.similarity * f, coverage=c.coverage * f, keyword=c.keyword * f)
-            if plan.lookup and rcfg.entity_mismatch < 1.0 and contrasts(
+            if contrast_on and contrasts(
                     plan.query, str(pl.get("content") or ""), str((pl.get("metadata") or {}).get("speaker") or "")):
                 # the vet appointment is no answer about the dentist, however many words the two share
                 f = rcfg.entity_mismatch

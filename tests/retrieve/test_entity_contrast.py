@@ -43,6 +43,16 @@ def test_another_entity_of_the_same_kind(query, memory, pair):
     ("what's my dog called?", "my corgi Max is three now"),  # a kind and its member share no frame
     ("陶艺课是星期几", "每周四晚上去上陶艺课"),
     ("体检报告出来了吗", "上周做了体检，报告说血脂有点高"),
+    ("how many times have I been to Japan?", "no, third time actually"),  # quantifiers and ordinals count
+    ("Any good laptop deals this week?", "My budget for a new laptop is under 8000 yuan"),  # gradable adjectives
+    ("what's my new role?", "new job starts Monday!! product designer at a fintech"),  # an adjective anchors nothing
+    ("any hotel preferences I mentioned?", "I always want a hotel room on a high floor"),  # compound heads
+    ("我哪天去医院复查", "我下周二要去协和复查甲状腺"),  # a verb anchors nothing: the hospital by its name
+    ("我打算学什么语言？", "我打算报一个周末的日语班"),  # one-character nouns are cuts, not entities
+    ("嗓子发炎了好痛，有啥药可以吃", "我对头孢类的药过敏，上次吃了浑身起疹子"),  # 子 is a suffix, no head
+    ("头疼得厉害，吃片布洛芬可以吗？", "我现在每天吃华法林，医生交代过不能乱吃别的药"),  # drug names are no people
+    ("尾号8809那张卡是干什么用的？", "尾号8809的建设银行卡只用来还房贷"),  # 张卡 is jieba's guess, no word
+    ("有几个活动的规模超过了六百人呢？", "风俗徒步交友之旅的规模是二百人。"),  # numbers are no entities
 ])
 def test_no_contrast(query, memory):
     assert contrasts(query, memory) is None
@@ -52,6 +62,13 @@ def test_synonyms_of_one_dictionary_entry_are_one_entity():
     # 汽车 glosses both 'car' and 'automobile': the same thing in the same frame
     assert contrasts("when is the car service?", "automobile service booked at the garage") is None
     assert contrasts("when is the boat service?", "car service booked at the garage") == ("boat", "car")
+
+
+def test_a_kind_and_its_member_are_one_thing():
+    from memory_engine.retrieve.contrast import _zh_synonyms
+
+    assert _zh_synonyms("轿车", "汽车") and _zh_synonyms("产品", "商品")  # a shared gloss, or one inside the other
+    assert not _zh_synonyms("牙医", "兽医")
 
 
 def test_the_speaker_is_a_person_the_memory_names():
@@ -83,6 +100,20 @@ def test_a_never_stored_entity_gets_nothing_and_the_stored_one_is_found(make_eng
         assert mid not in [h.memory_id for h in eng.retrieve(q, user_id="u", now=later).hits], q
     for q, mid in zip(OWN, ids, strict=True):
         assert [h.memory_id for h in eng.retrieve(q, user_id="u", top_k=1, now=later).hits] == [mid], q
+
+
+def test_a_long_query_names_too_many_entities(make_engine, t0):
+    """Past ``retrieval.entity_max_terms`` content terms a question names entities in passing: no discount."""
+    long_q = "我家狗狗一天喂几次来着？最近搬家了，新房子在五楼，电梯老坏，每天爬楼梯累得不行，周末还要加班写报告"
+    eng = make_engine({"tracing.enabled": False, "retrieval.touch_on_hit": False})
+    cat = eng.add(NEAR[3], user_id="u", now=t0).memory_id
+    later = t0 + timedelta(days=10)
+    assert cat not in [h.memory_id for h in eng.retrieve(ASKED[3], user_id="u", now=later).hits]
+    c = {e.memory_id: e for e in eng.retrieve(long_q, user_id="u", now=later, explain=True).explanations}[cat]
+    off = make_engine({"tracing.enabled": False, "retrieval.touch_on_hit": False, "retrieval.entity_mismatch": 1.0})
+    cat_off = off.add(NEAR[3], user_id="u", now=t0).memory_id
+    c_off = {e.memory_id: e for e in off.retrieve(long_q, user_id="u", now=later, explain=True).explanations}[cat_off]
+    assert c.relevance == pytest.approx(c_off.relevance)
 
 
 def test_off_returns_the_near_miss(make_engine, t0):
