@@ -275,7 +275,16 @@ def _absent(key: str, surface: str, other: Slots, other_text: str) -> bool:
 def contrasts(query: str, content: str, speaker: str = "") -> tuple[str, str] | None:
     """(question word, memory word) when ``content`` names another entity of the kind ``query`` asks about (module
     docstring), else None. ``speaker``: the memory's declared speaker, a person it names."""
-    q, m = slots(query), slots(content)
+    q = slots(query)
+    if not (q.frames or q.heads or q.people):
+        return None
+    # a memory that holds none of the question's anchors, head characters or name prefixes has no pair: skip its
+    # tagging (jieba's tagger costs ~1-10 ms a new text, a retrieve asks this of every pooled candidate)
+    low = content.lower()
+    if not (any(f[1] in low for f in q.frames) or any(h[-1] in content for h in q.heads)
+            or (q.people and any(c in content for c in _ZH_PERSON_PREFIX))):
+        return None
+    m = slots(content)
     said = f"{content} {speaker}"
     for side, anchor, qk, qs, qkind in q.frames:
         if not _absent(qk, qs, m, said):
