@@ -660,6 +660,23 @@ class RetrievalSection(_Section):
         "keyword evidence of 0.9 each keeps a relevance of 1 - 0.91^2 = 0.17, under the floor 0.25 (at 0.3 it "
         "would keep 0.46); 1 = off."
     )
+    entity_mismatch: float = Field(
+        0.12, ge=0.0, le=1.0, description="When a question (a lookup, as for relative_mismatch) asks about an entity "
+        "the memory does not name while the memory names another of the same kind in the same frame (the dentist "
+        "appointment / 'vet appointment', 我家狗狗 / 我家猫咪, Tom / Priya after 'friend', 游泳课 / 钢琴课 with one "
+        "head, 老王 / 小刘; retrieve/contrast.py), its dense similarity, keyword coverage and BM25 are multiplied by "
+        "this: a never-stored entity must return nothing rather than its neighbour's memory (range 0-1, 1 = off). "
+        "Such a memory shares the question's frame, so most of its words: at relative_mismatch's 0.3 'violin lessons' "
+        "still covers 2 of 3 words of 'piano lessons' and clears the floor. 0.12 keeps the noisy-OR of the two "
+        "discounted terms under the default floor 0.25 (1 - (1 - f)^2 < 0.25 for f < 0.134): the mismatch alone "
+        "never answers, an exact or fact match still does (dev suite near-misses)."
+    )
+    entity_max_terms: int = Field(
+        8, ge=0, description="The entity mismatch applies to a lookup of at most this many content terms: a short "
+        "question names the entity it asks about ('when is my dentist appointment?': 2 terms, '我的眼科医生叫什么名字': "
+        "4), a long one names many in passing ('...听说会有一大波黑科技亮相...那个活动的持续时间是多久', MemDaily's noisy "
+        "questions: 15-30), and any of them would find a memory naming another of its kind (range 0-..., 0 = off)."
+    )
     relative_lookup_max_terms: int = Field(
         4, ge=0, description="The relative mismatch applies only to a lookup (text.is_lookup): a query that asks "
         "(question mark, 什么 / 哪 / 谁 / 吗, an opening wh-word) or a phrase of at most this many content terms "

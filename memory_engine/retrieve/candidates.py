@@ -31,6 +31,7 @@ from ..text import (
 from ..write.categories import categories_of
 from . import temporal
 from .admission import Admission
+from .contrast import contrasts
 from .crosslang import FamilySettings, cross_coverage, family_coverage, memory_families, query_families
 from .fusion import Candidate
 from .query import QueryPlan
@@ -127,6 +128,10 @@ class CandidateBuilder:
       coverage and keyword x ``retrieval.relative_mismatch``; a question through a relation path ('我姐夫',
       'my mother-in-law') and a memory that names relatives but not the path (retrieve/relations.py) -> also
       the category evidence x ``retrieval.relation_path_mismatch``, and no relevance borrowed from neighbours;
+    * entity mismatch: a lookup of at most ``retrieval.entity_max_terms`` content terms asks about an entity the
+      memory does not name while the memory names another
+      of the same kind in the same frame (the dentist / the vet appointment, retrieve/contrast.py) ->
+      similarity, coverage and keyword x ``retrieval.entity_mismatch``;
     * date match: the memory's event time or the (local) day it was written overlaps the
       query's date range -> ``temporal_match`` = 1, and the query's date words count as
       covered (:func:`memory_engine.retrieve.temporal.coverage_with_date`); once one candidate matches
@@ -140,7 +145,8 @@ class CandidateBuilder:
 
     def __init__(self, store: VectorStore, embedder: CachedEmbedder, rcfg: RetrievalSection,
                  wcfg: WriteSection, cjk_baseline: float | None = None, icfg: IntentSection | None = None) -> None:
-        for name in ("identifier_mismatch", "relative_mismatch", "date_mismatch", "inferred_weight", "user_stated_weight"):
+        for name in ("identifier_mismatch", "relative_mismatch", "entity_mismatch", "date_mismatch", "inferred_weight",
+                     "user_stated_weight"):
             if not 0.0 <= float(getattr(rcfg, name)) <= 1.0:
                 raise ConfigError(f"retrieval.{name} must be in [0, 1]", key=f"retrieval.{name}")
         self.store, self.embedder, self.rcfg = store, embedder, rcfg
@@ -276,6 +282,8 @@ class CandidateBuilder:
             best_kw = best_kw / held if held > 0 else best_kw
         routed = frozenset((categories,) if isinstance(categories, str) else categories or ())
         cjk_query = is_cjk(plan.query)
+        # a short lookup names the entity it asks about (retrieve/contrast.py)
+        contrast_on = plan.lookup and rcfg.entity_mismatch < 1.0 and len(plan.cover_terms) <= rcfg.entity_max_terms
         cands = []
         for mid, pl in pool.payloads.items():
             has_ident = bool(q_idents & set(pl.get("terms") or ()))
@@ -322,6 +330,11 @@ class CandidateBuilder:
                     # (after the date match: the date words it covers must not undo the discount)
                     f = rcfg.relative_mismatch
                     c = replace(c, similarity=c.similarity * f, coverage=c.coverage * f, keyword=c.keyword * f)
+            if contrast_on and contrasts(
+                    plan.query, str(pl.get("content") or ""), str((pl.get("metadata") or {}).get("speaker") or "")):
+                # the vet appointment is no answer about the dentist, however many words the two share
+                f = rcfg.entity_mismatch
+                c = replace(c, similarity=c.similarity * f, coverage=c.coverage * f, keyword=c.keyword * f)
             if pl.get("status") == MemoryStatus.PENDING_CONFIRMATION.value:
                 # seed 004: an unconfirmed old value shows only when strongly relevant, below the new one
                 if c.relevance < self.pending_floor:

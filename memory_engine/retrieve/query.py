@@ -115,7 +115,8 @@ class QueryPlan:
     ``ts`` / ``now``: the call's clock (epoch seconds / aware datetime); ``relatives`` the
     relatives a lookup names (:func:`memory_engine.text.relatives`; empty for a dialogue and for a
     statement of the user's present, :func:`memory_engine.text.is_lookup`, where another relative's
-    story is a fair association); ``dialogue``: the query is a
+    story is a fair association); ``lookup``: the query is such a lookup (the entity mismatch,
+    retrieve/contrast.py, applies to it alone); ``dialogue``: the query is a
     conversation of several turns and ``text``/``terms`` are its user turns
     (:func:`dialogue_text`; a single labelled turn is read without its label, as a question);
     ``user_only``: a first-person question about the user that does not refer to the assistant
@@ -137,6 +138,7 @@ class QueryPlan:
     ts: float
     now: datetime
     relatives: frozenset[str] = frozenset()
+    lookup: bool = False
     dialogue: bool = False
     user_only: bool = False
     to_assistant: bool = False
@@ -210,12 +212,13 @@ class QueryPlanner:
             # the date the query names is matched by the memories' time (retrieve/candidates.py), not by BM25 on
             # its words: '上上周' must not pull in the memory that says '这周', nor '3号' any memory with a 3
             route_terms = route_terms - temporal.date_terms(date_range.phrase) or route_terms
+        lookup = not turns and is_lookup(own, self.lookup_max_terms)
         pii_terms = (frozenset(fingerprints(redaction if redaction is not None else redact(query, self.pii), self.pii_key, self.pii))
                      if self.pii_key else frozenset())
         return QueryPlan(query=query, text=text, rewritten=rewritten, terms=terms, route_terms=route_terms | pii_terms,
                          cover_terms=terms or route_terms, identifiers=frozenset(identifiers(text)) | pii_terms,
                          date_range=date_range, vector=self.embedder.embed_query(text), session_id=session_id,
-                         ts=ts, now=now, relatives=relatives(own) if not turns and is_lookup(own, self.lookup_max_terms) else frozenset(),
+                         ts=ts, now=now, relatives=relatives(own) if lookup else frozenset(), lookup=lookup,
                          dialogue=turns,
                          user_only=self.addressee and not turns and about_user_only(own),
                          to_assistant=self.addressee and not turns and refers_to_assistant(own), dates=self.dates)
