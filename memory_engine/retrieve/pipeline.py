@@ -141,7 +141,8 @@ class RetrievalPipeline:
         # "now" / "现在" asks for the value that holds now, "before" / "以前" for an earlier one (write/intents.py)
         tense = query_tense(req.query) if self.config.retrieval.stale_query_tense else None
         if self.stale.enabled:  # a reported change found through the value it replaces (retrieve/stale.py)
-            keys = ("_replaces", "_succeeds") if tense == "present" else ("_replaces",)
+            # a past-tense question asks for the replaced value: the replacement is not lifted beside it
+            keys = {"present": ("_replaces", "_succeeds"), "past": ()}.get(tense or "", ("_replaces",))
             kept, below = lift_replacements(kept, below, pool.payloads, self.config.retrieval.stale_replacement_lift,
                                             keys)
         if self.stale.enabled and len(kept) > 1:

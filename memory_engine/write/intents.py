@@ -450,7 +450,7 @@ PRESENT_QUERY = re.compile(
     r"\b(?:now|currently|current|these days|nowadays|at the moment|at present|lately|still|any ?more)\b|"
     r"现在|目前|如今|眼下|当前|最近|这阵子|这段时间|近来", re.IGNORECASE)
 PAST_QUERY = re.compile(
-    r"\b(?:previously|used to|formerly|back then|originally|at first|former|in the past)\b|\bbefore\s*(?:[?？.!,]|$)|"
+    r"\b(?:previously|used to|did (?:i|we|you) use to|formerly|back then|originally|at first|former|in the past)\b|\bbefore\s*(?:[?？.!,]|$)|"
     r"以前|之前|原来|原先|过去|当时|曾经|从前|早先|一开始|最早|上一(?:家|个|份|次)", re.IGNORECASE)
 
 
