@@ -195,7 +195,7 @@ def demote_stale(ranked: list[Candidate], vectors: dict[str, np.ndarray], writte
                                   update_relevance_share, update_coverage_share, same_slot=value) \
                 and (shares_subject is None or shares_subject(a, b))
             # a flip back needs the newest statement to report the change (see the docstring)
-            back = b in changes and _flip_back(i, j, ids, sims, written, rescale, similarity, flip_similarity,
+            back = b in marked and _flip_back(i, j, ids, sims, written, rescale, similarity, flip_similarity,
                                                may_compete)
             if sim < bar and not back and not update and (value_pair is None or sim < value_similarity):
                 continue

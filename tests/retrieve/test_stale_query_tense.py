@@ -24,6 +24,8 @@ T0 = datetime(2026, 3, 1, 9, tzinfo=UTC)
     ("where do I work now?", "present"), ("what phone am I using these days?", "present"),
     ("do I still go bouldering?", "present"), ("我现在在哪上班？", "present"), ("我最近用什么学日语？", "present"),
     ("我目前在哪家公司工作？", "present"),
+    # the habitual present asks for the habit that holds now
+    ("what do I usually drink in the morning?", "present"), ("我点奶茶一般要几分糖？", "present"),
     ("where did I work before?", "past"), ("what car did I use to drive?", "past"), ("我以前住在哪？", "past"),
     ("我之前在哪家公司干过？", "past"),
     # 'before' naming another time is no past value; no time word at all: None
@@ -111,3 +113,17 @@ def test_past_question_keeps_the_replaced_home_first(quiet_engine):
     eng.add("上个月搬到深圳南山了", user_id=u, session_id="s2", now=T0 + timedelta(days=60))
     hits = eng.retrieve("我以前住在哪？", user_id=u, session_id="s3", now=T0 + timedelta(days=61)).hits
     assert hits and hits[0].memory_id == old.memory_id
+
+
+@pytest.mark.integration
+def test_habitual_question_gets_the_flip_back(quiet_engine):
+    """A -> B -> A whose return words no change ('还是全糖吧'): '一般' asks for the habit that holds now, so the
+    middle value (三分糖) ranks below the return. Fails on the old code (三分糖 first)."""
+    eng, u = quiet_engine, "tense-sugar"
+    eng.add("奶茶我一般点全糖，少冰", user_id=u, session_id="s1", now=T0)
+    less = eng.add("在控糖，奶茶这阵子都点三分糖", user_id=u, session_id="s2", now=T0 + timedelta(days=20))
+    again = eng.add("三分糖实在喝不下去，还是全糖吧", user_id=u, session_id="s3", now=T0 + timedelta(days=45))
+    hits = eng.retrieve("我点奶茶一般要几分糖？", user_id=u, session_id="s4", now=T0 + timedelta(days=50)).hits
+    ids = [h.memory_id for h in hits]
+    assert again.memory_id in ids and (less.memory_id not in ids or ids.index(again.memory_id) < ids.index(less.memory_id))
+    assert ids[0] != less.memory_id
