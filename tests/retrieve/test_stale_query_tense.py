@@ -127,3 +127,21 @@ def test_habitual_question_gets_the_flip_back(quiet_engine):
     ids = [h.memory_id for h in hits]
     assert again.memory_id in ids and (less.memory_id not in ids or ids.index(again.memory_id) < ids.index(less.memory_id))
     assert ids[0] != less.memory_id
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("first,second,query", [
+    ("I play guitar in a cover band on weekends", "these days I also play piano in a cover band, mostly jazz standards",
+     "do I play guitar?"),
+    ("我周末在乐队里弹吉他", "最近我也在乐队里弹钢琴了", "我在乐队里弹吉他吗？"),
+])
+def test_an_added_instrument_does_not_push_down_the_first(quiet_engine, first, second, query):
+    """Data safety: a second value added beside the first ('I also play piano', '我也…弹钢琴') is no newer value of
+    it, though it words a change ('these days', '最近'). Fails on the old code: the piano took the guitar's place
+    at rank 1 for a question about the guitar."""
+    eng, u = quiet_engine, f"tense-add-{abs(hash(first)) % 10_000}"
+    a = eng.add(first, user_id=u, session_id="s1", now=T0)
+    b = eng.add(second, user_id=u, session_id="s2", now=T0 + timedelta(days=30))
+    assert not b.superseded_ids
+    hits = eng.retrieve(query, user_id=u, session_id="s3", now=T0 + timedelta(days=31)).hits
+    assert hits and hits[0].memory_id == a.memory_id
