@@ -456,11 +456,19 @@ PAST_QUERY = re.compile(
     r"以前|之前|原来|原先|过去|当时|曾经|从前|早先|一开始|最早|上一(?:家|个|份|次)", re.IGNORECASE)
 
 
+#: a question: a question mark or a sentence-final interrogative particle (吗 / 呢 / 么 / 嘛) ends it
+_QUESTION_END = re.compile(r"(?:[?？]|[吗呢么嘛])\s*$")
+
+
 def query_tense(query: str) -> str | None:
     """'past' when ``query`` asks about an earlier value (:data:`PAST_QUERY`), 'present' when it asks for the
     value that holds now (:data:`PRESENT_QUERY`), None when it names no time of the value. Past wins over
-    present ('what did I use before, and what now?' asks for the history)."""
-    q = query or ""
+    present ('what did I use before, and what now?' asks for the history). Only a question of one line has a
+    tense of the value it asks for: in a conversation or a request ('用户：…我现在心慌得不行', '我现在想吃点辣的')
+    'now' is the speaker's own moment, not a slot's newest value."""
+    q = (query or "").strip()
+    if "\n" in q or not _QUESTION_END.search(q):
+        return None
     if PAST_QUERY.search(q):
         return "past"
     if PRESENT_QUERY.search(q):

@@ -31,6 +31,9 @@ T0 = datetime(2026, 3, 1, 9, tzinfo=UTC)
     # 'before' naming another time is no past value; no time word at all: None
     ("what do I drink every morning before work?", None), ("can you nudge me the night before my checkup", None),
     ("how old is Max?", None), ("when is my flight?", None),
+    # only a question has the tense of a value: a request or a conversation names the speaker's own moment
+    ("我现在想吃点辣的", None), ("用户：最近天天加班\n助手：辛苦了\n用户：我现在心慌得不行，你说呢？", None),
+    ("我现在住哪呢", "present"),
 ])
 def test_query_tense(query, tense):
     assert query_tense(query) == tense
