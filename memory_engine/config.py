@@ -343,6 +343,13 @@ class WriteSection(_Section):
         "'终于搬到深圳了', write/changes.py) links the older memory it replaces ('I live in Chengdu') when their rescaled "
         "dense similarity is at least this (e5: moves 0.40-0.57) and one entity replaces another."
     )
+    change_start_similarity: float = Field(
+        0.25, ge=0.0, le=1.0, description="A new state told only by its beginning ('just started at Tencent last "
+        "week', write/intents.starts_state) links the older memory whose entity it replaces in the same role (the same "
+        "preposition or coverb: 'at Alibaba' / 'at Tencent') when their rescaled dense similarity is at least this (e5: "
+        "'I work at Alibaba' / 'just started at Tencent last week' 0.28, a job and a home 0.29: the role decides, "
+        "write/changes.py). Used only for a question asking for the present value (metadata._succeeds). 1 = off."
+    )
     change_link_limit: int = Field(
         1, ge=0, description="At most this many older memories one reported change links (nearest first); 0 = off."
     )
@@ -856,6 +863,20 @@ class RetrievalSection(_Section):
         1, ge=0, description="...and the two statements share at least this many content terms besides the change "
         "markers (write/intents.subject_terms): an update names what it updates ('Marcus', '聚会', '午饭'); two "
         "past events of one user told in a story ('后来每天多刷一套卷子' / '现在想想有点后悔') share none. 0 = off."
+    )
+    stale_query_tense: bool = Field(
+        True, description="The question's time words decide which value of a slot it wants (write/intents.query_tense, "
+        "a closed class of deictic adverbs): 'now' / 'currently' / 'these days' / '现在' / '目前' / '最近' ask for the "
+        "newest (every newer statement competes as a change report, see stale_present_similarity, and start links "
+        "count: metadata._succeeds); 'before' / 'used to' / '以前' / '之前' for an earlier one (no same-subject "
+        "demotion, no reported-change link). False = the question's tense is ignored."
+    )
+    stale_present_similarity: float = Field(
+        0.5, ge=0.0, le=1.0, description="For a present-tense question, a newer statement of the same author that "
+        "words no change ('been getting groceries delivered through Instacart' after 'the grocery run at Costco') "
+        "counts as a change report of an older one at least this close (rescaled cosine; e5 on the "
+        "updates-current-value suite: silent changes 0.52..0.76, a neighbouring detail 0.24; the update tests on "
+        "relevance, coverage and shared subject words still apply). 1 = off."
     )
     stale_newer_takes_rank: bool = Field(
         True, description="The newer memory of a stale pair first takes the older one's fused score when that is "

@@ -30,6 +30,7 @@ from ..scope import Scope
 from ..store.base import ScoredPayload, VectorStore
 from ..text import content_terms
 from ..write.categories import Categories
+from ..write.intents import query_tense
 from ..write.pii import PiiSettings, Redaction
 from . import temporal
 from .addressee import lift_decisions
@@ -137,10 +138,15 @@ class RetrievalPipeline:
                     self.fuse([c for c in fused if c.memory_id not in hopped] + [c for c, _ in hopped.values()]), links)
                 fused = self.hop.discount(refused, hopped, parent_score)
                 kept, below = self.floor.split(fused)
+        # "now" / "现在" asks for the value that holds now, "before" / "以前" for an earlier one (write/intents.py)
+        tense = query_tense(req.query) if self.config.retrieval.stale_query_tense else None
         if self.stale.enabled:  # a reported change found through the value it replaces (retrieve/stale.py)
-            kept, below = lift_replacements(kept, below, pool.payloads, self.config.retrieval.stale_replacement_lift)
+            # a past-tense question asks for the replaced value: the replacement is not lifted beside it
+            keys = {"present": ("_replaces", "_succeeds"), "past": ()}.get(tense or "", ("_replaces",))
+            kept, below = lift_replacements(kept, below, pool.payloads, self.config.retrieval.stale_replacement_lift,
+                                            keys)
         if self.stale.enabled and len(kept) > 1:
-            kept = self.stale.apply(kept, pool.payloads, req.top_k, precedence=not plan.to_assistant)
+            kept = self.stale.apply(kept, pool.payloads, req.top_k, precedence=not plan.to_assistant, tense=tense)
             rank = {c.memory_id: c for c in kept}
             fused = sorted((rank.get(c.memory_id, c) for c in fused), key=rank_key)
         final, over_k, over_budget = self.budget.take(kept, req.top_k)

@@ -55,7 +55,7 @@ from ..store.base import VectorStore
 from ..text import content_terms
 from ..write import rules
 from ..write.correction import marker_context, names_other_subject, same_speaker
-from ..write.intents import CHANGE, provisional, reports_change, subject_terms
+from ..write.intents import CHANGE, adds_value, provisional, reports_change, subject_terms
 from ..write.roles import author_role
 from ..write.supersede import number_terms
 from .addressee import thread_demotions
@@ -142,6 +142,7 @@ def demote_stale(ranked: list[Candidate], vectors: dict[str, np.ndarray], writte
                  changes: frozenset[str] = frozenset(), update_similarity: float = 1.0,
                  update_relevance_share: float = 1.0, update_coverage_share: float = 1.0,
                  shares_subject: Callable[[str, str], bool] | None = None,
+                 present: frozenset[str] = frozenset(), present_similarity: float = 1.0,
                  ) -> tuple[list[Candidate], dict[str, str]]:
     """For every pair of ``ranked`` candidates whose vectors' rescaled cosine is >= ``similarity``,
     whose write times differ and where the newer one answers the query about as well
@@ -165,7 +166,11 @@ def demote_stale(ranked: list[Candidate], vectors: dict[str, np.ndarray], writte
     speaker's turns on a topic are no flip. With ``takes_rank`` the newer one of a value, provisional,
     update or flip pair first takes the older one's fused score when that is higher (the slot keeps its
     place in the ranking, its current value fills it; the older one then loses one place, not the
-    top k). Returns the re-sorted candidates and {older id: the current value it yields to} for each demoted memory."""
+    top k). A newer statement in ``present`` (the question asks for the value that holds now, so the question
+    supplies the change the statement does not word: "I do the grocery run at Costco" -> "been getting groceries
+    delivered through Instacart" for "how do I get my groceries now?") counts as reporting a change when the two
+    are at least ``present_similarity`` close. Returns the re-sorted candidates and {older id: the current value it
+    yields to} for each demoted memory."""
     ids = [c.memory_id for c in ranked if c.memory_id in vectors]
     if len(ids) < 2:
         return ranked, {}
@@ -185,11 +190,12 @@ def demote_stale(ranked: list[Candidate], vectors: dict[str, np.ndarray], writte
             bar = min(similarity, provisional_similarity) if a in provisional_ids else similarity
             sim = rescale(float(sims[i, j]))
             value = value_pair is not None and sim >= value_similarity and value_pair(a, b)
-            update = _update_pair(by_id[a], by_id[b], changes, provisional_ids, sim, update_similarity,
+            marked = changes | {b} if b in present and sim >= present_similarity else changes
+            update = _update_pair(by_id[a], by_id[b], marked, provisional_ids, sim, update_similarity,
                                   update_relevance_share, update_coverage_share, same_slot=value) \
                 and (shares_subject is None or shares_subject(a, b))
             # a flip back needs the newest statement to report the change (see the docstring)
-            back = b in changes and _flip_back(i, j, ids, sims, written, rescale, similarity, flip_similarity,
+            back = b in marked and _flip_back(i, j, ids, sims, written, rescale, similarity, flip_similarity,
                                                may_compete)
             if sim < bar and not back and not update and (value_pair is None or sim < value_similarity):
                 continue
@@ -270,20 +276,21 @@ def defer_to_user(ranked: list[Candidate], vectors: dict[str, np.ndarray], roles
 
 
 def lift_replacements(kept: list[Candidate], below: list[Candidate], payloads: dict[str, dict[str, Any]],
-                      share: float) -> tuple[list[Candidate], list[Candidate]]:
+                      share: float, keys: tuple[str, ...] = ("_replaces",)) -> tuple[list[Candidate], list[Candidate]]:
     """``(kept, below)`` with every below-floor candidate whose ``metadata._replaces`` names a kept one (a
     reported change linked at write, memory_engine/write/changes.py: 'just finished moving to Shenzhen' ->
     'I live in Chengdu') moved into ``kept`` at ``share`` x the best such kept candidate's fused score
     (``retrieval.stale_replacement_lift``; 0 = off): found through the value it replaces, it never
-    repeats the question's words. The older one is then ranked below it (:func:`demote_corrected`)."""
+    repeats the question's words. The older one is then ranked below it (:func:`demote_corrected`). ``keys``: the
+    metadata links that count (``_succeeds`` too for a present-tense question: "just started at Tencent")."""
     if share <= 0.0 or not below or not kept:
         return kept, below
     score = {c.memory_id: c.fused for c in kept}
     lifted: list[Candidate] = []
     rest: list[Candidate] = []
     for c in below:
-        olds = [score[str(i)] for i in (payloads.get(c.memory_id, {}).get("metadata") or {}).get("_replaces") or ()
-                if str(i) in score]
+        meta = payloads.get(c.memory_id, {}).get("metadata") or {}
+        olds = [score[str(i)] for k in keys for i in meta.get(k) or () if str(i) in score]
         if olds:
             lifted.append(replace(c, fused=share * max(olds)))
         else:
@@ -371,12 +378,23 @@ class StaleValues:
         self.update_relevance_share = rcfg.stale_update_relevance_share
         self.update_coverage_share = rcfg.stale_update_coverage_share
         self.update_shared_terms = rcfg.stale_update_shared_terms
+        self.present_similarity = rcfg.stale_present_similarity
+        self.tense = rcfg.stale_query_tense
         self.enabled = rcfg.stale_discount < 1.0
 
     def apply(self, kept: list[Candidate], payloads: dict[str, dict[str, Any]], top_k: int,
-              precedence: bool = True) -> list[Candidate]:
+              precedence: bool = True, tense: str | None = None) -> list[Candidate]:
         """``precedence=False`` (a query about what the assistant said, retrieve/addressee.py) skips the
-        user precedence: the assistant's suggestion is then the answer, not a rival of the user's words."""
+        user precedence: the assistant's suggestion is then the answer, not a rival of the user's words.
+        ``tense`` (:func:`memory_engine.write.intents.query_tense` of the question, with
+        ``retrieval.stale_query_tense``): 'present' makes every newer statement that adds no value beside the
+        older ones (:func:`memory_engine.write.intents.adds_value`) a change report at
+        ``retrieval.stale_present_similarity`` and uses the start links (``metadata._succeeds``,
+        write/changes.py); 'past' ("where did I work before?") keeps the older values where they rank: the
+        question asks for them (no same-subject demotion, no reported-change link; explicit corrections and
+        the user's precedence over the assistant still hold)."""
+        if not self.tense:
+            tense = None
         head, tail = kept[: top_k + self.window], kept[top_k + self.window:]
         if len(head) < 2:
             return kept
@@ -387,8 +405,13 @@ class StaleValues:
                                     float(payloads.get(c.memory_id, {}).get("updated_at") or 0.0)) for c in head}
         tentative = frozenset(c.memory_id for c in head
                               if provisional(str(payloads.get(c.memory_id, {}).get("content") or "")))
+        # a statement that adds a value beside the older ones ('家里又多了一只布偶', 'I also started piano') replaces none
         changes = frozenset(c.memory_id for c in head
-                            if reports_change(str(payloads.get(c.memory_id, {}).get("content") or "")))
+                            if reports_change(text := str(payloads.get(c.memory_id, {}).get("content") or ""))
+                            and not adds_value(text))
+        present = frozenset(c.memory_id for c in head if tense == "present"
+                            and states_something(text := str(payloads.get(c.memory_id, {}).get("content") or ""))
+                            and not adds_value(text))
         def value_pair(old: str, new: str) -> bool:
             return value_change(str(payloads.get(old, {}).get("content") or ""),
                                 str(payloads.get(new, {}).get("content") or ""))
@@ -412,20 +435,25 @@ class StaleValues:
             return competing(payloads.get(old, {}), payloads.get(new, {}),
                              across_sessions=self.across_sessions and not within, statements_only=self.statements_only)
 
-        demoted, _ = demote_stale(head, vecs, written, self.embedder.rescale, self.similarity, self.discount,
-                                  self.relevance_share, may_compete, tentative, self.provisional_similarity,
-                                  value_pair, self.value_similarity, self.value_relevance_share,
-                                  self.newer_takes_rank, self.flip_similarity, changes, self.update_similarity,
-                                  self.update_relevance_share, self.update_coverage_share, shares_subject)
+        if tense == "past":  # the question asks for the older value: no same-subject demotion
+            demoted = list(head)
+        else:
+            demoted, _ = demote_stale(head, vecs, written, self.embedder.rescale, self.similarity, self.discount,
+                                      self.relevance_share, may_compete, tentative, self.provisional_similarity,
+                                      value_pair, self.value_similarity, self.value_relevance_share,
+                                      self.newer_takes_rank, self.flip_similarity, changes, self.update_similarity,
+                                      self.update_relevance_share, self.update_coverage_share, shares_subject,
+                                      present, self.present_similarity)
         if self.user_precedence and precedence:
             # a suggestion the user confirmed speaks for the user (write/roles.py)
             roles = {c.memory_id: author_role(payloads.get(c.memory_id, {})) for c in head}
             demoted, _ = defer_to_user(demoted, vecs, roles, self.embedder.rescale, self.similarity, self.discount,
                                        self.user_relevance_share)
         # an explicit correction's links and a reported change's (write/changes.py) rank the older value below
+        # (a past-tense question keeps the replaced value; a start's link counts only for a present-tense one)
+        keys = ("_corrects",) + (() if tense == "past" else ("_replaces",)) + (("_succeeds",) if tense == "present" else ())
         corrects = {c.memory_id: tuple(str(i) for i in links) for c in head
-                    if (links := [*((payloads.get(c.memory_id, {}).get("metadata") or {}).get("_corrects") or ()),
-                                  *((payloads.get(c.memory_id, {}).get("metadata") or {}).get("_replaces") or ())])}
+                    if (links := [i for k in keys for i in (payloads.get(c.memory_id, {}).get("metadata") or {}).get(k) or ()])}
         if corrects:
             demoted, _ = demote_corrected(demoted, corrects, self.discount)
         if self.thread_order:  # request -> suggestion -> the user's decision (retrieve/addressee.py threads)

@@ -25,6 +25,20 @@ configuration):
 
 At most ``write.change_link_limit`` older memories are linked (``metadata._replaces``), each with its
 evidence in the write result (``rule`` ``reported_change``, ``archived`` False).
+
+A statement that adds a value beside the earlier ones ("I also started piano", "家里又多了一只布偶",
+:func:`memory_engine.write.intents.adds_value`) links nothing: it replaces no value.
+
+A new state told only by its beginning ("just started at Tencent last week",
+:func:`memory_engine.write.intents.starts_state`: no change word, so nothing says an earlier value ended)
+links an older memory under the same tests, except that the similarity bar is
+``write.change_start_similarity`` (e5: 'I work at Alibaba' / 'just started at Tencent last week' 0.28; e5 puts
+the same sentence as close to 'I live in Chengdu', 0.29, so similarity alone cannot tell the slot) and the
+replaced entity and the new one must fill the same role: the same preposition or coverb right before each
+(:data:`_GOVERNORS`, a closed class: 'at Alibaba' / 'at Tencent', '在阿里' / '在腾讯'; 'in Chengdu' is another
+role). Such a link is weaker evidence and is stored apart (``metadata._succeeds``, ``rule`` ``started_state``):
+retrieval uses it only when the question asks for the present value ("where do I work now?",
+:func:`memory_engine.write.intents.query_tense`).
 """
 
 from __future__ import annotations
@@ -39,15 +53,62 @@ from ..embedding import CachedEmbedder
 from ..models import MemoryType
 from ..scope import Scope
 from ..store.base import VectorStore
-from ..text import entities, people
+from ..text import entities, people, pos_tags
 from .correction import same_speaker
-from .intents import CHANGE, about_speaker, reports_change
+from .intents import CHANGE, INCHOATIVE, about_speaker, adds_value, reports_change, starts_state
 
 __all__ = ["ChangeLinker"]
+
+#: a subject other than the speaker before a start ('my roommate started at Google', 'she began at ...'): a
+#: third-person pronoun or a possessed noun (people() knows only names and relatives); in Chinese a noun right
+#: after 我 (我室友, 我同事) is checked by part of speech (:func:`_other_subject`)
+_OTHER_SUBJECT_EN = re.compile(r"\b(?:he|she|they|his|her|their|(?:my|our)\s+\w+)\b|[他她]", re.I)
+
+
+def _other_subject(prefix: str) -> bool:
+    """Whether the words before a start name a subject other than the speaker (see :data:`_OTHER_SUBJECT_EN`)."""
+    if _OTHER_SUBJECT_EN.search(prefix):
+        return True
+    tags = pos_tags(prefix) if prefix.strip() else []
+    return any(w in ("我", "我们") and i + 1 < len(tags) and tags[i + 1][1].startswith("n")
+               for i, (w, _) in enumerate(tags))
+
 
 #: a clause end: the change's object lies before it
 _CLAUSE_END = re.compile(r"[,，.。;；!！?？\n]")
 _TYPES = tuple(t.value for t in (MemoryType.SEMANTIC, MemoryType.EPISODIC, MemoryType.FACT))
+#: the prepositions and coverbs that mark an entity's role in a statement (closed classes: the simple English
+#: prepositions of place, time and affiliation; the Chinese coverbs of place and direction): two entities after the
+#: same one fill the same slot ('work at Alibaba' / 'started at Tencent', '在阿里' / '在腾讯')
+_GOVERNORS = frozenset({"at", "in", "on", "for", "with", "to", "from", "by", "into", "near", "inside",
+                        "在", "去", "到", "于", "从", "跟", "给", "为", "进"})
+_LATIN_WORD_BEFORE = re.compile(r"([A-Za-z]+)\W*$")
+
+
+def _governor(text: str, entity: str) -> str | None:
+    """The preposition or coverb right before the first occurrence of ``entity`` (a content term, lower case) in
+    ``text`` when it is one of :data:`_GOVERNORS`, else None."""
+    low = text.lower()
+    pos = low.find(entity)
+    if pos <= 0:
+        return None
+    before = text[:pos].rstrip()
+    if not before:
+        return None
+    m = _LATIN_WORD_BEFORE.search(before)
+    if m is not None and m.end() == len(before):
+        word = m.group(1).lower()
+    else:
+        tags = pos_tags(before[-6:])
+        word = tags[-1][0] if tags else before[-1]
+    return word if word in _GOVERNORS else None
+
+
+def same_role(old: str, new: str, replaced: frozenset[str], by: frozenset[str]) -> bool:
+    """Whether some entity of ``replaced`` (in ``old``) and some of ``by`` (in ``new``) follow the same
+    preposition or coverb (:func:`_governor`): 'I work at Alibaba' / 'just started at Tencent'."""
+    olds = {g for e in replaced if (g := _governor(old, e))}
+    return bool(olds) and any(_governor(new, e) in olds for e in by)
 
 
 class ChangeLinker:
@@ -59,10 +120,13 @@ class ChangeLinker:
 
     def find(self, clean: str, vec: np.ndarray, scope: Scope, metadata: dict[str, Any], role: str
              ) -> list[dict[str, Any]]:
-        if role != "user" or self.cfg.change_link_limit <= 0 or not reports_change(clean):
+        if role != "user" or self.cfg.change_link_limit <= 0 or adds_value(clean):
             return []
-        m = CHANGE.search(clean)
-        if m is None or people(clean[: m.start()]):
+        started = not reports_change(clean) and starts_state(clean)
+        if not started and not reports_change(clean):
+            return []
+        m = (INCHOATIVE if started else CHANGE).search(clean)
+        if m is None or people(clean[: m.start()]) or (started and _other_subject(clean[: m.start()])):
             return []  # someone else's move ('my brother just moved to Beijing', '我朋友小美刚搬到杭州')
         # the value it changes to is the change's object: in the clause right after the marker ('moving to
         # Shenzhen', '搬到深圳', '入职腾讯'); '电动车电池该换了，续航只剩二十公里' changes to nothing named
@@ -76,16 +140,18 @@ class ChangeLinker:
             if not scope.owns(p) or not same_speaker(role, metadata, p.payload, clean):
                 continue
             sim = float(self.embedder.rescale(p.score))
-            if sim < self.cfg.change_link_similarity:
+            if sim < (self.cfg.change_start_similarity if started else self.cfg.change_link_similarity):
                 break  # nearest first: the rest are further
             old = str(p.payload.get("content") or "")
             old_ents = entities(old)
             if not old_ents or not (new_ents - old_ents) or not (old_ents - new_ents):
                 continue  # no value replaced by another
+            if started and not same_role(old, clean, old_ents - new_ents, new_ents - old_ents):
+                continue  # a start fills the slot it names only ('at Tencent' is no 'in Chengdu')
             first = min((i for e in old_ents if (i := old.lower().find(e)) >= 0), default=len(old))
             if not about_speaker(old) or people(old[:first]):
                 continue  # the older memory is about someone else ('my sister lives in Chengdu')
-            out.append({"id": p.id, "rule": "reported_change", "similarity": round(sim, 4), "archived": False,
+            out.append({"id": p.id, "rule": "started_state" if started else "reported_change", "similarity": round(sim, 4), "archived": False,
                         "replaced": sorted(old_ents - new_ents), "by": sorted(new_ents - old_ents)})
             if len(out) >= self.cfg.change_link_limit:
                 break

@@ -413,6 +413,69 @@ def reports_change(text: str) -> bool:
     return bool(t) and not t.endswith(("?", "？")) and CHANGE.search(t) is not None
 
 
+#: the beginning of a new state told as an event: the aspectual verbs of beginning (a closed class, Quirk et al.
+#: 1985, "A Comprehensive Grammar of the English Language" §3.49 / §16.47: start, begin, commence; zh 开始):
+#: "just started at Tencent last week", "began at the new clinic in May". Not part of :data:`CHANGE`: a start names
+#: no earlier state ("I started piano" adds a hobby), so it links an older value only where the query itself asks
+#: for the present one (write/changes.py, ``metadata._succeeds``)
+INCHOATIVE = re.compile(r"\b(?:start(?:ed|ing|s)?|began|begun|begin(?:ning|s)?|commenc(?:ed|es|ing))\b|开始", re.IGNORECASE)
+
+#: additive focus particles (a closed class: also / another / in addition; 也 / 另外 / 又多 / 还有 / 新添): the
+#: statement adds a value beside the earlier ones ('I also started piano', '家里又多了一只布偶'), it replaces none.
+#: 'too' and 'as well' count only at the end of a clause ('I play tennis too'), not as degree words ('too sweet')
+ADDITIVE = re.compile(
+    r"\b(?:also|another|in addition|additionally|as well as)\b|\b(?:too|as well)\s*(?:[,.;!?]|$)|"
+    r"也|另外|又多|又添|新添|还有|多了一", re.IGNORECASE)
+
+
+def adds_value(text: str) -> bool:
+    """Whether ``text`` adds a value beside earlier ones (:data:`ADDITIVE`): "I also started piano lessons",
+    "家里又多了一只布偶"; such a statement is no newer value of what it is similar to."""
+    return ADDITIVE.search(text or "") is not None
+
+
+def starts_state(text: str) -> bool:
+    """Whether ``text`` reports that a new state began (:data:`INCHOATIVE`) and adds nothing beside an
+    earlier one (:func:`adds_value`): "just started at Tencent last week" yes, "I also started piano" no,
+    a question never."""
+    t = (text or "").strip()
+    return bool(t) and not t.endswith(("?", "？")) and INCHOATIVE.search(t) is not None and not adds_value(t)
+
+
+#: deictic time adverbs of a question (a closed class): the present ones, and the habitual ones ('usually',
+#: '一般', '平时': a habit asked about is the one that holds now), ask for the value that holds now
+#: ("where do I work now?", "what phone am I using these days?", "我现在在哪上班", "我最近用什么学日语"), the past
+#: ones for an earlier value ("where did I work before?", "我之前在哪家公司", "我以前住哪"; 'before' only ends the
+#: question: "before bed", "before my checkup" name another time, not the value's)
+PRESENT_QUERY = re.compile(
+    r"\b(?:now|currently|current|these days|nowadays|at the moment|at present|lately|still|any ?more|"
+    r"usually|normally|typically|generally|tend to)\b|"
+    r"现在|目前|如今|眼下|当前|最近|这阵子|这段时间|近来|一般|平时|平常|通常", re.IGNORECASE)
+PAST_QUERY = re.compile(
+    r"\b(?:previously|used to|did (?:i|we|you) use to|formerly|back then|originally|at first|former|in the past)\b|\bbefore\s*(?:[?？.!,]|$)|"
+    r"以前|之前|原来|原先|过去|当时|曾经|从前|早先|一开始|最早|上一(?:家|个|份|次)", re.IGNORECASE)
+
+
+#: a question: a question mark or a sentence-final interrogative particle (吗 / 呢 / 么 / 嘛) ends it
+_QUESTION_END = re.compile(r"(?:[?？]|[吗呢么嘛])\s*$")
+
+
+def query_tense(query: str) -> str | None:
+    """'past' when ``query`` asks about an earlier value (:data:`PAST_QUERY`), 'present' when it asks for the
+    value that holds now (:data:`PRESENT_QUERY`), None when it names no time of the value. Past wins over
+    present ('what did I use before, and what now?' asks for the history). Only a question of one line has a
+    tense of the value it asks for: in a conversation or a request ('用户：…我现在心慌得不行', '我现在想吃点辣的')
+    'now' is the speaker's own moment, not a slot's newest value."""
+    q = (query or "").strip()
+    if "\n" in q or not _QUESTION_END.search(q):
+        return None
+    if PAST_QUERY.search(q):
+        return "past"
+    if PRESENT_QUERY.search(q):
+        return "present"
+    return None
+
+
 def subject_terms(text: str) -> frozenset[str]:
     """The content terms of ``text`` (:func:`memory_engine.text.content_terms`) without the change markers
     (:data:`CHANGE`): two statements that share one name the same subject ('Marcus', '聚会', '午饭'),

@@ -329,7 +329,10 @@ class WritePipeline:
             # 'just finished moving to Shenzhen' replaces 'I live in Chengdu': linked, nothing archived
             replaced = self.changes.find(clean, vec, scope, req.metadata, req.role)
             if replaced:
-                meta = {**meta, "_replaces": [ev["id"] for ev in replaced]}
+                # a start ('just started at Tencent') is weaker evidence: used only for a present-tense question
+                changed = [ev["id"] for ev in replaced if ev["rule"] != "started_state"]
+                started = [ev["id"] for ev in replaced if ev["rule"] == "started_state"]
+                meta = {**meta, **({"_replaces": changed} if changed else {}), **({"_succeeds": started} if started else {})}
                 evidence.extend(replaced)
         if mtype != MemoryType.FACT and req.role == "user" and rules.is_constraint(clean, sig):
             meta = {**meta, "_kind": "constraint"}

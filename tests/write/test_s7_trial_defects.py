@@ -80,9 +80,9 @@ def test_repair_of_day_of_month(engine, t0):
 
 
 @pytest.mark.integration
-@pytest.mark.xfail(strict=True, reason="wrong answer: 'where do I work now?' returns only the old 'I work at Alibaba'; "
-                                       "the newer 'just started at Tencent last week' is not retrieved")
 def test_new_employer_answers_where_do_i_work_now(engine, t0):
+    """Fixed (session 9): the start links the employer it replaces in the same role ('at Alibaba' / 'at Tencent',
+    write/changes.py metadata._succeeds) and a present-tense question uses that link (retrieve/stale.py)."""
     engine.add("I work at Alibaba", user_id="u", now=t0)
     engine.add("just started at Tencent last week", user_id="u", now=t0 + timedelta(days=60))
     hits = engine.retrieve("where do I work now?", user_id="u", now=t0 + timedelta(days=61)).hits
