@@ -408,6 +408,11 @@ class WriteSection(_Section):
         "after an assistant turn that asks nothing about the user marks that turn declined (metadata _declined_by_user; "
         "nothing archived); retrieval.declined_needs_addressee keeps it out of answers about the user."
     )
+    decline_max_terms: int = Field(
+        6, ge=0, description="At most this many content terms in a refusal read as declining the assistant's turn "
+        "(write.declines): 'nah, too pricey' has 2, '算了吧，我晚上要接孩子' 5 (jieba's overlapping cut); a longer reply "
+        "says something of its own and is stored as said. Range 0 (bare 'no' / '不用') to about 10, like reply_max_terms."
+    )
     reply_tag_max_terms: int = Field(
         1, ge=0, description="A last question clause with no second person and at most this many content terms is a "
         "tag question ('..., right?', '..., is that right?', '…，对吧？') and is read with the clauses before it in its "

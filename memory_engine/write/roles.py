@@ -288,6 +288,7 @@ class Confirmer:
         if cfg.confirm_followups < 0:
             raise ConfigError("write.confirm_followups must be >= 0", key="write.confirm_followups")
         self.followups, self.tag_max_terms, self.declines = cfg.confirm_followups, cfg.reply_tag_max_terms, cfg.declines
+        self.decline_max_terms = cfg.decline_max_terms
 
     def takes_up(self, scope: Scope, session_id: str | None, ts: float, text: str) -> list[ScoredPayload]:
         """The assistant turns the user turn ``text`` said at ``ts`` accepts (module docstring, acceptance), newest
@@ -331,10 +332,11 @@ class Confirmer:
         return None
 
     def declines_offer(self, scope: Scope, session_id: str | None, ts: float, text: str) -> ScoredPayload | None:
-        """The assistant turn the user turn ``text`` declines (:func:`is_refusal`): the session's latest turn,
+        """The assistant turn the user turn ``text`` declines (:func:`is_refusal` with ``write.decline_max_terms``):
+        the session's latest turn,
         the assistant's within ``write.confirm_window_s``, when it asks nothing about the user (a "no" to "do you
         have a car?" is the user's answer, module docstring replies); else None. Off with ``write.declines``."""
-        if not self.declines or not is_refusal(text, self.max_terms) or is_confirmation(text, self.max_terms):
+        if not self.declines or not is_refusal(text, self.decline_max_terms) or is_confirmation(text, self.max_terms):
             return None
         turn = self.offer(scope, session_id, ts)
         if turn is None or asked_about_user(str(turn.payload.get("content") or ""), self.tag_max_terms) is not None:
