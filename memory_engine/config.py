@@ -413,6 +413,12 @@ class WriteSection(_Section):
         "(write.declines): 'nah, too pricey' has 2, '算了吧，我晚上要接孩子' 5 (jieba's overlapping cut); a longer reply "
         "says something of its own and is stored as said. Range 0 (bare 'no' / '不用') to about 10, like reply_max_terms."
     )
+    reply_in_user_person: bool = Field(
+        True, description="A reply to the assistant's question about the user is embedded with that question turned into "
+        "the user's own person ('Do you have a car?' -> 'Do I have a car?', 你 -> 我; write/roles.py as_said_by_user): "
+        "the user asks about themselves in the first person, and e5 keeps 'you' and 'I' apart. The stored text and "
+        "metadata _reply_to keep the words as said."
+    )
     reply_tag_max_terms: int = Field(
         1, ge=0, description="A last question clause with no second person and at most this many content terms is a "
         "tag question ('..., right?', '..., is that right?', '…，对吧？') and is read with the clauses before it in its "

@@ -49,7 +49,7 @@ from .order import SessionOrder
 from .pii import PiiSettings, asked_secret, leads_with_value
 from .records import build_record, touch_patch, upsert_records
 from .repair import RecentRepair, Repair
-from .roles import REPLY_TO_KEY, Confirmer, confirmation_extra_terms, turn_before
+from .roles import REPLY_TO_KEY, Confirmer, as_said_by_user, confirmation_extra_terms, turn_before
 from .supersede import CorrectionFinder, Superseder
 
 __all__ = ["AddRequest", "WritePipeline", "WriteRun"]
@@ -280,7 +280,9 @@ class WritePipeline:
         terms = tuple(content_terms(clean)) + pii_terms
         stored_vec = vec  # what the memory is found by; the decisions below read the user's own words (vec)
         if reply_to is not None:
-            stored_vec = self.embedder.embed_documents([f"{reply_to}\n{clean}"])[0]
+            # in the user's own person: the user asks about themselves as I / 我 (write/roles.py as_said_by_user)
+            context = as_said_by_user(reply_to) if self.config.write.reply_in_user_person else reply_to
+            stored_vec = self.embedder.embed_documents([f"{context}\n{clean}"])[0]
             terms = tuple(dict.fromkeys(terms + tuple(content_terms(reply_to))))
         # turns of one session written with the same time keep their order (write/order.py)
         at = self.order.place(scope, req.session_id, req.ts)

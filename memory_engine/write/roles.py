@@ -49,7 +49,7 @@ from ..store.base import ScoredPayload, VectorStore
 from ..text import content_terms
 
 __all__ = ["ANSWERS_KEY", "CONFIRMED_KEY", "DECLINED_KEY", "REPLY_TO_KEY", "SETTLES_KEY", "Confirmer", "asked_about_user",
-           "author_role", "confirmation_extra_terms", "declined", "is_bare_acceptance", "is_confirmation", "is_decision",
+           "as_said_by_user", "author_role", "confirmation_extra_terms", "declined", "is_bare_acceptance", "is_confirmation", "is_decision",
            "is_polar_reply", "is_refusal", "last_question", "offers_to_act", "turn_before"]
 
 #: metadata key of a suggestion the user confirmed: {"text": the user's words, "at": epoch seconds}
@@ -170,6 +170,29 @@ def last_question(text: str, tag_max_terms: int = 1) -> str | None:
         if stem.strip(" ,，;；:：-—"):
             return (stem + m.group(0)).strip()
     return last
+
+
+#: second person -> first person, the closed class of English pronoun forms (longest first) and zh 你 / 您 / 你们
+_SHIFT_EN = (("you're", "I'm"), ("you are", "I am"), ("you've", "I've"), ("you'd", "I'd"), ("you'll", "I'll"),
+             ("yourself", "myself"), ("yours", "mine"), ("your", "my"), ("ur", "my"), ("you", "I"), ("u", "I"))
+_SHIFT_EN_RE = re.compile(r"\b(?:" + "|".join(re.escape(a) for a, _ in _SHIFT_EN) + r")\b", re.IGNORECASE)
+_SHIFT_ZH = re.compile(r"你们|您们|你|您")
+
+
+def as_said_by_user(question: str) -> str:
+    """The assistant's question about the user in the user's own person ("Do you have a car?" -> "Do I have a car?",
+    "你是当老师的，对吧？" -> "我是当老师的，对吧？"): the user's reply is embedded with it, and the user asks about
+    themselves in the first person ("do I have a car?", "我是做什么工作的"). Pure."""
+    en = dict(_SHIFT_EN)
+    q = question or ""
+
+    def shift(m: re.Match[str]) -> str:
+        word = m.group(0).lower()
+        if word in ("you", "u") and re.match(r"\s*(?:[?!.,;:]|$)", q[m.end():]):
+            return "me"  # an object at the clause end: 'is it bothering you?'
+        return en[word]
+    out = _SHIFT_EN_RE.sub(shift, q)
+    return _SHIFT_ZH.sub(lambda m: "我们" if len(m.group(0)) == 2 else "我", out)
 
 
 def offers_to_act(text: str, tag_max_terms: int = 1) -> bool:

@@ -192,3 +192,21 @@ def test_yep_to_a_tag_question_is_the_users_answer(engine, t0):
     assert yep.outcome == "stored"
     reply = engine.memory(yep.memory_id, user_id="u").metadata[REPLY_TO_KEY]
     assert reply == {"id": guess.memory_id, "text": "You're in Seattle, right?"}
+
+
+@pytest.mark.unit
+def test_the_question_in_the_users_person():
+    from memory_engine.write.roles import as_said_by_user
+    assert as_said_by_user("Do you have a car?") == "Do I have a car?"
+    assert as_said_by_user("Is your shoulder still bothering you?") == "Is my shoulder still bothering me?"
+    assert as_said_by_user("你应该是在上海吧？") == "我应该是在上海吧？" and as_said_by_user("您们几位？") == "我们几位？"
+
+
+@pytest.mark.integration
+def test_a_confirmed_guess_is_found_by_the_users_first_person_question(engine, t0):
+    """Fails on 235285a: '你应该是在上海吧？' + '对' sat under the floor for '我住在哪个城市' (你 vs 我 in e5)."""
+    _turns(engine, t0 - timedelta(days=5), [("user", "我儿子今年五岁，最喜欢恐龙")], session="s0")
+    _, _, yes = _turns(engine, t0, [("user", "周末想找个地方带娃玩"),
+                                    ("assistant", "你应该是在上海吧？可以去浦东的科技馆看看恐龙展。"), ("user", "对")])
+    hits = engine.retrieve("我住在哪个城市", user_id="u", session_id="s2", top_k=1, now=t0 + timedelta(days=2)).hits
+    assert [h.memory_id for h in hits] == [yes.memory_id]
