@@ -33,6 +33,20 @@ then that question's answer
 dropped as chit-chat, its words are kept as said, and it is embedded and indexed together with the
 question (metadata ``_reply_to``: the question's id and words), so "do I have a car?" finds "yes".
 The assistant's words stay the assistant's: the memory is the user's reply, the question its context.
+A tag question ("You're in Seattle, right?", "你是当老师的，对吧？") is read with the clause it tags
+(:func:`last_question`, ``write.reply_tag_max_terms``), and the question is embedded in the user's own
+person (:func:`as_said_by_user`, ``write.reply_in_user_person``).
+
+**Acceptance** (:meth:`Confirmer.takes_up`). Besides a confirmation, a bare affirmation ("yes please",
+"sounds good", "好的", "可以") accepts an assistant turn that offers to act itself ("Want me to book it?",
+"要我帮你订吗？", :func:`offers_to_act`); after advice ("You might like trail running") it stays noncommittal.
+A reference back to the assistant's words ("那就听你的", "your call") is a confirmation. When the accepted
+turn answers the user's question about an earlier offer ("does it come with full insurance?"), that offer
+is taken up too (``write.confirm_followups``). A confirmed suggestion is the decision of the request it
+answers (retrieve/addressee.py threads). **Refusals** ("no thanks", "nah, too pricey", "不用了",
+:func:`is_refusal`, ``write.decline_max_terms``) mark the assistant turn ``_declined_by_user``
+(``write.declines``; nothing archived): it then answers only a query about the assistant's words
+(``retrieval.declined_needs_addressee``).
 """
 
 from __future__ import annotations
