@@ -407,6 +407,34 @@ class WriteSection(_Section):
     confirm_max_terms: int = Field(
         4, ge=0, description="At most this many content terms in a confirmation (it names nothing new of its own)."
     )
+    confirm_followups: int = Field(
+        2, ge=0, description="An acceptance ('ok, book it') after the user asked about the assistant's offer and the "
+        "assistant answered ('does it come with full insurance?' / 'Full cover is 12 euros extra') takes up the earlier "
+        "offer too, back over at most this many question-and-answer pairs inside confirm_window_s (write/roles.py "
+        "Confirmer.takes_up). Range 0 (only the latest turn) to about 3: a longer exchange has usually changed the offer."
+    )
+    declines: bool = Field(
+        True, description="A short refusal ('no thanks', 'nah, too pricey', '不用了', '算了吧') within confirm_window_s "
+        "after an assistant turn that asks nothing about the user marks that turn declined (metadata _declined_by_user; "
+        "nothing archived); retrieval.declined_needs_addressee keeps it out of answers about the user."
+    )
+    decline_max_terms: int = Field(
+        6, ge=0, description="At most this many content terms in a refusal read as declining the assistant's turn "
+        "(write.declines): 'nah, too pricey' has 2, '算了吧，我晚上要接孩子' 5 (jieba's overlapping cut); a longer reply "
+        "says something of its own and is stored as said. Range 0 (bare 'no' / '不用') to about 10, like reply_max_terms."
+    )
+    reply_in_user_person: bool = Field(
+        True, description="A reply to the assistant's question about the user is embedded with that question turned into "
+        "the user's own person ('Do you have a car?' -> 'Do I have a car?', 你 -> 我; write/roles.py as_said_by_user): "
+        "the user asks about themselves in the first person, and e5 keeps 'you' and 'I' apart. The stored text and "
+        "metadata _reply_to keep the words as said."
+    )
+    reply_tag_max_terms: int = Field(
+        1, ge=0, description="A last question clause with no second person and at most this many content terms is a "
+        "tag question ('..., right?', '..., is that right?', '…，对吧？') and is read with the clauses before it in its "
+        "sentence ('You're in Seattle, right?'; write/roles.py last_question). Range 0 (only content-free tags: "
+        "'isn't it?', '对吧？') to 2; 'Does that make sense?' has 2 and stands alone after a sentence end either way."
+    )
     reply_window_s: float = Field(
         600.0, ge=0.0, description="A short user reply ('yes', '是的', 'nope', a bare place name) within this many seconds "
         "after the assistant asked the user a question about themselves ('Do you have a car?', '你平时抽烟吗？') is "
@@ -580,6 +608,11 @@ class RetrievalSection(_Section):
         1.0, ge=0.0, le=1.0, description="Multiplier on fused scores of user-stated memories (seed 004: user-stated > inferred)."
     )
     inferred_weight: float = Field(0.85, ge=0.0, le=1.0, description="Multiplier on fused scores of model-inferred memories.")
+    declined_needs_addressee: bool = Field(
+        True, description="An assistant turn the user declined ('no thanks', '不用了'; write.declines) answers only a "
+        "query that refers to the assistant or its suggestion ('what did you suggest'), never another query "
+        "(retrieve/addressee.py may_answer)."
+    )
     assistant_needs_addressee: bool = Field(
         True, description="What the assistant said (an unconfirmed suggestion, guess or restatement) answers only a "
         "query that refers to the assistant or its suggestion ('what did you recommend', '你上次推荐的'), never a "

@@ -18,7 +18,8 @@ my / we, 我 / 咱. A suggestion the user confirmed is the user's (:func:`memory
 
 **Threads** (``retrieval.thread_order``; links written by :mod:`memory_engine.write.roles`): the user
 asked ("any ideas for dinner tonight?"), the assistant suggested (``_answers`` the request), the user
-chose for themselves ("I think I'll book Luigi's instead", ``_settles`` the suggestion and the request).
+chose for themselves ("I think I'll book Luigi's instead", ``_settles`` the suggestion and the request), or
+accepted the suggestion ("yes please", "好，就它了": the suggestion, confirmed, is then the decision).
 The decision is what the request came to, so for a query that does not refer to the assistant it
 answers whatever the request answers: :func:`lift_decisions` gives it at least
 ``retrieval.thread_relevance_share`` x the request's relevance (for the floor) and the request's fused
@@ -35,7 +36,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from ..write.roles import ANSWERS_KEY, SETTLES_KEY, author_role
+from ..write.roles import ANSWERS_KEY, CONFIRMED_KEY, SETTLES_KEY, author_role, declined
 from .fusion import Candidate, rank_key
 
 __all__ = ["about_user_only", "lift_decisions", "may_answer", "refers_to_assistant", "thread_demotions"]
@@ -73,9 +74,13 @@ def about_user_only(query: str) -> bool:
     return bool(_FIRST_PERSON.search(q)) and not refers_to_assistant(q)
 
 
-def may_answer(payload: Mapping[str, Any], user_only: bool) -> bool:
+def may_answer(payload: Mapping[str, Any], user_only: bool, declined_out: bool = False) -> bool:
     """Whether a memory may answer a query; ``user_only`` = :func:`about_user_only` of the query
-    (when the feature is on). Only an unconfirmed assistant memory is ever refused."""
+    (when the feature is on); ``declined_out``: the query does not refer to the assistant and
+    ``retrieval.declined_needs_addressee`` is on. Only an assistant memory is ever refused: unconfirmed
+    for a question about the user, declined (:func:`memory_engine.write.roles.declined`) for any other."""
+    if declined_out and declined(payload):
+        return False
     return not (user_only and author_role(payload) == "assistant")
 
 
@@ -84,9 +89,14 @@ def _meta(payloads: Mapping[str, Mapping[str, Any]], mid: str) -> Mapping[str, A
 
 
 def _settled(payloads: Mapping[str, Mapping[str, Any]], mid: str) -> tuple[str, str | None]:
-    """(offer id, request id or None) a decision settles; ('', None) for any other memory."""
-    links = _meta(payloads, mid).get(SETTLES_KEY) or ()
+    """(offer id, request id or None) a decision settles; ('', None) for any other memory. A suggestion
+    the user accepted ("yes please", "好，就它了") is the decision itself: ('', the request it answers)."""
+    meta = _meta(payloads, mid)
+    links = meta.get(SETTLES_KEY) or ()
     if not links:
+        request = meta.get(ANSWERS_KEY)
+        if request and meta.get(CONFIRMED_KEY) and author_role(payloads.get(mid) or {}) == "user":
+            return "", str(request)
         return "", None
     return str(links[0]), (str(links[1]) if len(links) > 1 else None)
 

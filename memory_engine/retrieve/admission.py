@@ -1,14 +1,16 @@
 """May this row be returned for this query? The one check every way a memory enters the candidates
 runs on a store row: the routes' pool (:func:`memory_engine.retrieve.candidates.pool_routes`), the
 conversation neighbours (:class:`memory_engine.retrieve.context.ConversationContext`) and the entity
-hop (:class:`memory_engine.retrieve.hop.EntityHop`). Three refusals, in this order:
+hop (:class:`memory_engine.retrieve.hop.EntityHop`). Four refusals, in this order:
 
 * another owner's row (:meth:`memory_engine.scope.Scope.owns`, seed 004: defence in depth, the store
   filter already isolates);
 * a memory flagged at write for a planted instruction, when ``retrieval.exclude_flagged`` is on (it
   stays out of the context);
 * what the assistant said unconfirmed, for a first-person question about the user
-  (``QueryPlan.user_only``, :func:`memory_engine.retrieve.addressee.may_answer`).
+  (``QueryPlan.user_only``, :func:`memory_engine.retrieve.addressee.may_answer`);
+* what the assistant offered and the user declined ("no thanks", "不用了"), for any query that does not
+  refer to the assistant (``retrieval.declined_needs_addressee``).
 
 Pure: one frozen value per retrieval, no store reads.
 """
@@ -32,9 +34,10 @@ class Admission:
     scope: Scope
     exclude_flagged: bool = False
     user_only: bool = False
+    declined_out: bool = False
 
     def admits(self, p: ScoredPayload) -> bool:
-        """True when row ``p`` may be returned: the scope's owner, not flagged (when excluded), and
-        not the assistant's unconfirmed word on a question about the user."""
+        """True when row ``p`` may be returned: the scope's owner, not flagged (when excluded), not the
+        assistant's unconfirmed word on a question about the user, and not a declined offer (when out)."""
         return (self.scope.owns(p) and not (self.exclude_flagged and p.payload.get("flagged"))
-                and may_answer(p.payload, self.user_only))
+                and may_answer(p.payload, self.user_only, self.declined_out))

@@ -32,7 +32,7 @@ from ..errors import StoreError
 from ..models import MemoryRecord, MemoryType, WriteOutcome, WriteResult
 from ..retrieve import temporal
 from ..scope import Scope
-from ..store.base import VectorStore
+from ..store.base import ScoredPayload, VectorStore
 from ..text import content_terms
 from . import rules
 from .candidates import CandidatePool
@@ -49,7 +49,7 @@ from .order import SessionOrder
 from .pii import PiiSettings, asked_secret, leads_with_value
 from .records import build_record, touch_patch, upsert_records
 from .repair import RecentRepair, Repair
-from .roles import REPLY_TO_KEY, Confirmer, confirmation_extra_terms, is_confirmation, turn_before
+from .roles import REPLY_TO_KEY, Confirmer, as_said_by_user, confirmation_extra_terms, turn_before
 from .supersede import CorrectionFinder, Superseder
 
 __all__ = ["AddRequest", "WritePipeline", "WriteRun"]
@@ -130,11 +130,22 @@ class WritePipeline:
                 if forgot.reason != "forget_intent:no_match" or not target or (
                         addresses_memory(clean) and not says_more(clean)):
                     return WriteRun(forgot, clean)
-        confirmation = req.role == "user" and req.fact is None and is_confirmation(clean, self.confirmer.max_terms)
+        offers: list[ScoredPayload] = []
+        if req.role == "user" and req.fact is None:
+            # "yes, book that one", "yes please" after "Want me to book it?": the offer becomes the user's
+            offers = self.confirmer.takes_up(Scope(req.tenant_id, req.user_id, self.embedder.version),
+                                             req.session_id, req.ts, clean)
+        confirmation = bool(offers)
         if confirmation:
-            merged = self._confirm(req, clean, kinds)  # "yes, book that one": the suggestion becomes the user's
+            merged = self._confirm(req, clean, kinds, offers)
             if merged is not None:
                 return WriteRun(merged, clean)
+        elif req.role == "user" and req.fact is None:
+            # "no thanks", "不用了": the offer stays the assistant's and answers nothing about the user (write/roles.py)
+            refused = self.confirmer.declines_offer(Scope(req.tenant_id, req.user_id, self.embedder.version),
+                                                    req.session_id, req.ts, clean)
+            if refused is not None:
+                self.confirmer.decline(refused, clean, req.ts)
         if req.role == "user" and req.fact is None and req.hint is None:
             scope = Scope(req.tenant_id, req.user_id, self.embedder.version)
             repair = self.repair.find(scope, req.session_id, req.ts, clean, req.role, req.metadata)
@@ -235,17 +246,16 @@ class WritePipeline:
                 log.exception("could not drop correction %s after a failed supersede", new_id)
             raise StoreError(f"correction not applied: superseding {len(superseded)} memory(ies) failed: {e}") from e
 
-    def _confirm(self, req: AddRequest, clean: str, kinds: tuple[str, ...]) -> WriteResult | None:
-        """Mark the assistant turn a confirmation takes up as the user's (write/roles.py); the result
-        'merged' into it when the confirmation names nothing new, else None (the turn is stored too)."""
-        scope = Scope(req.tenant_id, req.user_id, self.embedder.version)
-        offer = self.confirmer.offer(scope, req.session_id, req.ts)
-        if offer is None:
-            return None
-        self.confirmer.confirm(offer, clean, req.ts)
+    def _confirm(self, req: AddRequest, clean: str, kinds: tuple[str, ...], offers: list[ScoredPayload]
+                 ) -> WriteResult | None:
+        """Mark the assistant turns a confirmation takes up (``offers``, newest first; write/roles.py
+        Confirmer.takes_up) as the user's; the result 'merged' into the newest when the confirmation names
+        nothing new, else None (the turn is stored too)."""
+        for offer in offers:
+            self.confirmer.confirm(offer, clean, req.ts)
         if confirmation_extra_terms(clean):
             return None
-        return WriteResult(WriteOutcome.MERGED.value, offer.id, f"confirms:{offer.id}", redactions=kinds)
+        return WriteResult(WriteOutcome.MERGED.value, offers[0].id, f"confirms:{offers[0].id}", redactions=kinds)
 
     def _inherit_event_time(self, rec: MemoryRecord, superseded: list[str]) -> MemoryRecord:
         """A correction naming no date ('Actually the dentist is at 4pm, not 3pm') keeps the
@@ -270,7 +280,9 @@ class WritePipeline:
         terms = tuple(content_terms(clean)) + pii_terms
         stored_vec = vec  # what the memory is found by; the decisions below read the user's own words (vec)
         if reply_to is not None:
-            stored_vec = self.embedder.embed_documents([f"{reply_to}\n{clean}"])[0]
+            # in the user's own person: the user asks about themselves as I / 我 (write/roles.py as_said_by_user)
+            context = as_said_by_user(reply_to) if self.config.write.reply_in_user_person else reply_to
+            stored_vec = self.embedder.embed_documents([f"{context}\n{clean}"])[0]
             terms = tuple(dict.fromkeys(terms + tuple(content_terms(reply_to))))
         # turns of one session written with the same time keep their order (write/order.py)
         at = self.order.place(scope, req.session_id, req.ts)

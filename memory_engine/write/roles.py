@@ -33,6 +33,20 @@ then that question's answer
 dropped as chit-chat, its words are kept as said, and it is embedded and indexed together with the
 question (metadata ``_reply_to``: the question's id and words), so "do I have a car?" finds "yes".
 The assistant's words stay the assistant's: the memory is the user's reply, the question its context.
+A tag question ("You're in Seattle, right?", "你是当老师的，对吧？") is read with the clause it tags
+(:func:`last_question`, ``write.reply_tag_max_terms``), and the question is embedded in the user's own
+person (:func:`as_said_by_user`, ``write.reply_in_user_person``).
+
+**Acceptance** (:meth:`Confirmer.takes_up`). Besides a confirmation, a bare affirmation ("yes please",
+"sounds good", "好的", "可以") accepts an assistant turn that offers to act itself ("Want me to book it?",
+"要我帮你订吗？", :func:`offers_to_act`); after advice ("You might like trail running") it stays noncommittal.
+A reference back to the assistant's words ("那就听你的", "your call") is a confirmation. When the accepted
+turn answers the user's question about an earlier offer ("does it come with full insurance?"), that offer
+is taken up too (``write.confirm_followups``). A confirmed suggestion is the decision of the request it
+answers (retrieve/addressee.py threads). **Refusals** ("no thanks", "nah, too pricey", "不用了",
+:func:`is_refusal`, ``write.decline_max_terms``) mark the assistant turn ``_declined_by_user``
+(``write.declines``; nothing archived): it then answers only a query about the assistant's words
+(``retrieval.declined_needs_addressee``).
 """
 
 from __future__ import annotations
@@ -48,11 +62,14 @@ from ..scope import Scope
 from ..store.base import ScoredPayload, VectorStore
 from ..text import content_terms
 
-__all__ = ["ANSWERS_KEY", "CONFIRMED_KEY", "REPLY_TO_KEY", "SETTLES_KEY", "Confirmer", "asked_about_user", "author_role",
-           "confirmation_extra_terms", "is_confirmation", "is_decision", "is_polar_reply", "turn_before"]
+__all__ = ["ANSWERS_KEY", "CONFIRMED_KEY", "DECLINED_KEY", "REPLY_TO_KEY", "SETTLES_KEY", "Confirmer", "asked_about_user",
+           "as_said_by_user", "author_role", "confirmation_extra_terms", "declined", "is_bare_acceptance", "is_confirmation", "is_decision",
+           "is_polar_reply", "is_refusal", "last_question", "offers_to_act", "turn_before"]
 
 #: metadata key of a suggestion the user confirmed: {"text": the user's words, "at": epoch seconds}
 CONFIRMED_KEY = "_confirmed_by_user"
+#: metadata key of an assistant turn the user declined right after it: {"text": the user's words, "at": epoch seconds}
+DECLINED_KEY = "_declined_by_user"
 #: metadata key of an assistant turn: the id of the user's request it answers (module docstring, threads)
 ANSWERS_KEY = "_answers"
 #: metadata key of a user decision: [the assistant turn it settles, the request that turn answers (when known)]
@@ -69,7 +86,15 @@ _AFFIRM = re.compile(
 _TAKE = re.compile(
     r"\b(?:that|this|it|those|these|that one|this one|the (?:first|second|third|last|cheaper|latter|former) one)\b|"
     r"\b(?:book|take|reserve|order|buy|get|pick|choose|go with|go for|sign me up)\b|"
-    r"它|这个|那个|这家|那家|这款|那款|这件|那件|这里|那里|(?:订|选|定|要|买|约)(?:这|那|它|吧|了|下)",
+    r"它|这个|那个|这家|那家|这款|那款|这件|那件|这里|那里|(?:订|选|定|要|买|约)(?:这|那|它|吧|了|下)|"
+    # a reference back to the assistant's own words: 'your call', 'as you said', 听你的, 按你说的
+    r"\byour (?:call|pick|suggestion|idea|way)\b|\b(?:as|what) you (?:said|suggested|say)\b|听你的|(?:按|照|依)你",
+    re.IGNORECASE,
+)
+#: a question that refers back to what was offered ("does it come with insurance?", "这个能加热吗？"), not one asking
+#: for something else ("anything cheaper?", "有没有不用排队的？"): a pronoun or demonstrative of the offer
+_REFERS_BACK = re.compile(
+    r"\b(?:it|its|it'?s|this|that|they|them|there|this one|that one)\b|它|这个|那个|这家|那家|这款|那款|这件|那件|这里|那里|这班|那班",
     re.IGNORECASE,
 )
 _NEGATED = re.compile(r"\b(?:no|not|don'?t|never|nah|nope)\b|不|别|没|算了", re.IGNORECASE)
@@ -78,7 +103,15 @@ _QUESTION = re.compile(r"[?？]|吗\W*$|\b(?:what|which|how|why|when|where|any)\
 _OWN_WORDS = frozenset(
     "yes yeah yep yup ok okay sure sound good perfect great alright fine deal cool let go ahead book take reserve order "
     "buy get pick choos choose one first second third last cheaper latter former sign up 好 行 可以 没问题 就 嗯 对 订 选 定 要 "
-    "买 约 它 这个 那个 这家 那家 这款 那款 吧 了 啦 就是 就它 就这个 就那个 就这家 就那家 就订 就选 就要 就定 就买 就约".split()
+    "买 约 它 这个 那个 这家 那家 这款 那款 吧 了 啦 就是 就它 就这个 就那个 就这家 就那家 就订 就选 就要 就定 就买 就约 "
+    # agreeing to have it done: 'please', 就这么办 / 就这样 (do it that way), 安排 (arrange it), 听你的 (as you say)
+    "please 这么 这样 办 安排 听".split()
+)
+#: a refusal opening a reply: no / nah / no thanks / don't / never mind, zh 不用 / 不要 / 不了 / 算了 / 别 / 不必 / 还是不
+_REFUSE = re.compile(
+    r"^\W*(?:no|nah|nope|not (?:now|really|today)|don'?t|never ?mind|pass|i'?m good|i'?ll pass)\b|"
+    r"^\W*(?:不用|不要|不了|不必|不需要|算了|别|还是不|先不|暂时不|不考虑)",
+    re.IGNORECASE,
 )
 
 
@@ -110,6 +143,15 @@ _OFFER = re.compile(
     r"考虑|怎么样|好吗|好不好|行吗|行不行|可以吗|如何|别的|其他|其它",
     re.IGNORECASE,
 )
+#: the assistant offers to act itself ("Want me to book it?", "Shall I move it?", "要我帮你订吗？", "我帮你约这个时间？"):
+#: its own first person as the doer inside a question. A bare "yes please" / "好的" / "sounds good" accepts that
+#: act; a proposal to the user ("要不要试试游泳？", "How about trail running?") is only advice, and a bare "sure"
+#: to it says nothing the user did (hygiene-in-speech controls)
+_ACT_OFFER = re.compile(
+    r"\b(?:shall|should|can|could|may) (?:i|we)\b(?! ask)|\b(?:want|like|need) me to\b|\b(?:i|we) (?:can|could) \w+ (?:it|that|this|one|them|for you)\b|"
+    r"要我|需要我|要不要我|让我|我(?:来|帮|给|替)(?:你|您)|我(?:帮|给)?(?:你|您)(?:订|约|买|改|预约|预订|安排|下单|换)",
+    re.IGNORECASE,
+)
 #: a reply that answers a polar question by itself: yes / no, zh 是 / 对 / 有 / 没有 / 不 / 会 / 能 ...
 _POLAR = re.compile(
     r"^\W*(?:yes|yeah|yep|yup|ya|yea|sure|right|correct|exactly|definitely|absolutely|of course|indeed|true|"
@@ -119,15 +161,66 @@ _POLAR = re.compile(
 )
 
 
-def asked_about_user(text: str) -> str | None:
-    """The question an assistant turn asks the user about themselves (module docstring, replies): its
-    last question clause when that clause is spoken to the user and is no offer, proposal or closing;
-    else None. Pure."""
-    clauses = [m.group(0).strip() for m in _QUESTION_CLAUSE.finditer(text or "") if m.group(0).strip(" ?？")]
-    if not clauses:
+#: where a sentence ends: a tag question is joined only with the clauses of its own sentence
+_SENTENCE_END = re.compile(r"[.!?。！？\n]")
+
+
+def last_question(text: str, tag_max_terms: int = 1) -> str | None:
+    """The last question clause of ``text`` (None without one). A tag question ("..., right?",
+    "..., is that right?", "...，对吧？") carries no subject of its own: a last clause with no second person
+    and at most ``tag_max_terms`` content terms is joined with the clauses before it in its sentence
+    ("You're in Seattle, right?"), never across a sentence end ("Your order ships tomorrow. Does that make
+    sense?" stays "Does that make sense?"). Pure."""
+    t = text or ""
+    found = [m for m in _QUESTION_CLAUSE.finditer(t) if m.group(0).strip(" ?？")]
+    if not found:
         return None
-    last = clauses[-1]
-    if not _TO_YOU.search(last) or _OFFER.search(last):
+    m = found[-1]
+    last = m.group(0).strip()
+    if tag_max_terms >= 0 and not _TO_YOU.search(last) and len(content_terms(last)) <= tag_max_terms:
+        head = t[:m.start()]
+        ends = list(_SENTENCE_END.finditer(head))
+        stem = head[ends[-1].end():] if ends else head
+        if stem.strip(" ,，;；:：-—"):
+            return (stem + m.group(0)).strip()
+    return last
+
+
+#: second person -> first person, the closed class of English pronoun forms (longest first) and zh 你 / 您 / 你们
+_SHIFT_EN = (("you're", "I'm"), ("you are", "I am"), ("you've", "I've"), ("you'd", "I'd"), ("you'll", "I'll"),
+             ("yourself", "myself"), ("yours", "mine"), ("your", "my"), ("ur", "my"), ("you", "I"), ("u", "I"))
+_SHIFT_EN_RE = re.compile(r"\b(?:" + "|".join(re.escape(a) for a, _ in _SHIFT_EN) + r")\b", re.IGNORECASE)
+_SHIFT_ZH = re.compile(r"你们|您们|你|您")
+
+
+def as_said_by_user(question: str) -> str:
+    """The assistant's question about the user in the user's own person ("Do you have a car?" -> "Do I have a car?",
+    "你是当老师的，对吧？" -> "我是当老师的，对吧？"): the user's reply is embedded with it, and the user asks about
+    themselves in the first person ("do I have a car?", "我是做什么工作的"). Pure."""
+    en = dict(_SHIFT_EN)
+    q = question or ""
+
+    def shift(m: re.Match[str]) -> str:
+        word = m.group(0).lower()
+        if word in ("you", "u") and re.match(r"\s*(?:[?!.,;:]|$)", q[m.end():]):
+            return "me"  # an object at the clause end: 'is it bothering you?'
+        return en[word]
+    out = _SHIFT_EN_RE.sub(shift, q)
+    return _SHIFT_ZH.sub(lambda m: "我们" if len(m.group(0)) == 2 else "我", out)
+
+
+def offers_to_act(text: str, tag_max_terms: int = 1) -> bool:
+    """Whether an assistant turn ends by offering to act itself (:data:`_ACT_OFFER` in its last question). Pure."""
+    q = last_question(text, tag_max_terms)
+    return q is not None and bool(_ACT_OFFER.search(q))
+
+
+def asked_about_user(text: str, tag_max_terms: int = 1) -> str | None:
+    """The question an assistant turn asks the user about themselves (module docstring, replies): its
+    last question clause (a tag question with the clause it tags, :func:`last_question`) when that clause
+    is spoken to the user and is no offer, proposal or closing; else None. Pure."""
+    last = last_question(text, tag_max_terms)
+    if last is None or not _TO_YOU.search(last) or _OFFER.search(last):
         return None
     return last
 
@@ -153,12 +246,40 @@ def author_role(payload: Mapping[str, Any]) -> str:
     return role
 
 
+def declined(payload: Mapping[str, Any]) -> bool:
+    """Whether an assistant memory was declined by the user (metadata ``_declined_by_user``) and not confirmed later."""
+    meta = payload.get("metadata") or {}
+    no, yes = meta.get(DECLINED_KEY), meta.get(CONFIRMED_KEY)
+    if str(payload.get("role") or "user") == "user" or not no:
+        return False
+    # the user's latest word on it counts: declined, then "actually ok, book it" confirms it again
+    return not yes or float((no or {}).get("at") or 0.0) > float((yes or {}).get("at") or 0.0)
+
+
 def is_confirmation(text: str, max_terms: int) -> bool:
     """Whether a user turn only accepts what was just offered (module docstring); pure."""
     t = (text or "").strip()
     if not t or not _AFFIRM.search(t) or not _TAKE.search(t) or _NEGATED.search(t) or _QUESTION.search(t):
         return False
     return len(content_terms(t)) <= max_terms
+
+
+def is_bare_acceptance(text: str, max_terms: int) -> bool:
+    """Whether a user turn is only an affirmation ("yes please", "sounds good", "好的", "可以", "ok 就这么办"):
+    no negation, no question, no content term beyond the words of agreeing. It accepts an offer to act
+    (:func:`offers_to_act`), nothing else: after advice it is noncommittal. Pure."""
+    t = (text or "").strip()
+    if not t or not _AFFIRM.search(t) or _NEGATED.search(t) or _QUESTION.search(t):
+        return False
+    return len(content_terms(t)) <= max_terms and not confirmation_extra_terms(t)
+
+
+def is_refusal(text: str, max_terms: int) -> bool:
+    """Whether a user turn declines what was just offered ("no thanks", "nah, too pricey", "不用了", "算了吧，
+    我晚上要接孩子"): a refusal opening (:data:`_REFUSE`), no question, at most ``max_terms`` content terms
+    (a longer reply states something of its own). Pure."""
+    t = (text or "").strip()
+    return bool(t) and bool(_REFUSE.search(t)) and not _QUESTION.search(t) and len(content_terms(t)) <= max_terms
 
 
 def confirmation_extra_terms(text: str) -> frozenset[str]:
@@ -201,6 +322,70 @@ class Confirmer:
         if cfg.reply_window_s < 0 or cfg.reply_max_terms < 0:
             raise ConfigError("write.reply_window_s and write.reply_max_terms must be >= 0", key="write.reply_window_s")
         self.reply_window, self.reply_max_terms = cfg.reply_window_s, cfg.reply_max_terms
+        if cfg.confirm_followups < 0:
+            raise ConfigError("write.confirm_followups must be >= 0", key="write.confirm_followups")
+        self.followups, self.tag_max_terms, self.declines = cfg.confirm_followups, cfg.reply_tag_max_terms, cfg.declines
+        self.decline_max_terms = cfg.decline_max_terms
+
+    def takes_up(self, scope: Scope, session_id: str | None, ts: float, text: str) -> list[ScoredPayload]:
+        """The assistant turns the user turn ``text`` said at ``ts`` accepts (module docstring, acceptance), newest
+        first; [] when it accepts nothing. A confirmation (:func:`is_confirmation`) takes up the session's latest
+        turn when the assistant said it within ``write.confirm_window_s``; a bare affirmation
+        (:func:`is_bare_acceptance`) only when that turn offers to act (:func:`offers_to_act`). When that turn
+        answers a question the user asked about an earlier offer, referring back to it ("does it come with full
+        insurance?", "这个能加热吗？"; not "anything cheaper?", which asks for another offer), the
+        earlier offer is taken up too, back over at most ``write.confirm_followups`` such question-and-answer
+        pairs inside the window: "ok, book it" after the answer books the car, not only the insurance."""
+        strict = is_confirmation(text, self.max_terms)
+        if not strict and not is_bare_acceptance(text, self.max_terms):
+            return []
+        offer = self.offer(scope, session_id, ts)
+        if offer is None:
+            return []
+        if not strict and not offers_to_act(str(offer.payload.get("content") or ""), self.tag_max_terms):
+            return []
+        out = [offer]
+        for _ in range(self.followups):
+            asked = self._before(scope, session_id, out[-1], ts)
+            # the question itself refers back: in 'that's a bit pricey, anything cheaper?' the question asks for another
+            q = last_question(str(asked.payload.get("content") or ""), -1) if asked is not None else None
+            if asked is None or str(asked.payload.get("role") or "user") != "user" or not q or not _REFERS_BACK.search(q):
+                break  # no question of the user's about that offer ('anything cheaper?' asks for another one)
+            earlier = self._before(scope, session_id, asked, ts)
+            if earlier is None or str(earlier.payload.get("role") or "user") != "assistant":
+                break
+            out.append(earlier)
+        return out
+
+    def _before(self, scope: Scope, session_id: str | None, turn: ScoredPayload, ts: float) -> ScoredPayload | None:
+        """The session's memory written just before ``turn`` (the store's bound is inclusive: ``turn`` itself and
+        turns of the same second are skipped by id), when written at most ``write.confirm_window_s`` before ``ts``."""
+        at = float(turn.payload.get("created_at") or ts)
+        rows = self.store.scroll(scope.filter(session_id=session_id, created_before=at), limit=4,
+                                 order_by="created_at", descending=True)
+        for row in rows:
+            if row.id != turn.id and float(row.payload.get("created_at") or at) < at:
+                return row if ts - float(row.payload.get("created_at") or 0.0) <= self.window else None
+        return None
+
+    def declines_offer(self, scope: Scope, session_id: str | None, ts: float, text: str) -> ScoredPayload | None:
+        """The assistant turn the user turn ``text`` declines (:func:`is_refusal` with ``write.decline_max_terms``):
+        the session's latest turn,
+        the assistant's within ``write.confirm_window_s``, when it asks nothing about the user (a "no" to "do you
+        have a car?" is the user's answer, module docstring replies); else None. Off with ``write.declines``."""
+        if not self.declines or not is_refusal(text, self.decline_max_terms) or is_confirmation(text, self.max_terms):
+            return None
+        turn = self.offer(scope, session_id, ts)
+        if turn is None or asked_about_user(str(turn.payload.get("content") or ""), self.tag_max_terms) is not None:
+            return None
+        return turn
+
+    def decline(self, offer: ScoredPayload, text: str, ts: float) -> None:
+        """Mark ``offer`` declined by the user (metadata ``_declined_by_user``): nothing is archived, it stays a
+        record of what the assistant said and answers a question about the assistant's words."""
+        meta = dict(offer.payload.get("metadata") or {})
+        meta[DECLINED_KEY] = {"text": text, "at": ts}
+        self.store.set_payload([offer.id], {"metadata": meta, "updated_at": ts})
 
     def offer(self, scope: Scope, session_id: str | None, ts: float) -> ScoredPayload | None:
         return self.latest(scope, session_id, ts, "assistant")
@@ -240,7 +425,7 @@ class Confirmer:
         turn = turn_before(self.store, scope, session_id, ts, self.reply_window)
         if turn is None:
             return None
-        asked = asked_about_user(str(turn.payload.get("content") or ""))
+        asked = asked_about_user(str(turn.payload.get("content") or ""), self.tag_max_terms)
         return None if asked is None else (turn.id, asked)
 
     def confirm(self, offer: ScoredPayload, text: str, ts: float) -> None:

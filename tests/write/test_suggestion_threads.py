@@ -34,7 +34,8 @@ def test_thread_demotions_by_addressee():
     assert thread_demotions(["r", "o", "d"], pl, to_assistant=False) == {"d": ("r", "o")}
     assert thread_demotions(["r", "o", "d"], pl, to_assistant=True) == {"o": ("r", "d")}
     confirmed = {**pl, "o": {"role": "assistant", "metadata": {ANSWERS_KEY: "r", "_confirmed_by_user": {"text": "ok"}}}}
-    assert thread_demotions(["r", "o", "d"], confirmed, to_assistant=False) == {"d": ("r",)}  # the user's own now
+    # the user's own now, and itself the decision of the request it answers (accepted-proposals suite)
+    assert thread_demotions(["r", "o", "d"], confirmed, to_assistant=False) == {"o": ("r",), "d": ("r",)}
 
 
 def _thread(engine, t0, request, offer, decision, session="s1"):
