@@ -562,6 +562,44 @@ class RetrievalSection(_Section):
         "paraphrase_recall 0.733 -> 0.799, but LoCoMo dev every-turn recall@10 0.771 -> 0.762, MRR 0.527 -> "
         "0.505: English questions lean on a few shared names, so 'best' stays the default)."
     )
+    keyword_scale_cjk: KeywordScale | None = Field(
+        KeywordScale.BEST_COVERAGE, description="best | best_coverage | None (= keyword_scale): the keyword scale of a "
+        "Chinese statement of the user's present (retrieve/candidates.py is_cjk, text.is_lookup false: no question, "
+        "more than relative_lookup_max_terms terms). Such a conversational turn has ten or more content terms, and "
+        "under 'best' the row that shares one incidental word with it (又, 楼下) scores the whole keyword weight; "
+        "with zh_term_prior the share the best row holds is weighted by general IDF, so a row holding only 去 is "
+        "scaled to almost nothing (issue 16 session 9, dev experience_recall_zh). Questions and English queries "
+        "keep keyword_scale: a short question's best row holding two of its three words is a match (dev "
+        "fuzzy-reference q_refund), and LoCoMo dev lost recall under best_coverage."
+    )
+    dense_scale_cjk: bool = Field(
+        True, description="In the 'hybrid' fusion, a Chinese statement of the user's present (as keyword_scale_cjk) "
+        "has its dense term divided by the query's best candidate similarity (capped at 1), as the keyword term is "
+        "divided by its best BM25 (CombSUM of max-normalised scores, Lee 1997). e5-small packs Chinese pairs so "
+        "tightly that the rescaled similarity of the right experience is 0.2-0.35, so unnormalised the dense term "
+        "spans a third of the keyword term's range. Questions keep the raw term: their dates and words decide "
+        "(dev dates-in-the-wild q_63); English queries are unchanged (issue 16 session 9, dev experience_recall_zh)."
+    )
+    zh_term_prior: bool = Field(
+        True, description="Weigh a Chinese query term's keyword evidence by its general-corpus IDF (jieba's table "
+        "of about 270k words; text.zh_term_weight): the BM25 query weight and the share of the query the best "
+        "keyword row holds. The store's own IDF is estimated on one user's memories, where 去 / 一起 / 时候 are as "
+        "rare as 海拔. English terms weigh 1 (unchanged). False = every term 1.0."
+    )
+    zh_idf_low: float = Field(
+        3.0, ge=0.0, description="General IDF (jieba's table: range 0.9-13.9, median 11.95, unknown words at the "
+        "median) at and below which a Chinese query term gets zh_idf_min_weight: 上 2.5, 年 2.7, 去 3.3, 好 3.7 "
+        "are function-like words of any text."
+    )
+    zh_idf_full: float = Field(
+        7.0, ge=0.0, description="General IDF from which a Chinese query term weighs 1 (linear between zh_idf_low "
+        "and this): 同事 7.8, 周末 7.6, 宠物 9.9, 香格里拉 10.6; 海拔 6.2 weighs 0.8, 一起 4.9 0.47. Must exceed "
+        "zh_idf_low."
+    )
+    zh_idf_min_weight: float = Field(
+        0.05, ge=0.0, le=1.0, description="Smallest weight of a Chinese query term (zh_term_prior), so a query made "
+        "only of common words still finds the memories that share them."
+    )
     weights: WeightedWeights = Field(default_factory=WeightedWeights, description="Weights of the 'weighted' fusion.")
     five_term_weights: FiveTermWeights = Field(default_factory=FiveTermWeights, description="Weights of the 'five_term' fusion.")
     route_weights: RouteWeights = Field(default_factory=RouteWeights, description="Per-route weights of the 'rrf' fusion.")
@@ -596,6 +634,20 @@ class RetrievalSection(_Section):
         0.1, ge=0.0, le=1.0, description="retrieval.dense_keep lifts at most this share of the query's candidates "
         "(rounded down): dense rank r among n candidates is evidence only when r/n is small (an unrelated memory "
         "lands at rank <= r with chance r/n), so in a store of six memories the top ones are not lifted."
+    )
+    statement_dense_keep: bool = Field(
+        True, description="For a query that states the user's present rather than looking something up (text."
+        "is_lookup: no question, more than relative_lookup_max_terms content terms; for a conversation, its last "
+        "user turn), the retrieval.dense_keep lift applies even when no candidate reaches retrieval.floor (False = "
+        "the floor's gate decides alone, as for a lookup). Such a turn ('路过宠物店，看到一个小家伙在跑轮上一直转') "
+        "calls for the experience it relates to, which shares no word with it and whose calibrated similarity "
+        "(e5-small, Chinese pairs 0.1-0.25) sits under a floor made to keep never-stored lookups empty (issue 16 "
+        "session 9, MADial-like dev suite experience_recall_zh)."
+    )
+    statement_min_similarity: float = Field(
+        0.1, ge=0.0, le=1.0, description="The least calibrated dense similarity (rescaled against the script-pair "
+        "baseline) of a candidate the statement_dense_keep lift passes when nothing reaches the floor (range 0-1; "
+        "0.1: the true experiences of the dev suites sit at 0.13-0.25 on e5-small, unrelated pairs at 0-0.1)."
     )
     top_k: int = Field(5, ge=1, description="Hits returned (seed 003: recall 5..8).")
     token_budget: int = Field(1500, ge=0, description="Maximum tokens of memory content returned (seed 003/004).")

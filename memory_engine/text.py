@@ -17,7 +17,7 @@ import re
 import threading
 import zlib
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
 from .kinship import chain_text, composites
@@ -200,15 +200,23 @@ _ASKS = re.compile(
     re.IGNORECASE)
 
 
+#: Chinese interrogative words used as indefinites, which ask nothing (a closed grammatical class, 现代汉语八百词
+#: 几 / 什么 / 哪 / 谁 / 怎么): 几 as 'a few' after a demonstrative, an order word or a number (这几天, 前几年,
+#: 过几天, 好几个, 没几天, 十几个, 头几次, 近几年), and any interrogative before 都 / 也 meaning 'any / every' (什么都
+#: 不想吃, 哪儿也不去, 谁都不理, 怎么也睡不着)
+_INDEFINITE = re.compile(r"(?:[这那前后过好没十头近上]|[一二两三四五六七八九]十)几|(?:什么|哪儿?|哪里|谁|怎么)[都也]")
+
+
 def is_lookup(text: str, max_terms: int) -> bool:
     """Whether ``text`` looks something up: it asks (a question mark, 什么 / 哪 / 谁 / 几 / 多少 / 怎么 /
-    是不是 / 有没有, a final 吗 / 呢, an opening wh-word or auxiliary), or it is a phrase of at most
+    是不是 / 有没有 not used as an indefinite (:data:`_INDEFINITE`: 这几天 asks nothing), a final 吗 / 呢, an
+    opening wh-word or auxiliary), or it is a phrase of at most
     ``max_terms`` content terms ('我舅舅的生日', 'my daughter's allergy'). A longer statement is the
     user telling their present ('我儿子最近天天抱着平板打游戏'): a memory to recall for it may be about
     another person (the user's own father taking away their games), so kinship words say nothing
     about which memory answers it."""
     t = (text or "").strip()
-    return bool(t) and (_ASKS.search(t) is not None or len(content_terms(t)) <= max_terms)
+    return bool(t) and (_ASKS.search(_INDEFINITE.sub("", t)) is not None or len(content_terms(t)) <= max_terms)
 
 
 #: a one-character kinship word after its possessor ('我姐', '她妈', '他爸', '我弟'): Chinese drops the
@@ -396,10 +404,55 @@ def sparse_document(terms: Iterable[str], k1: float = 1.2, b: float = 0.0, avg_l
     return SparseVec(tuple(idx), tuple(by_id[i] for i in idx))
 
 
-def sparse_query(terms: Iterable[str]) -> SparseVec:
-    """Query-side sparse vector: 1.0 per distinct term."""
-    idx = sorted({term_id(t) for t in terms})
-    return SparseVec(tuple(idx), tuple(1.0 for _ in idx))
+def sparse_query(terms: Iterable[str], weights: Mapping[str, float] | None = None) -> SparseVec:
+    """Query-side sparse vector: 1.0 per distinct term, or ``weights[term]`` (default 1.0) when given
+    (:func:`zh_term_weights`: Chinese words common in general text count less)."""
+    by_id: dict[int, float] = {}
+    for t in terms:
+        i = term_id(t)
+        by_id[i] = max(by_id.get(i, 0.0), 1.0 if weights is None else float(weights.get(t, 1.0)))
+    idx = sorted(by_id)
+    return SparseVec(tuple(idx), tuple(by_id[i] for i in idx))
+
+
+@lru_cache(maxsize=1)
+def _zh_idf() -> tuple[dict[str, float], float]:
+    """jieba's general-corpus IDF table (``jieba/analyse/idf.txt``, about 270k words, the table of
+    ``jieba.analyse.extract_tags``, loaded once by jieba itself: ~1-2 s) and its median, the IDF jieba
+    gives a word it does not list."""
+    import jieba.analyse
+
+    tfidf = jieba.analyse.default_tfidf
+    return tfidf.idf_freq, float(tfidf.median_idf)
+
+
+def zh_term_weight(term: str, low: float, full: float, minimum: float) -> float:
+    """How much a Chinese query term counts as keyword evidence, in [``minimum``, 1]: a linear ramp of its
+    general-corpus IDF (jieba's table, unknown words at its median) from ``low`` (weight ``minimum``) to
+    ``full`` (weight 1). Why: the store's own IDF comes from a user's few dozen memories, where 去 / 上 /
+    一起 / 时候 (general IDF 2.5-4.9) are as rare as 海拔 or 宠物 (6-10), so a long conversational query
+    matched memories by its function words. A term with no CJK character (English, digits, identifiers)
+    weighs 1: the English path is unchanged. Requires ``full > low``."""
+    if _CJK.search(term) is None:
+        return 1.0
+    table, median = _zh_idf()
+    idf = table.get(term, median)
+    return float(min(1.0, max(minimum, (idf - low) / (full - low))))
+
+
+def zh_term_weights(terms: Iterable[str], low: float, full: float, minimum: float) -> dict[str, float]:
+    """:func:`zh_term_weight` of every term (English terms 1.0)."""
+    return {t: zh_term_weight(t, low, full, minimum) for t in terms}
+
+
+def weighted_coverage(query_weights: Mapping[str, float], doc_terms: Iterable[str]) -> float:
+    """Weighted share of the query's terms present in the document, in [0, 1] (``query_weights``: term ->
+    weight, as :func:`zh_term_weights`); 0 for no terms or zero total weight."""
+    total = sum(query_weights.values())
+    if total <= 0:
+        return 0.0
+    doc = set(doc_terms)
+    return sum(w for t, w in query_weights.items() if t in doc) / total
 
 
 def keyword_coverage(query_terms: frozenset[str], doc_terms: Iterable[str]) -> float:

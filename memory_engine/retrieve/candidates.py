@@ -27,6 +27,7 @@ from ..text import (
     others_relatives,
     relative_chains,
     relatives,
+    weighted_coverage,
 )
 from ..write.categories import categories_of
 from . import temporal
@@ -180,12 +181,13 @@ class CandidateBuilder:
 
     def candidate(self, mid: str, pl: Payload, cos: float, q_terms: frozenset[str], ranks: dict[str, int],
                   scores: dict[str, float], exact_hit: bool, session_id: str | None, ts: float,
-                  cjk_query: bool = False, query: str = "") -> Candidate:
+                  cjk_query: bool = False, query: str = "", cjk_statement: bool = False) -> Candidate:
         """One memory as a fusion candidate; ``cos`` the raw query cosine, ``ts`` now in epoch seconds;
         ``cjk_query``: the query is written mostly in Chinese/Japanese characters (see :meth:`similarity`);
         ``query``: the user's query text, for the speaker it names (:func:`names_speaker`: the memory's own
         speaker named -> ``speaker_match`` 1.0 and, with ``retrieval.speaker_coverage``, the name's words
-        count as covered)."""
+        count as covered); ``cjk_statement``: ``cjk_query`` and the query states the user's present rather than
+        looking something up (QueryPlan.last_turn_lookup false), for the hybrid fusion's dense scale."""
         rcfg = self.rcfg
         mtype = pl.get("memory_type", "episodic")
         meta = pl.get("metadata") or {}
@@ -238,6 +240,7 @@ class CandidateBuilder:
                            else rcfg.tool_weight if src == Source.TOOL.value else rcfg.user_stated_weight),
             tokens=int(pl.get("tokens") or 0),
             speaker_match=1.0 if spoke else 0.0,
+            cjk_statement=cjk_statement,
             # when it was said, for the order of equal scores (rank_key: the newer statement first)
             written_at=float(pl.get("created_at") or 0.0),
             text=content,
@@ -275,20 +278,25 @@ class CandidateBuilder:
         best_id = max((mid for mid, s in pool.scores.items() if "keyword" in s),
                       key=lambda mid: pool.scores[mid]["keyword"], default=None)
         best_kw = pool.scores[best_id]["keyword"] if best_id is not None else 0.0
-        if best_id is not None and rcfg.keyword_scale == KeywordScale.BEST_COVERAGE:
+        cjk_query = is_cjk(plan.query)
+        statement = cjk_query and not plan.last_turn_lookup
+        scale = rcfg.keyword_scale_cjk if statement and rcfg.keyword_scale_cjk is not None else rcfg.keyword_scale
+        if best_id is not None and scale == KeywordScale.BEST_COVERAGE:
             # the best row holding one of eight query words is no full keyword match: scale up to an estimate
-            # of the score of a row holding them all (IDF taken as flat over the words it misses)
-            held = keyword_coverage(plan.route_terms, pool.payloads[best_id].get("terms") or ())
+            # of the score of a row holding them all (IDF taken as flat over the words it misses, or, with
+            # general-IDF term weights, as those weights: a row holding only 去 holds little of the query)
+            terms = pool.payloads[best_id].get("terms") or ()
+            held = (weighted_coverage(plan.term_weights, terms) if plan.term_weights
+                    else keyword_coverage(plan.route_terms, terms))
             best_kw = best_kw / held if held > 0 else best_kw
         routed = frozenset((categories,) if isinstance(categories, str) else categories or ())
-        cjk_query = is_cjk(plan.query)
         # a short lookup names the entity it asks about (retrieve/contrast.py)
         contrast_on = plan.lookup and rcfg.entity_mismatch < 1.0 and len(plan.cover_terms) <= rcfg.entity_max_terms
         cands = []
         for mid, pl in pool.payloads.items():
             has_ident = bool(q_idents & set(pl.get("terms") or ()))
             c = self.candidate(mid, pl, sims.get(mid, 0.0), plan.cover_terms, pool.ranks[mid], pool.scores[mid],
-                               mid in pool.fact_ids or has_ident, plan.session_id, ts, cjk_query, plan.query)
+                               mid in pool.fact_ids or has_ident, plan.session_id, ts, cjk_query, plan.query, statement)
             if "meaning" in pool.scores[mid]:
                 # a fact found by meaning is on topic by construction (similarity >= fact_similarity)
                 c = replace(c, exact_match=max(c.exact_match, rcfg.fact_meaning_relevance))

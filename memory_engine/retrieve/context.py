@@ -150,7 +150,8 @@ class ConversationContext:
                 v = vecs.get(mid)
                 cos = float(np.dot(np.asarray(v, dtype=np.float32), plan.vector)) if v is not None else 0.0
                 new.append(self.builder.candidate(mid, p.payload, cos, plan.cover_terms, {}, {}, False,
-                                                  plan.session_id, plan.ts, is_cjk(plan.query), plan.query))
+                                                  plan.session_id, plan.ts, is_cjk(plan.query), plan.query,
+                                       is_cjk(plan.query) and not plan.last_turn_lookup))
         return new, links
 
     def apply(self, fused: list[Candidate], payloads: dict[str, dict[str, Any]], flt: StoreFilter, admit: Admission,

@@ -79,7 +79,7 @@ class HybridFusion(Fuser):
     def _params(self, r: RetrievalSection) -> dict[str, float]:
         w = r.hybrid_weights
         return {"dense": w.dense, "keyword": w.keyword, "recency": w.recency, "importance": w.importance,
-                "tau_days": w.tau_days, "temporal": r.temporal_weight}
+                "tau_days": w.tau_days, "temporal": r.temporal_weight, "dense_scale_cjk": float(r.dense_scale_cjk)}
 
 
 FUSERS: dict[FusionStrategy, type[Fuser]] = {

@@ -73,6 +73,9 @@ class Candidate:
     #: False: the memory is about another relative than the one the question asks through a relation path
     #: (retrieve/relations.py); its conversational neighbours lend it no relevance (retrieve/context.py)
     borrows: bool = True
+    #: the query is a statement of the user's present written mostly in Chinese (retrieve/candidates.py is_cjk,
+    #: text.is_lookup false): the hybrid fusion may max-normalise its dense term (``dense_max``, :func:`fuse`)
+    cjk_statement: bool = False
     #: when the memory was written (epoch seconds) and its text: the stable
     #: part of the order of equal scores (memory ids are random, see :func:`rank_key`)
     written_at: float = 0.0
@@ -130,15 +133,18 @@ def five_term_score(
 
 
 def hybrid_score(
-    c: Candidate, w_dense: float, w_keyword: float, w_recency: float, w_importance: float, tau_days: float
+    c: Candidate, w_dense: float, w_keyword: float, w_recency: float, w_importance: float, tau_days: float,
+    dense_max: float = 0.0,
 ) -> float:
     """w_d*sim + w_k*max(keyword, exact) + w_r*exp(-dt/tau) + w_i*importance.
 
     CombSUM of normalised scores (Fox & Shaw 1994): ``sim`` is the model-rescaled
     cosine, ``keyword`` BM25 over the query's best BM25 (both in [0, 1]); unlike
     RRF it keeps how far apart the scores are, unlike ``weighted`` the keyword
-    evidence is IDF-weighted BM25, not flat coverage."""
-    return (w_dense * c.similarity + w_keyword * max(c.keyword, c.exact_match, c.category_match)
+    evidence is IDF-weighted BM25, not flat coverage. ``dense_max`` > 0 (a Chinese query, see :func:`fuse`):
+    the dense term is ``sim / dense_max`` capped at 1, max-normalised like the keyword term."""
+    sim = min(1.0, c.similarity / dense_max) if dense_max > 0 and c.cjk_statement else c.similarity
+    return (w_dense * sim + w_keyword * max(c.keyword, c.exact_match, c.category_match)
             + w_recency * recency(c.age_seconds, tau_days) + w_importance * c.importance)
 
 
@@ -176,15 +182,21 @@ def fuse(candidates: Iterable[Candidate], strategy: str, params: Mapping[str, fl
     ``temporal``, added for a date match, and optional ``speaker``, added when the query
     names the memory's speaker.
     """
+    cands = list(candidates)
+    # a Chinese statement's dense term over its best similarity (params "dense_scale_cjk" = 1): e5 packs Chinese
+    # pairs into a narrow band (rescaled 0-0.35), so unnormalised the dense term spans a third of what the
+    # max-normalised keyword term does, and one shared word outweighs the best paraphrase
+    dense_max = (max((c.similarity for c in cands if c.cjk_statement), default=0.0)
+                 if strategy == "hybrid" and params.get("dense_scale_cjk", 0.0) else 0.0)
     out = []
-    for c in candidates:
+    for c in cands:
         if strategy == "weighted":
             s = weighted_score(c, params["similarity"], params["recency"], params["importance"], params["tau_days"])
         elif strategy == "five_term":
             s = five_term_score(c, params["vector"], params["keyword"], params["metadata"], params["time"], params["importance"])
         elif strategy == "hybrid":
             s = hybrid_score(c, params["dense"], params["keyword"], params["recency"], params["importance"],
-                             params["tau_days"])
+                             params["tau_days"], dense_max)
         elif strategy == "rrf":
             rw = {k.split(".", 1)[1]: v for k, v in params.items() if k.startswith("route.")}
             s = rrf_score(c.route_ranks, params["k"], rw)

@@ -281,7 +281,8 @@ class EntityHop:
             v = vecs.get(p.id)
             cos = float(np.dot(np.asarray(v, dtype=np.float32), plan.vector)) if v is not None else 0.0
             c = self.builder.candidate(p.id, p.payload, cos, plan.cover_terms, {}, {}, False, plan.session_id,
-                                       plan.ts, is_cjk(plan.query), plan.query)
+                                       plan.ts, is_cjk(plan.query), plan.query,
+                                       is_cjk(plan.query) and not plan.last_turn_lookup)
         if c.relevance >= inherited or c.relevance >= self.floor:
             return None  # it passes on its own: the hop would only cap its score below the parent
         payloads.setdefault(p.id, p.payload)

@@ -116,7 +116,7 @@ class RetrievalPipeline:
             qvec = plan.vector if plan.rewritten is None else self.embedder.embed_query(req.query)
             routed = tuple(lb.name for lb in self.categories.query_labels(qvec))
         rq = RouteQuery(req.query, plan.text, plan.route_terms, plan.vector, scope, flt, types,
-                        routed[0] if routed else None, routed[1:])
+                        routed[0] if routed else None, routed[1:], plan.term_weights)
         channels: dict[str, list[ScoredPayload]] = {}
         for route in self.routes:
             rows = route.search(rq)
@@ -130,7 +130,7 @@ class RetrievalPipeline:
             fused, links = self.context.apply(fused, pool.payloads, flt, admit, plan, self.fuse)
         if self.thread_order and not plan.to_assistant and fused:  # the user's decision answers their request
             fused = lift_decisions(fused, pool.payloads, self.config.retrieval.thread_relevance_share)
-        kept, below = self.floor.split(fused)
+        kept, below = self.floor.split(fused, plan.last_turn_lookup)
         if self.hop.enabled and kept:
             hopped = self.hop.hop(kept, fused, pool.payloads, flt, admit, plan)
             if hopped:
@@ -138,7 +138,7 @@ class RetrievalPipeline:
                 refused = self.context.smooth(
                     self.fuse([c for c in fused if c.memory_id not in hopped] + [c for c, _ in hopped.values()]), links)
                 fused = self.hop.discount(refused, hopped, parent_score)
-                kept, below = self.floor.split(fused)
+                kept, below = self.floor.split(fused, plan.last_turn_lookup)
         # "now" / "现在" asks for the value that holds now, "before" / "以前" for an earlier one (write/intents.py)
         tense = query_tense(req.query) if self.config.retrieval.stale_query_tense else None
         if self.stale.enabled:  # a reported change found through the value it replaces (retrieve/stale.py)

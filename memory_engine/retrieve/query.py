@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -16,7 +17,7 @@ from ..embedding import CachedEmbedder
 from ..errors import ConfigError
 from ..scope import Scope
 from ..store.base import VectorStore
-from ..text import content_terms, identifiers, is_lookup, relatives, surface_words
+from ..text import content_terms, identifiers, is_lookup, relatives, surface_words, zh_term_weights
 from ..write.pii import PiiSettings, Redaction, fingerprints, redact
 from . import temporal
 from .addressee import about_user_only, refers_to_assistant
@@ -143,6 +144,13 @@ class QueryPlan:
     user_only: bool = False
     to_assistant: bool = False
     dates: temporal.DateSettings = temporal.DEFAULT_DATES
+    #: query-side keyword weight of each of ``route_terms`` (retrieval.zh_term_prior: Chinese terms by general
+    #: IDF, text.zh_term_weight); None = every term 1.0
+    term_weights: Mapping[str, float] | None = None
+    #: the query looks something up (text.is_lookup; for a conversation, its last user turn): False for a
+    #: statement of the user's present, which the floor treats as a call for related experience (cutoffs.py);
+    #: unlike ``lookup`` (no dialogue, the entity and relative mismatches) it is judged on a conversation too
+    last_turn_lookup: bool = True
 
 
 class VagueRewriter:
@@ -195,6 +203,9 @@ class QueryPlanner:
         self.dates = dates
         self.addressee = rcfg.assistant_needs_addressee
         self.lookup_max_terms = rcfg.relative_lookup_max_terms
+        if rcfg.zh_term_prior and rcfg.zh_idf_full <= rcfg.zh_idf_low:
+            raise ConfigError("retrieval.zh_idf_full must exceed retrieval.zh_idf_low", key="retrieval.zh_idf_full")
+        self.zh_prior = (rcfg.zh_idf_low, rcfg.zh_idf_full, rcfg.zh_idf_min_weight) if rcfg.zh_term_prior else None
 
     def plan(self, query: str, scope: Scope, session_id: str | None, ts: float, now: datetime,
              redaction: Redaction | None = None) -> QueryPlan:
@@ -215,7 +226,11 @@ class QueryPlanner:
         lookup = not turns and is_lookup(own, self.lookup_max_terms)
         pii_terms = (frozenset(fingerprints(redaction if redaction is not None else redact(query, self.pii), self.pii_key, self.pii))
                      if self.pii_key else frozenset())
-        return QueryPlan(query=query, text=text, rewritten=rewritten, terms=terms, route_terms=route_terms | pii_terms,
+        route_terms = route_terms | pii_terms
+        weights = zh_term_weights(route_terms, *self.zh_prior) if self.zh_prior else None
+        return QueryPlan(query=query, text=text, rewritten=rewritten, terms=terms, route_terms=route_terms,
+                         term_weights=weights,
+                         last_turn_lookup=is_lookup((said or query).rsplit("\n", 1)[-1], self.lookup_max_terms),
                          cover_terms=terms or route_terms, identifiers=frozenset(identifiers(text)) | pii_terms,
                          date_range=date_range, vector=self.embedder.embed_query(text), session_id=session_id,
                          ts=ts, now=now, relatives=relatives(own) if lookup else frozenset(), lookup=lookup,

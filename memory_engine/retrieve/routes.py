@@ -26,7 +26,7 @@ through the call's mandatory filter (owner, status, embedding version).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
@@ -62,6 +62,8 @@ class RouteQuery:
     category: str | None = None
     #: further categories the request was routed to (a close call between neighbouring kinds)
     also: tuple[str, ...] = ()
+    #: query-side BM25 weight per term (QueryPlan.term_weights; None = 1.0 each)
+    weights: Mapping[str, float] | None = None
 
     @property
     def categories(self) -> tuple[str, ...]:
@@ -110,7 +112,7 @@ class KeywordRoute:
     def search(self, q: RouteQuery) -> list[ScoredPayload]:
         if not q.terms:
             return []
-        rows = self.store.search_sparse(sparse_query(q.terms), q.filter, self.limit)
+        rows = self.store.search_sparse(sparse_query(q.terms, q.weights), q.filter, self.limit)
         if self.min_coverage > 0:
             rows = [p for p in rows if keyword_coverage(q.terms, p.payload.get("terms") or ()) >= self.min_coverage]
         return rows

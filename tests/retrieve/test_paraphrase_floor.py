@@ -103,7 +103,9 @@ def test_one_incidental_shared_word_no_longer_earns_the_whole_keyword_weight(mak
     later = t0 + timedelta(days=40)
     fused = {}
     for scale in ("best", "best_coverage"):
-        eng = make_engine({"retrieval.keyword_scale": scale})
+        # keyword_scale_cjk None: the Chinese query follows keyword_scale (its own default is best_coverage)
+        eng = make_engine({"retrieval.keyword_scale": scale, "retrieval.keyword_scale_cjk": None,
+                           "retrieval.zh_term_prior": False, "retrieval.dense_scale_cjk": False})
         ids = [eng.add(t, user_id="u", now=t0 + timedelta(days=i)).memory_id for i, t in enumerate(EPISODES)]
         # the poodle note shares only 楼下 with this query: it is the query's best (and only) BM25 row
         res = eng.retrieve("想买辆自行车骑着上下班，又怕放楼下被人顺走", user_id="u", now=later, explain=True)
