@@ -114,7 +114,7 @@ class CandidateBuilder:
     * relative mismatch: a question names relatives (舅舅, daughter) and the memory names only
       other ones (姑姑, son), or the question asks about a relative through another (我老婆的弟弟) and
       the memory names that relative only as the user's own (我弟弟, without the wife) -> similarity,
-      coverage and keyword x ``retrieval.relative_mismatch``;
+      coverage, keyword and category evidence x ``retrieval.relative_mismatch``;
     * date match: the memory's event time or the (local) day it was written overlaps the
       query's date range -> ``temporal_match`` = 1, and the query's date words count as
       covered (:func:`memory_engine.retrieve.temporal.coverage_with_date`); once one candidate matches
@@ -295,9 +295,11 @@ class CandidateBuilder:
                 kin = relatives(str(pl.get("content") or ""))
                 if kin and (not kin & plan.relatives or self._other_relative(plan.query, str(pl.get("content") or ""), kin)):
                     # a question about the uncle is not answered by the aunt's birthday, even on the day it names
-                    # (after the date match: the date words it covers must not undo the discount)
+                    # (after the date match: the date words it covers must not undo the discount); the category
+                    # evidence too: the son's peanut allergy is a food fact, but no answer about the daughter
                     f = rcfg.relative_mismatch
-                    c = replace(c, similarity=c.similarity * f, coverage=c.coverage * f, keyword=c.keyword * f)
+                    c = replace(c, similarity=c.similarity * f, coverage=c.coverage * f, keyword=c.keyword * f,
+                                category_match=c.category_match * f)
             if pl.get("status") == MemoryStatus.PENDING_CONFIRMATION.value:
                 # seed 004: an unconfirmed old value shows only when strongly relevant, below the new one
                 if c.relevance < self.pending_floor:

@@ -4,7 +4,9 @@ statement with (write/categories.toml) cover each kind's usual shapes, not one s
 Before: a shipping statement had to look like '我的收货地址是…' / 'my default courier is …'; a user saying
 they moved ('搬到新小区了，地址是…') sat barely above the reject class (membership +0.05..0.09, a third of the
 evidence), so a delivery request got no real evidence for it; and a pet's appetite ('我家猫特别爱吃小鱼干')
-was a food member (+0.07) because the reject class had no statement about anyone but the user. Real
+was a food member (+0.07) because the reject class had no statement about anyone but the user; and a fact
+about another relative (the son's allergy, tagged food) kept its category evidence when the request named
+another one (the daughter), although its similarity and words were discounted. Real
 bundled e5, no mocks."""
 
 from __future__ import annotations
@@ -51,3 +53,14 @@ def test_a_delivery_request_finds_the_address_the_user_moved_to(make_engine, t0,
     res = eng.retrieve(ask, user_id="u", session_id="s2", now=t0 + timedelta(days=2))
     assert addr in res.ids
     assert not set(rest) & set(res.ids)  # the need brings the address, not the user's other facts
+
+
+@pytest.mark.parametrize("ask", ["帮我给女儿点份外卖", "Order some dinner for my daughter"])
+def test_another_relatives_fact_earns_no_category_evidence(make_engine, t0, ask):
+    # before: the son's allergy is tagged food, so a takeout request for the daughter returned it at relevance
+    # 0.45 (the category evidence), although retrieval.relative_mismatch discounted its similarity and words
+    eng = make_engine()
+    eng.add("我儿子对花生过敏，吃一点就起疹子", user_id="u", now=t0)
+    eng.add("周末去爬了香山", user_id="u", now=t0 + timedelta(days=1))
+    eng.add("My son can't eat anything with peanuts in it", user_id="u", now=t0 + timedelta(days=2))
+    assert eng.retrieve(ask, user_id="u", now=t0 + timedelta(days=5)).hits == [], ask
