@@ -729,8 +729,9 @@ class RetrievalSection(_Section):
     )
     relative_mismatch: float = Field(
         0.3, ge=0.0, le=1.0, description="When a question (not a dialogue) names relatives ('我舅舅', 'my daughter') "
-        "and a memory names only other ones ('我姑姑', 'my son'), its dense similarity, keyword coverage and BM25 "
-        "are multiplied by this: the aunt's birthday is no answer about the uncle, and a never-stored relative "
+        "and a memory names only other ones ('我姑姑', 'my son'), its dense similarity, keyword coverage, BM25 "
+        "and category evidence (facts by intent: the son's allergy is a food fact, no answer for the daughter's "
+        "takeout) are multiplied by this: the aunt's birthday is no answer about the uncle, and a never-stored relative "
         "must return nothing rather than another relative's fact (1 = off)."
     )
     relation_paths: bool = Field(

@@ -126,7 +126,7 @@ class CandidateBuilder:
     * relative mismatch: a question names relatives (舅舅, daughter) and the memory names only
       other ones (姑姑, son), or the question asks about a relative through another (我老婆的弟弟) and
       the memory names that relative only as the user's own (我弟弟, without the wife) -> similarity,
-      coverage and keyword x ``retrieval.relative_mismatch``; a question through a relation path ('我姐夫',
+      coverage, keyword and category evidence x ``retrieval.relative_mismatch``; a question through a relation path ('我姐夫',
       'my mother-in-law') and a memory that names relatives but not the path (retrieve/relations.py) -> also
       the category evidence x ``retrieval.relation_path_mismatch``, and no relevance borrowed from neighbours;
     * entity mismatch: a lookup of at most ``retrieval.entity_max_terms`` content terms asks about an entity the
@@ -335,9 +335,11 @@ class CandidateBuilder:
                                 category_match=c.category_match * f, borrows=False)
                 elif kin and (not kin & plan.relatives or self._other_relative(plan.query, text, kin)):
                     # a question about the uncle is not answered by the aunt's birthday, even on the day it names
-                    # (after the date match: the date words it covers must not undo the discount)
+                    # (after the date match: the date words it covers must not undo the discount); the category
+                    # evidence too: the son's peanut allergy is a food fact, but no answer about the daughter
                     f = rcfg.relative_mismatch
-                    c = replace(c, similarity=c.similarity * f, coverage=c.coverage * f, keyword=c.keyword * f)
+                    c = replace(c, similarity=c.similarity * f, coverage=c.coverage * f, keyword=c.keyword * f,
+                                category_match=c.category_match * f)
             if contrast_on and contrasts(
                     plan.query, str(pl.get("content") or ""), str((pl.get("metadata") or {}).get("speaker") or "")):
                 # the vet appointment is no answer about the dentist, however many words the two share

@@ -23,7 +23,8 @@ def test_bundled_examples_are_bilingual_and_have_a_reject_class():
         texts = ex.requests[name] + ex.facts[name]
         assert any(any("\u4e00" <= ch <= "\u9fff" for ch in t) for t in texts), name
         assert any(t.isascii() for t in texts), name
-        assert len(ex.requests[name]) <= 10 and len(ex.facts[name]) <= 10  # small, general lists
+        # small, general lists: one to three examples per shape a kind's facts take (categories.toml header)
+        assert len(ex.requests[name]) <= 16 and len(ex.facts[name]) <= 16
 
 
 @pytest.mark.parametrize("text", [
