@@ -858,6 +858,21 @@ class RetrievalSection(_Section):
         "floor, as a date the query names is matched by the memory's time: a turn stored with "
         "metadata.speaker = 'Priya' does not repeat her name in its text."
     )
+    speaker_order: bool = Field(
+        True, description="A query naming one participant of a stored conversation ('Where did Priya go hiking?', "
+        "'老王以前爬过哪座山？'): the other speakers' turns spoken to that person ('Priya how was your weekend?', "
+        "'小林，你上周末去哪儿爬山了？') or not naming them at all (their own story) rank below the named person's best "
+        "kept turn (retrieve/speakers.py; metadata.speaker only). False = rank by score alone."
+    )
+    speaker_order_share: float = Field(
+        0.5, ge=0.0, le=1.0, description="The named speaker's turn ranks above another speaker's turn only with at "
+        "least this x that turn's relevance (it answers the query on its own, not only by being theirs). Range 0 "
+        "(any of their turns) to 1 (only an equally relevant one); named-speaker dev: 6/6 queries at 0.0..0.6, 5/6 at 0.7, 4/6 at 0.8..1.0."
+    )
+    speaker_order_discount: float = Field(
+        0.95, gt=0.0, lt=1.0, description="A turn ranked below the named speaker's (retrieval.speaker_order) has its "
+        "fused score capped at this x that turn's score: just below it, not out of the top k (like stale_discount)."
+    )
     constraints_on_recommend: bool = Field(
         True, description="Recommendation-type queries (推荐/recommend/suggest) also return the user's active "
         "constraints through the fact route (seed 001: constraints block a scope).",

@@ -43,7 +43,8 @@ from .fusion import Candidate, rank_key
 from .hop import EntityHop
 from .query import QueryPlanner
 from .routes import DEFAULT_ROUTES, RouteQuery, build_routes
-from .stale import StaleValues, lift_replacements
+from .speakers import speaker_demotions
+from .stale import StaleValues, demote_corrected, lift_replacements
 
 __all__ = ["RetrievalPipeline", "RetrievalRequest", "RetrievalRun"]
 
@@ -139,6 +140,13 @@ class RetrievalPipeline:
                     self.fuse([c for c in fused if c.memory_id not in hopped] + [c for c, _ in hopped.values()]), links)
                 fused = self.hop.discount(refused, hopped, parent_score)
                 kept, below = self.floor.split(fused, plan.last_turn_lookup)
+        if self.config.retrieval.speaker_order and len(kept) > 1:
+            # 'Where did Priya go hiking?': Priya's own turn above the turns spoken to her (retrieve/speakers.py)
+            below_speaker = speaker_demotions(req.query, kept, pool.payloads, self.config.retrieval.speaker_order_share)
+            if below_speaker:
+                kept, _ = demote_corrected(kept, below_speaker, self.config.retrieval.speaker_order_discount)
+                rank = {c.memory_id: c for c in kept}
+                fused = sorted((rank.get(c.memory_id, c) for c in fused), key=rank_key)
         # "now" / "现在" asks for the value that holds now, "before" / "以前" for an earlier one (write/intents.py)
         tense = query_tense(req.query) if self.config.retrieval.stale_query_tense else None
         if self.stale.enabled:  # a reported change found through the value it replaces (retrieve/stale.py)
