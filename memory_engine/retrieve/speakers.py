@@ -21,9 +21,11 @@ migration 问题", "Priya said the trail was closed") reports on them and is lef
 :func:`speaker_demotions` ranks those turns below the named person's own best turn among the kept
 candidates, when that turn answers the query on its own: at least ``share`` x the other turn's
 relevance. Nothing is removed; the cap is the caller's (``retrieval.speaker_order_discount``).
-Only declared speakers count (``metadata.speaker``; a label read from the text would take a
-Chinese note header "快递地址：" for a person) and only a query that names exactly one of the
-candidates' speakers ("What did Tom tell Priya?" names two and is left alone). Pure functions.
+A turn's speaker is ``metadata.speaker``, else the speaker label its text opens with ("Priya: ...", the
+write path's :func:`memory_engine.write.correction.speaker_of`, note headers excluded). A label misread
+from a note ("快递地址：...") matters only for a query naming it, and then that note is what it asks
+about. Only a query that names exactly one of the candidates' speakers is ordered ("What did Tom tell
+Priya?" names two and is left alone). Pure functions.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..write.correction import speaker_of as correction_speaker
 from .candidates import names_speaker
 from .fusion import Candidate
 
@@ -44,8 +47,11 @@ _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|yourselves|you'?re|yo
 
 
 def speaker_of(payload: Mapping[str, Any]) -> str:
-    """The memory's declared speaker (``metadata.speaker``), stripped and lower-cased; '' without one."""
-    return str((payload.get("metadata") or {}).get("speaker") or "").strip().lower()
+    """Who said the memory, lower-cased: ``metadata.speaker``, else the speaker label its text opens with
+    ("Priya: We did the coastal trail", a conversation stored without metadata), no note header ("Update: ...",
+    "更正：..."); '' for neither. The write path's reading (:func:`memory_engine.write.correction.speaker_of`):
+    one speaker for a correction and for this order."""
+    return correction_speaker(dict(payload.get("metadata") or {}), str(payload.get("content") or ""))
 
 
 def named_speaker(query: str, speakers: Sequence[str]) -> str | None:

@@ -131,3 +131,20 @@ def test_the_named_person_answers_at_rank_one(make_engine, query, answer):
     ids = _standup(eng := make_engine())
     hits = eng.retrieve(query, user_id="u", tenant_id="t", top_k=1, now=T0 + timedelta(days=2)).hits
     assert [h.memory_id for h in hits] == [ids[answer]]
+
+
+def test_a_speaker_label_in_the_text_counts_as_the_speaker(make_engine):
+    """A conversation stored without metadata ('Priya: ...'): the label is the speaker (write/correction.speaker_of,
+    note headers excluded). Fails on afc12fa: Tom's 'Tom: Priya how was your long weekend? ...' ranked first."""
+    from memory_engine.retrieve.speakers import speaker_of
+    assert speaker_of({"content": "Priya: We did the coastal trail"}) == "priya"
+    assert speaker_of({"content": "Update: the flight moved to 5pm"}) == ""
+    assert speaker_of({"content": "Tom: hi", "metadata": {"speaker": "Thomas"}}) == "thomas"
+    eng = make_engine()
+    ids = [eng.add(text, user_id="u", tenant_id="t", session_id="s1", now=T0 + timedelta(minutes=3 * i)).memory_id
+           for i, text in enumerate([
+               "Tom: Priya how was your long weekend? did you end up doing the hike you were planning",
+               "Priya: We did the coastal trail near Big Sur and camped two nights on the bluffs, my legs are still sore",
+               "Tom: Nice! I hiked Half Dome in Yosemite with my brother last spring, Priya you should try it someday"])]
+    hits = eng.retrieve("Where did Priya go hiking?", user_id="u", tenant_id="t", top_k=1, now=T0 + timedelta(days=3)).hits
+    assert [h.memory_id for h in hits] == [ids[1]]
