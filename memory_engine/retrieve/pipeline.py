@@ -142,7 +142,9 @@ class RetrievalPipeline:
                 kept, below = self.floor.split(fused, plan.last_turn_lookup)
         if self.config.retrieval.speaker_order and len(kept) > 1:
             # 'Where did Priya go hiking?': Priya's own turn above the turns spoken to her (retrieve/speakers.py)
-            below_speaker = speaker_demotions(req.query, kept, pool.payloads, self.config.retrieval.speaker_order_share)
+            rc = self.config.retrieval
+            below_speaker = speaker_demotions(req.query, kept, pool.payloads, rc.speaker_order_share,
+                                              rc.speaker_order_unnamed)
             if below_speaker:
                 kept, _ = demote_corrected(kept, below_speaker, self.config.retrieval.speaker_order_discount)
                 rank = {c.memory_id: c for c in kept}

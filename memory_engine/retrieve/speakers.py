@@ -68,11 +68,12 @@ def addresses(text: str, name: str) -> bool:
 
 
 def speaker_demotions(query: str, kept: Sequence[Candidate], payloads: Mapping[str, Mapping[str, Any]],
-                      share: float) -> dict[str, tuple[str, ...]]:
+                      share: float, unnamed: bool = True) -> dict[str, tuple[str, ...]]:
     """{the named speaker's best turn: the other speakers' turns that rank below it} (module docstring);
     {} when the query names no single speaker of ``kept`` or that speaker has no turn among them.
     ``kept`` in rank order (best first); ``share`` in [0, 1]: the named speaker's turn ranks above a
-    turn only when its relevance is at least ``share`` x that turn's."""
+    turn only when its relevance is at least ``share`` x that turn's; ``unnamed`` False: only the turns spoken to
+    the named person, not those that do not name them (``retrieval.speaker_order_unnamed``)."""
     spoken = {c.memory_id: speaker_of(payloads.get(c.memory_id) or {}) for c in kept}
     name = named_speaker(query or "", sorted(set(spoken.values())))
     if name is None:
@@ -86,6 +87,6 @@ def speaker_demotions(query: str, kept: Sequence[Candidate], payloads: Mapping[s
         if not who or who == name or own.relevance < share * c.relevance:
             continue
         text = str((payloads.get(c.memory_id) or {}).get("content") or "")
-        if addresses(text, name) or not names_speaker(text, name):
+        if addresses(text, name) or (unnamed and not names_speaker(text, name)):
             below.append(c.memory_id)
     return {own.memory_id: tuple(below)} if below else {}

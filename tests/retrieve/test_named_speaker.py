@@ -103,6 +103,8 @@ def test_speaker_demotions_order_the_named_speakers_turn_first():
     assert out == {"b" * 16: ("a" * 16, "c" * 16)}
     # his turn must answer on its own: 0.6 < 0.8 x 0.8
     assert speaker_demotions("what did Marco do about his bike?", kept, pls, 0.8) == {"b" * 16: ("c" * 16,)}
+    # unnamed off: only the turn spoken to him
+    assert speaker_demotions("what did Marco do about his bike?", kept, pls, 0.5, unnamed=False) == {"b" * 16: ("a" * 16,)}
     assert speaker_demotions("did Jun and Marco talk about bikes?", kept, pls, 0.5) == {}  # two people named
     assert speaker_demotions("what did Kim say?", kept, pls, 0.5) == {}  # no speaker named
 
