@@ -61,7 +61,7 @@ class EraseMode(StrEnum):
 
 #: the default of memory.holiday_periods (sources in its description)
 _HOLIDAY_PERIODS: dict[str, str] = {
-    "国庆": "10-01..10-07", "十一假期": "10-01..10-07", "十一长假": "10-01..10-07", "十一黄金周": "10-01..10-07",
+    "国庆": "10-01..10-07", "十一假期": "10-01..10-07", "十一期间": "10-01..10-07", "十一长假": "10-01..10-07", "十一黄金周": "10-01..10-07",
     "五一": "05-01..05-05", "劳动节": "05-01..05-05", "元旦": "01-01..01-01", "跨年": "12-31..01-01",
     "平安夜": "12-24..12-24", "圣诞": "12-24..12-26", "情人节": "02-14..02-14", "双十一": "11-11..11-11",
     "万圣节": "10-31..10-31",
@@ -113,6 +113,11 @@ class MemorySection(_Section):
         "PDT on 31 October is still about 31 October when asked in PST (daylight saving ended) or from another "
         "zone. False = the question's zone (the behaviour before issue 16, session 10); records without "
         "utc_offset always use it.",
+    )
+    few_days_back: int = Field(
+        7, ge=1, le=31, description="'前几天' / '前两天' / 'a few days ago' / 'the other day': the N days before the "
+        "day it is said (not that day). 7 covers the 2-5 days 前几天 usually means and the week 'the other day' "
+        "stretches to.",
     )
     holiday_periods: dict[str, str] = Field(
         default_factory=lambda: dict(_HOLIDAY_PERIODS), description="Named holidays a query or memory may date "

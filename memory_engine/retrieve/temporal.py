@@ -54,6 +54,12 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"明天|\btomorrow\b"), "d+1"),
     (re.compile(r"(\d+|[一两二三四五六七八九十])\s*天(?:以)?前"), "ndays"),
     (re.compile(r"\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+days?\s+ago\b", re.I), "ndays"),
+    # 'two Tuesdays ago': N occurrences of that weekday back (the first is 'last Tuesday')
+    (re.compile(r"\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+" + _WD_EN[:-1] + r")s\s+ago\b", re.I),
+     "n_weekdays_ago"),
+    # a few days back, no day named: 前几天 / 'a few days ago' / 'the other day' = the memory.few_days_back days
+    # before ref's day (not the day itself)
+    (re.compile(r"前几天|前两天|\ba few days ago\b|\bthe other day\b|\ba couple (?:of )?days ago\b", re.I), "few_days"),
     (re.compile(r"(\d+|[一两二三四五六七八九十])\s*天(?:以)?后"), "ndays_ahead"),
     (re.compile(r"\bin\s+(\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+days?\b", re.I), "ndays_ahead"),
     # doubled 上上 / 下下 ('the one before the last' / 'after the next', 现代汉语词典 上上, 下下) and English
@@ -215,7 +221,10 @@ class DateSettings:
     (the first N), 'late March' / 月底 (the last N), 'mid March' / 中旬 (N around the 16th).
     ``year_back_days`` (>= 0): '去年这个时候' / 'this time last year' = the same day a year back
     +- this many days. ``next_weekday``: 'next Friday' = the Friday of next (Monday-based) week,
-    like 下周五 ('next_week'), or the nearest coming Friday ('nearest')."""
+    like 下周五 ('next_week'), or the nearest coming Friday ('nearest'). ``writer_day``: a memory's written
+    day and event range are read in the UTC offset it was written in (:meth:`user_day`, :func:`rebase`).
+    ``holidays``: (name, 'MM-DD..MM-DD') pairs of ``memory.holiday_periods`` (:func:`holiday_table`).
+    ``few_days_back`` (1-31): '前几天' / 'the other day' = the N days before."""
 
     slash_dates: str = "mdy"
     day_start_hour: int = 0
@@ -224,13 +233,14 @@ class DateSettings:
     next_weekday: str = "next_week"
     writer_day: bool = True
     holidays: tuple[tuple[str, str], ...] = ()
+    few_days_back: int = 7
 
     @classmethod
     def from_config(cls, memory: object) -> DateSettings:
         """The settings of a ``MemorySection`` (any object with these attribute names;
         ``holiday_periods`` becomes ``holidays``, its pairs longest name first)."""
         kw = {f: getattr(memory, f) for f in ("slash_dates", "day_start_hour", "month_part_days", "year_back_days",
-                                              "next_weekday", "writer_day")}
+                                              "next_weekday", "writer_day", "few_days_back")}
         periods = dict(getattr(memory, "holiday_periods", None) or {})
         return cls(**kw, holidays=holiday_table(periods))
 
@@ -719,6 +729,15 @@ def resolve_date(text: str, ref: datetime, settings: DateSettings = DEFAULT_DATE
             else:
                 a, b = _weekday(ref, wd, True)
                 a, b = a + timedelta(days=7), b + timedelta(days=7)
+        elif kind == "n_weekdays_ago":
+            n = _num(m.group(1))
+            if n <= 0:
+                continue
+            a, b = _weekday(ref, _WEEKDAYS_EN[m.group(2).lower()], False)
+            a, b = a - timedelta(days=7 * (n - 1)), b - timedelta(days=7 * (n - 1))
+        elif kind == "few_days":
+            today = ref.replace(hour=0, minute=0, second=0, microsecond=0)
+            a, b = today - timedelta(days=settings.few_days_back), today
         elif kind == "weekend_after_next":
             a, b = monday + timedelta(days=19), monday + timedelta(days=21)
         elif kind == "week_after_next":

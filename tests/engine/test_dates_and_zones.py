@@ -30,6 +30,9 @@ def days(r, tz=CN):
     ("上上个月", ("2026-04-01", "2026-05-01")),
     ("the month before last", ("2026-04-01", "2026-05-01")),
     ("下下个月", ("2026-08-01", "2026-09-01")),
+    ("what did I do two Tuesdays ago", ("2026-06-02", "2026-06-03")),
+    ("前几天我去医院干嘛了", ("2026-06-06", "2026-06-13")),  # memory.few_days_back days before, not today
+    ("the other day I ran into Tom", ("2026-06-06", "2026-06-13")),
     # an ISO-8601 time a tool restates in UTC is the user's local day of that instant
     ("起飞时间 2026-06-11T23:50:00Z", ("2026-06-12", "2026-06-13")),
     ("2026-06-11T23:50:00+08:00", ("2026-06-11", "2026-06-12")),
