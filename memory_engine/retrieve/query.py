@@ -228,7 +228,10 @@ class QueryPlanner:
         if date_range is not None:
             # the date the query names is matched by the memories' time (retrieve/candidates.py), not by BM25 on
             # its words: '上上周' must not pull in the memory that says '这周', nor '3号' any memory with a 3
-            route_terms = route_terms - temporal.date_terms(date_range.phrase) or route_terms
+            # when the date is all the query names ('what did I do on June 3?'), its words stay but not its
+            # numbers: a 3 in 'suite 3' or '-3.25' is no June 3
+            route_terms = route_terms - temporal.date_terms(date_range.phrase) or frozenset(
+                t for t in route_terms if not any(ch.isdigit() for ch in t))
         # one lookup test for the whole plan: the last user turn (the whole query when it is one line)
         last_lookup = is_lookup(own.rsplit("\n", 1)[-1], self.lookup_max_terms)
         pii_terms = (frozenset(fingerprints(redaction if redaction is not None else redact(query, self.pii), self.pii_key, self.pii))
