@@ -59,6 +59,20 @@ class EraseMode(StrEnum):
     KEEP = "keep"
 
 
+#: the default of memory.holiday_periods (sources in its description)
+_HOLIDAY_PERIODS: dict[str, str] = {
+    "国庆": "10-01..10-07", "十一假期": "10-01..10-07", "十一期间": "10-01..10-07", "十一长假": "10-01..10-07", "十一黄金周": "10-01..10-07",
+    "五一": "05-01..05-05", "劳动节": "05-01..05-05", "元旦": "01-01..01-01", "跨年": "12-31..01-01",
+    "平安夜": "12-24..12-24", "圣诞": "12-24..12-26", "情人节": "02-14..02-14", "双十一": "11-11..11-11",
+    "万圣节": "10-31..10-31",
+    "the holidays": "12-20..01-01", "holiday season": "12-20..01-01", "christmas break": "12-20..01-01",
+    "winter break": "12-20..01-01", "christmas eve": "12-24..12-24", "christmas": "12-24..12-26",
+    "xmas": "12-24..12-26", "new year's eve": "12-31..12-31", "new year's day": "01-01..01-01",
+    "new year's": "12-31..01-01", "halloween": "10-31..10-31", "valentine's day": "02-14..02-14",
+    "fourth of july": "07-04..07-04", "boxing day": "12-26..12-26",
+}
+
+
 class _Section(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", validate_default=True)
 
@@ -92,6 +106,27 @@ class MemorySection(_Section):
     next_weekday: str = Field(
         "next_week", pattern="^(next_week|nearest)$", description="'next Friday': the Friday of next Monday-based "
         "week like 下周五 ('next_week': said on a Wednesday, 9 days on) or the nearest coming Friday ('nearest').",
+    )
+    writer_day: bool = Field(
+        True, description="A memory's written day is the calendar day in the UTC offset it was written in (kept "
+        "as utc_offset on the record), not in the offset of the later question: a Los Angeles note typed at 00:15 "
+        "PDT on 31 October is still about 31 October when asked in PST (daylight saving ended) or from another "
+        "zone. False = the question's zone (the behaviour before issue 16, session 10); records without "
+        "utc_offset always use it.",
+    )
+    few_days_back: int = Field(
+        7, ge=1, le=31, description="'前几天' / '前两天' / 'a few days ago' / 'the other day': the N days before the "
+        "day it is said (not that day). 7 covers the 2-5 days 前几天 usually means and the week 'the other day' "
+        "stretches to.",
+    )
+    holiday_periods: dict[str, str] = Field(
+        default_factory=lambda: dict(_HOLIDAY_PERIODS), description="Named holidays a query or memory may date "
+        "itself by ('国庆期间', 'over the holidays', 'on Christmas Eve'): lowercase name -> 'MM-DD..MM-DD' (a "
+        "period may cross the new year). The occurrence is the most recent one for a past statement, the coming "
+        "one for a future one, the nearest without a tense cue. Defaults: China's statutory holidays at fixed "
+        "Gregorian dates with the usual adjusted week (State Council, 全国年节及纪念日放假办法, 2024 revision: "
+        "National Day 1-7 October, Labour Day 1-5 May, New Year's Day) and the US / UK holiday season and fixed "
+        "days; lunar holidays (春节, 中秋, 端午) move every year and are not listed. {} = off.",
     )
 
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
-from ..text import content_terms, pos_tags, starts_with_verb
-from .rules import CHANGE_MARKERS_EN, CHANGE_MARKERS_ZH
+from ..text import content_terms, ends_as_question, pos_tags, starts_with_verb
+from .rules import ADDITIVE, CHANGE_MARKERS_EN, CHANGE_MARKERS_ZH
 
 # ---- forget requests, recognised by structure (issue 16) -------------------------------------
 # A forget request is a clause addressed to the assistant whose verb asks it to drop, or not to
@@ -420,16 +420,8 @@ def reports_change(text: str) -> bool:
 #: for the present one (write/changes.py, ``metadata._succeeds``)
 INCHOATIVE = re.compile(r"\b(?:start(?:ed|ing|s)?|began|begun|begin(?:ning|s)?|commenc(?:ed|es|ing))\b|开始", re.IGNORECASE)
 
-#: additive focus particles (a closed class: also / another / in addition; 也 / 另外 / 又多 / 还有 / 新添): the
-#: statement adds a value beside the earlier ones ('I also started piano', '家里又多了一只布偶'), it replaces none.
-#: 'too' and 'as well' count only at the end of a clause ('I play tennis too'), not as degree words ('too sweet')
-ADDITIVE = re.compile(
-    r"\b(?:also|another|in addition|additionally|as well as)\b|\b(?:too|as well)\s*(?:[,.;!?]|$)|"
-    r"也|另外|又多|又添|新添|还有|多了一", re.IGNORECASE)
-
-
 def adds_value(text: str) -> bool:
-    """Whether ``text`` adds a value beside earlier ones (:data:`ADDITIVE`): "I also started piano lessons",
+    """Whether ``text`` adds a value beside earlier ones (:data:`memory_engine.write.rules.ADDITIVE`): "I also started piano lessons",
     "家里又多了一只布偶"; such a statement is no newer value of what it is similar to."""
     return ADDITIVE.search(text or "") is not None
 
@@ -456,10 +448,6 @@ PAST_QUERY = re.compile(
     r"以前|之前|原来|原先|过去|当时|曾经|从前|早先|一开始|最早|上一(?:家|个|份|次)", re.IGNORECASE)
 
 
-#: a question: a question mark or a sentence-final interrogative particle (吗 / 呢 / 么 / 嘛) ends it
-_QUESTION_END = re.compile(r"(?:[?？]|[吗呢么嘛])\s*$")
-
-
 def query_tense(query: str) -> str | None:
     """'past' when ``query`` asks about an earlier value (:data:`PAST_QUERY`), 'present' when it asks for the
     value that holds now (:data:`PRESENT_QUERY`), None when it names no time of the value. Past wins over
@@ -467,7 +455,7 @@ def query_tense(query: str) -> str | None:
     tense of the value it asks for: in a conversation or a request ('用户：…我现在心慌得不行', '我现在想吃点辣的')
     'now' is the speaker's own moment, not a slot's newest value."""
     q = (query or "").strip()
-    if "\n" in q or not _QUESTION_END.search(q):
+    if "\n" in q or not ends_as_question(q):
         return None
     if PAST_QUERY.search(q):
         return "past"
