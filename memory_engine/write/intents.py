@@ -489,7 +489,7 @@ def present_question(query: str, chinese: bool = True) -> bool:
     (the same test as :func:`query_tense`), for a question :func:`query_tense` dates itself, and with ``chinese``
     False for any question holding a CJK ideograph."""
     q = (query or "").strip()
-    if "\n" in q or not _QUESTION_END.search(q) or query_tense(q) is not None:
+    if "\n" in q or not ends_as_question(q) or query_tense(q) is not None:
         return False
     if _CJK_CHAR.search(q):
         return chinese and _ZH_PAST.search(q) is None and _PAST_OPERATOR.search(q) is None
