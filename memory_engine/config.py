@@ -170,6 +170,20 @@ class EmbeddingSection(_Section):
         "backend's measured default (e5: 0.85, from the median cosine of unrelated pairs on MemDaily dev, "
         "0.86-0.88, against 0.79 for English on LoCoMo dev; MiniLM: none, it does not read Chinese).",
     )
+    cjk_pair_baseline: float | None = Field(
+        None,
+        ge=0.0,
+        lt=1.0,
+        description="Baseline of the rescaling when two stored memories are both mostly Chinese/Japanese characters "
+        "and the stale-value stage asks whether they are about one subject (retrieve/stale.py; a Chinese memory next "
+        "to an English one keeps similarity_baseline). None = the backend's measured default (e5: 0.88, MiniLM: "
+        "none); used with retrieval.stale_cjk_pairs. On the conflict_update cases of the dev suites, e5, same-subject "
+        "pairs (a query's relevant and irrelevant labels) have median cosine 0.941 in Chinese vs 0.885 in English, "
+        "other pairs 0.906 vs 0.827; at retrieval.stale_update_similarity 0.45 the English baseline 0.78 passes 100% "
+        "of Chinese same-subject pairs and 93% of the others (no test at all; English: 55% / 13%), 0.87 67% / 23%, "
+        "0.88 54% / 13%, 0.85 (the query-memory baseline) 80% / 35%. 0.87: whole dev with 0.88 lost the cousin's "
+        "move (uw-relative-moved-zh, 0.45 at 0.87, 0.41 at 0.88).",
+    )
 
 
 class StorageSection(_Section):
@@ -1013,6 +1027,25 @@ class RetrievalSection(_Section):
         "newest (every newer statement competes as a change report, see stale_present_similarity, and start links "
         "count: metadata._succeeds); 'before' / 'used to' / '以前' / '之前' for an earlier one (no same-subject "
         "demotion, no reported-change link). False = the question's tense is ignored."
+    )
+    stale_cjk_pairs: bool = Field(
+        False, description="The stale-value stage rescales a pair of Chinese memories against "
+        "embedding.cjk_pair_baseline instead of the model's English one (retrieve/stale.PairRescale), and a Chinese "
+        "question without a time word gets the present treatment of retrieval.stale_tenseless_present. Off by "
+        "default (session 10, whole dev vs afc12fa, e5, 0.87): pass 0.898 -> 0.897, MRR 0.887 -> 0.888, stale@k "
+        "10 -> 9 of 208; +1 (the groceries, English), -2 that passed only because every Chinese pair cleared the "
+        "same-subject bars (hw-sleep-habit-zh: insomnia vs the white-noise habit, 0.44 < 0.5; dr-past-events-zh "
+        "q_exam: ten story memories of one user reshuffled). Without it Chinese tenseless questions keep no tense: "
+        "on the English baseline the present test demoted the right memory of ten zh queries (MRR 0.887 -> 0.883)."
+    )
+    stale_tenseless_present: bool = Field(
+        True, description="A one-line question with no time word whose grammar puts it in the present "
+        "(write/intents.present_question: a present operator, 'how do I get my groceries?', 'when is the plumber "
+        "coming?'; in Chinese no experiential 过 and no past deictic noun, '搬家是哪天？') asks for the value that "
+        "holds now like one that says 'now' (retrieval.stale_query_tense's present treatment); a past operator "
+        "('what did I do on June 10?') keeps the question tenseless. A Chinese question counts only with "
+        "retrieval.stale_cjk_pairs (on the English baseline the present test is void for Chinese pairs). False = "
+        "only the time words decide. Session 10, whole dev vs afc12fa: +1 query (cv-silent-groceries-en), no flip."
     )
     stale_present_similarity: float = Field(
         0.5, ge=0.0, le=1.0, description="For a present-tense question, a newer statement of the same author that "

@@ -464,6 +464,38 @@ def query_tense(query: str) -> str | None:
     return None
 
 
+#: the operator of an English question (Quirk et al. 1985, "A Comprehensive Grammar of the English Language"
+#: §3.21-3.22: the first auxiliary, moved before the subject, carries the tense): the present forms of the primary
+#: verbs ('how do I get my groceries?', 'when is the plumber coming?', "what's my weight?") and the past ones
+#: ('what did I eat on June 10?', 'where was I on Friday?'); a question without an operator is a subject question
+#: whose verb carries the tense itself ('who works at Shopify?'), left to the time words
+_PRESENT_OPERATOR = re.compile(r"\b(?:do|does|am|is|are|have|has)\b|\b(?:what|where|who|when|how|which|that|it|he|she)'s\b|"
+                               r"'re\b|\bi'm\b", re.IGNORECASE)
+_PAST_OPERATOR = re.compile(r"\b(?:did|was|were|had)\b|\b(?:yesterday|ago|last (?:week|month|year|night|time|weekend))\b",
+                            re.IGNORECASE)
+#: a Chinese question has no tense: its time is the present unless it carries the experiential aspect particle 过
+#: ('我之前在哪家公司干过', Li & Thompson 1981, "Mandarin Chinese: A Functional Reference Grammar" §6.3) or a
+#: deictic noun of a past time (a closed class: 昨天 / 前天 / 上次 / 上周 / 上个月 / 去年 / 前年 / 那天 / 当时 / 刚才)
+_ZH_PAST = re.compile(r"过|昨天|昨晚|前天|上次|上回|上周|上星期|上礼拜|上个月|上月|去年|前年|那天|那次|当时|刚才|刚刚")
+_CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
+
+
+def present_question(query: str, chinese: bool = True) -> bool:
+    """Whether a question that names no time of its value (:func:`query_tense` None) is still put in the present:
+    in English its operator is a present form and no past operator or past time adverb appears ('how do I get my
+    groceries?', 'when is my sister's baby shower?'; not 'what did I do on June 10?'), in Chinese it carries no
+    experiential 过 and no past deictic noun ('搬家是哪天？', '我儿子多高？'; not '我之前在哪家公司干过？'). Such a
+    question asks for the value that holds now, like one that says 'now'. False for anything but a one-line question
+    (the same test as :func:`query_tense`), for a question :func:`query_tense` dates itself, and with ``chinese``
+    False for any question holding a CJK ideograph."""
+    q = (query or "").strip()
+    if "\n" in q or not ends_as_question(q) or query_tense(q) is not None:
+        return False
+    if _CJK_CHAR.search(q):
+        return chinese and _ZH_PAST.search(q) is None and _PAST_OPERATOR.search(q) is None
+    return _PRESENT_OPERATOR.search(q) is not None and _PAST_OPERATOR.search(q) is None
+
+
 def subject_terms(text: str) -> frozenset[str]:
     """The content terms of ``text`` (:func:`memory_engine.text.content_terms`) without the change markers
     (:data:`CHANGE`): two statements that share one name the same subject ('Marcus', '聚会', '午饭'),
