@@ -139,6 +139,8 @@ class RetrievalPipeline:
                     self.fuse([c for c in fused if c.memory_id not in hopped] + [c for c, _ in hopped.values()]), links)
                 fused = self.hop.discount(refused, hopped, parent_score)
                 kept, below = self.floor.split(fused, plan.last_turn_lookup)
+        if self.hop.enabled and kept:  # a chained question drops the memories off its chain (retrieve/hop.py)
+            kept, below = self.hop.focus(kept, below, pool.payloads, plan)
         # "now" / "现在" asks for the value that holds now, "before" / "以前" for an earlier one (write/intents.py)
         tense = query_tense(req.query) if self.config.retrieval.stale_query_tense else None
         if self.stale.enabled:  # a reported change found through the value it replaces (retrieve/stale.py)
