@@ -55,6 +55,6 @@ def test_focus_leaves_single_answers_alone(make_engine):
     ids = _add(eng, user, ["I run every Tuesday and Thursday morning", "I swim on Sundays at the community pool"])
     res = eng.retrieve("what exercise do I do each week?", user_id=user, now=T0 + timedelta(days=3))
     base = make_engine({"retrieval.hop_chain_focus": False})
-    ids_b = _add(base, user, list(ids))
+    _add(base, user, list(ids))
     res_b = base.retrieve("what exercise do I do each week?", user_id=user, now=T0 + timedelta(days=3))
     assert len(res.hits) == len(res_b.hits)
