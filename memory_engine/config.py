@@ -849,6 +849,22 @@ class RetrievalSection(_Section):
         "shared common word ('quarter', '下周') links unrelated memories, a project's two words ('checkout redesign') "
         "do not."
     )
+    hop_chain_focus: bool = Field(
+        False, description="When the top hit is linked to another kept memory (a chain: project -> dependency -> "
+        "blocker, pet -> vet -> address), a kept memory linked to no memory of the chain (no shared name, fewer "
+        "than hop_min_shared shared words outside the query) and below hop_chain_focus_share x the top hit's "
+        "relevance is dropped: it matched the query's generic words ('系统', '上线', '订') but is about another "
+        "subject (another project's review, the user's own dentist). Only when the top hit holds a name the question "
+        "names (the chain's subject) and the memory does not hold all of them. Off by default: on, whole dev 6 "
+        "queries up (needs-and-links q_ontime, four of chains-in-the-wild, experience-recall-zh q_feed_wedding), 2 "
+        "down (implicit-recall-zh q_qingming, experience-recall-zh q_d_canteen: an associative answer that shares "
+        "no word with the top hit is dropped), session 10, afc12fa. False = the order before session 10."
+    )
+    hop_chain_focus_share: float = Field(
+        1.0, ge=0.0, le=1.0, description="With hop_chain_focus, an unlinked memory is dropped only when its "
+        "relevance is below this share of the top hit's: 1.0 = any unlinked memory weaker than the top hit; "
+        "lower keeps unlinked memories that are nearly as relevant as the top hit on their own."
+    )
     hop_given_name_chars: int = Field(
         2, ge=0, description="The entity hop links a Chinese full name to its given name, the last this many "
         "characters of a person name one or two characters longer (a one- or two-character surname): '我表哥王磊的"

@@ -141,6 +141,8 @@ class RetrievalPipeline:
                     self.fuse([c for c in fused if c.memory_id not in hopped] + [c for c, _ in hopped.values()]), links)
                 fused = self.hop.discount(refused, hopped, parent_score)
                 kept, below = self.floor.split(fused, plan.last_turn_lookup)
+        if self.hop.enabled and kept:  # a chained question drops the memories off its chain (retrieve/hop.py)
+            kept, below = self.hop.focus(kept, below, pool.payloads, plan)
         if self.config.retrieval.speaker_order and len(kept) > 1:
             # 'Where did Priya go hiking?': Priya's own turn above the turns spoken to her (retrieve/speakers.py)
             rc = self.config.retrieval
