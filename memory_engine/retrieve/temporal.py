@@ -270,14 +270,15 @@ def holiday_table(periods: dict[str, str]) -> tuple[tuple[str, str], ...]:
     out = []
     for name, period in periods.items():
         m = _PERIOD.fullmatch(str(period).strip())
+        bad = ValidationError(f"memory.holiday_periods[{name!r}] = {period!r}: expected 'MM-DD..MM-DD'",
+                              field="memory.holiday_periods")
+        if m is None:
+            raise bad
         try:
-            if m is None:
-                raise ValueError(period)
             datetime(2024, int(m.group(1)), int(m.group(2)))  # a leap year: 02-29 is a day
             datetime(2024, int(m.group(3)), int(m.group(4)))
         except ValueError as e:
-            raise ValidationError(f"memory.holiday_periods[{name!r}] = {period!r}: expected 'MM-DD..MM-DD'",
-                                  field="memory.holiday_periods") from e
+            raise bad from e
         out.append((str(name).strip().lower(), str(period).strip()))
     return tuple(sorted(out, key=lambda p: -len(p[0])))
 
