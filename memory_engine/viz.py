@@ -81,7 +81,8 @@ def kpi_tile(
 
     Ratios show 2 decimals and ``numerator/denominator``; ``unit == "ms"``
     shows milliseconds and ``n=``; ``unit == "score"`` (health, 0..100) one
-    decimal. An interval (``low``/``high``) is appended to the detail.
+    decimal. An interval (``low``/``high``) is appended to the detail; a latency delta names the previous
+    window's n ("-8.8 ms vs n=9"), since a p95 of two cold starts is no trend.
     """
     unit = getattr(current, "unit", "ratio")
     v = getattr(current, "value", None)
@@ -107,6 +108,9 @@ def kpi_tile(
     if v is not None and pv is not None:
         d = v - pv
         delta = f"{d:+.1f} ms" if unit == "ms" else (f"{d:+.1f}" if unit == "score" else f"{d:+.2f}")
+        if unit == "ms":
+            # a percentile of the previous window on a handful of calls (cold starts) is no trend: say its n
+            delta += f" vs n={getattr(previous, 'denominator', 0) or 0}"
     return Tile(label, value, detail, delta, "normal" if higher_is_better else "inverse", help)
 
 

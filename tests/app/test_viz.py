@@ -26,7 +26,7 @@ def test_kpi_tile_ratio_with_delta_and_interval():
 def test_kpi_tile_latency_lower_is_better_and_empty_window():
     t = viz.kpi_tile("p95", MetricValue("p95", 41.25, None, 50, unit="ms"), MetricValue("p95", 50.0, None, 9, unit="ms"),
                      higher_is_better=False)
-    assert (t.value, t.detail, t.delta, t.delta_color) == ("41.2 ms", "n=50", "-8.8 ms", "inverse")
+    assert (t.value, t.detail, t.delta, t.delta_color) == ("41.2 ms", "n=50", "-8.8 ms vs n=9", "inverse")
     empty = viz.kpi_tile("hit", MetricValue("hit", None, 0, 0), MetricValue("hit", 0.4, 2, 5))
     assert empty.value == viz.NO_DATA and empty.delta is None and empty.detail == "0/0"
 
