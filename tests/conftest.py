@@ -44,6 +44,18 @@ def make_engine(embedder, tmp_path):
 
 
 @pytest.fixture
+def quiet_engine_factory(make_engine):
+    """Factory: quiet_engine_factory({...}) -> in-memory engine without spans and without touch-on-hit (a hit
+    would refresh the memory's access time and move recency between the queries of one test), on the shared
+    embedder, closed after the test even when it fails."""
+
+    def _make(overrides=None):
+        return make_engine({"tracing.enabled": False, "retrieval.touch_on_hit": False, **(overrides or {})})
+
+    return _make
+
+
+@pytest.fixture
 def engine(make_engine):
     return make_engine()
 

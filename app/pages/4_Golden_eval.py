@@ -166,8 +166,10 @@ if not failed:
 for f in failed[:50]:
     part = f" · {f['split']}" if f.get("split") else ""
     with st.expander(f"{f['key']} · {f['category']} · {f['lang']}{part} — {f['text']}"):
-        st.markdown("**Expected labels** (rank in the result, – = missed)")
-        st.dataframe(pd.DataFrame([{"label": k, "rank": v if v is not None else "–"} for k, v in f["expected"].items()]),
+        st.markdown("**Expected labels** (rank in the result, empty = missed)")
+        # one dtype per column (nullable ints): a '–' among ints made Arrow log a traceback per render
+        st.dataframe(pd.DataFrame({"label": list(f["expected"]),
+                                   "rank": pd.array(list(f["expected"].values()), dtype="Int64")}),
                      hide_index=True, width="stretch")
         st.markdown("**Retrieved**")
         st.dataframe(pd.DataFrame(f["retrieved"]), hide_index=True, width="stretch")

@@ -152,7 +152,7 @@ def app_cmd(
     from streamlit.web import bootstrap
 
     flags = {"server_port": port, "server_address": address, "server_headless": True,
-             "browser_gatherUsageStats": False}  # fmt: skip
+             "browser_gatherUsageStats": False, "client_toolbarMode": "minimal"}  # fmt: skip (no Deploy button)
     code = 0
     try:
         bootstrap.load_config_options(flags)

@@ -182,7 +182,12 @@ def compare(
             if not qs:
                 continue
             base_means = baseline["groups"].get(g)
-            if restrict_baseline or len(qs) < len(all_qs):
+            # the baseline's own group means only stand for the same queries: a run of some of the suites (or a
+            # baseline of more) is compared with the baseline's values of the queries both have, else unchanged
+            # code "drops" from the whole set's mean to one suite's
+            covers = base_means is not None and base_means.get("n_queries") == len(all_qs) and all(
+                q.key in bq for q in all_qs)
+            if restrict_baseline or len(qs) < len(all_qs) or not covers:
                 base_means = _restricted_means(bq, [q.key for q in qs], metrics)
             agg = aggregate(qs, g)
             for m in metrics:

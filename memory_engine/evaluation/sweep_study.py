@@ -31,6 +31,7 @@ import sys
 import tempfile
 import threading
 import time
+import tomllib
 import types
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -711,11 +712,17 @@ def load_sweep(study_name: str, storage: str) -> tuple[Any, SweepSpec, EngineCon
 
 
 def export_best(study: Any, base: EngineConfig, path: str | os.PathLike[str]) -> tuple[EngineConfig, Any]:
-    """Write the best config as TOML loadable by ``--config``; returns (config, trial)."""
+    """Write the best config as TOML loadable by ``--config``; returns (config, trial). The file is meant to be
+    shared and committed, so it carries behaviour only: no ``workspace`` path of this machine (the loader's
+    default, or ``--workspace`` / ``MEMWB_HOME``, applies where it is used)."""
+    import tomli_w
+
     cfg, ft = best_config(study, base)
     header = (f"# memwb sweep {study.study_name}: best trial #{ft.number}, "
               f"objective(s) {', '.join(f'{v:.6g}' for v in ft.values)}\n")
-    Path(path).write_text(header + cfg.to_toml(), encoding="utf-8")
+    body = tomllib.loads(cfg.to_toml())
+    body.pop("workspace", None)
+    Path(path).write_text(header + tomli_w.dumps(body), encoding="utf-8")
     return cfg, ft
 
 

@@ -318,8 +318,13 @@ class CandidateBuilder:
                 start: Any = pl.get("event_start")
                 end: Any = pl.get("event_end")
                 # a memory is about the (user's local) day it was written, and about the date it names
-                written = q_range.overlaps(*plan.dates.user_day(float(pl.get("created_at") or ts), plan.now.tzinfo))
-                if written or (start is not None and q_range.overlaps(float(start), float(end))):
+                # (in the offset it was written in: memory.writer_day)
+                offset: Any = pl.get("utc_offset")
+                written = q_range.overlaps(*plan.dates.user_day(float(pl.get("created_at") or ts), plan.now.tzinfo,
+                                                                None if offset is None else float(offset)))
+                if written or (start is not None and q_range.overlaps(*temporal.rebase(
+                        float(start), float(end), None if offset is None else float(offset), plan.now.tzinfo,
+                        plan.dates))):
                     # the date the query names is matched by the memory's time, not by its words
                     cov = temporal.coverage_with_date(plan.cover_terms, temporal.date_terms(q_range.phrase),
                                                       pl.get("terms") or ())

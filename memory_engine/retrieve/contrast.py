@@ -89,13 +89,26 @@ def _en_noun(w: str) -> bool:
     :data:`_EN_VERB_CUES`'s."""
     from lemminflect import getAllInflections, getAllLemmas
 
+    if "-" in w.strip("-"):
+        # a hyphenated compound is of its last part's kind (English compounds are right-headed: Williams 1981,
+        # 'On the notions "lexically related" and "head of a word"'): 'not-so-great' is an adjective
+        return _en_noun(w.strip("-").rsplit("-", 1)[1])
     lemmas = getAllLemmas(w)
     bare, verbal = _en_glossed()
     if not lemmas:
         return w not in verbal
     if "NOUN" in lemmas:
-        return "JJR" not in getAllInflections(w)
-    return set(lemmas) == {"VERB"} and w in bare and w not in verbal
+        # an adjective-or-noun word in an adjective's derivational suffix is an adjective before a noun
+        # ('dental office', 'negative experience'): a modifier, no entity
+        return "JJR" not in getAllInflections(w) and not ("ADJ" in lemmas and w.endswith(_EN_ADJ_SUFFIXES))
+    # a verb's inflected form ('named' of 'name') is a verb, whatever gloss CC-CEDICT writes with it: only a base
+    # form the verb table lists may be a noun that way ('vet')
+    return set(lemmas) == {"VERB"} and w in lemmas["VERB"] and w in bare and w not in verbal
+
+
+#: the suffixes that derive English adjectives (a closed class: Quirk et al. 1985, *A Comprehensive Grammar of the
+#: English Language*, App. I.33-39: -al, -ial, -ical, -ic, -ive, -ous, -ful, -less, -able, -ible, -ary)
+_EN_ADJ_SUFFIXES = ("al", "ic", "ive", "ous", "ful", "less", "able", "ible", "ary")
 
 
 @lru_cache(maxsize=65_536)
@@ -269,7 +282,28 @@ def _absent(key: str, surface: str, other: Slots, other_text: str) -> bool:
     inside its text either (jieba cuts 猫 out of 猫咪 or not)."""
     if key in other.keys:
         return False
+    if _EN_WORD.fullmatch(surface) and _en_compound_of(surface.lower(), other.keys):
+        return False
     return not (_CJK.fullmatch(key) and key in other_text) and surface.lower() not in other_text.lower()
+
+
+def _en_compound_of(word: str, keys: frozenset[str]) -> bool:
+    """Whether English ``word`` is a closed compound of two words one of which ``keys`` hold (stems): 'hometown'
+    = 'home' + 'town' is there in a text that says 'home' (a compound names a kind of its head or a thing of its
+    modifier, Bauer 1983 *English Word-Formation* 7.2). Both parts at least :data:`_EN_COMPOUND_MIN` letters and
+    known to lemminflect, so 'carpet' is no 'car' + 'pet'."""
+    from lemminflect import getAllLemmas
+
+    n = _EN_COMPOUND_MIN
+    for i in range(n, len(word) - n + 1):
+        a, b = word[:i], word[i:]
+        if (_stem(a) in keys or _stem(b) in keys) and getAllLemmas(a) and getAllLemmas(b):
+            return True
+    return False
+
+
+#: the shortest part of an English closed compound :func:`_en_compound_of` splits off
+_EN_COMPOUND_MIN = 4
 
 
 def contrasts(query: str, content: str, speaker: str = "") -> tuple[str, str] | None:

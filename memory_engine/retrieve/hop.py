@@ -67,6 +67,24 @@ _PRONOUN_LED = re.compile(r"^\s*(?:(?:and|but|so|then|also)\s+)?(?:he|she)\b|^\s
 _ZH_NOUNS = ("n", "nz", "vn", "nr", "ns", "nt", "nrt", "nw")
 
 
+#: English honorific abbreviations (the closed class of titles before a name, Wikipedia "English honorifics"):
+#: 'Dr.' names no one, so two memories about two doctors share no person through it
+_HONORIFICS = frozenset({"mr", "mrs", "ms", "miss", "mx", "dr", "prof", "sir", "madam"})
+
+
+def _split_in(term: str, query: str) -> bool:
+    """Whether a Chinese ``term`` of two or more characters is in ``query`` with words between its characters:
+    a separable verb (离合词, e.g. 上线 -> 上不了线, 见面 -> 见了一面; Chao, *A Grammar of Spoken Chinese*, 1968)
+    the segmenter splits in the query, so the query holds the word though not the term."""
+    if len(term) < 2 or not _CJK.fullmatch(term):
+        return False
+    i = 0
+    for ch in query:
+        if i < len(term) and ch == term[i]:
+            i += 1
+    return i == len(term)
+
+
 def hop_terms(content: str) -> frozenset[str]:
     """The words a hop searches for: named entities (:func:`memory_engine.text.entities`) and,
     in Chinese, every noun of two or more characters. Chinese has no capitals to mark a name
@@ -153,6 +171,7 @@ class EntityHop:
         self.noun_names = rcfg.hop_noun_names
         self.by_query = rcfg.hop_rank_by_query
         self.relation_paths = rcfg.relation_paths
+        self.chain_focus, self.focus_share = rcfg.hop_chain_focus, rcfg.hop_chain_focus_share
         # a search for every word of the parent ranks rows sharing one common word high: read as many rows as a
         # route does, then keep only the linked ones
         self.search_limit = rcfg.route_limit
@@ -289,6 +308,59 @@ class EntityHop:
         ranks = {**c.route_ranks, "hop": rank}
         scores = {**c.route_scores, "hop": float(p.score)}
         return replace(c, exact_match=max(c.exact_match, inherited), route_ranks=ranks, route_scores=scores)
+
+    def _link(self, a: str, b: str, plan: QueryPlan) -> bool:
+        """Whether memories ``a`` and ``b`` (contents) are linked as the hop links them: a shared name, or at
+        least ``min_shared`` shared words, in both cases outside the query's terms."""
+        a_names, a_words = _link_words(a, self.given_chars, self.noun_names)
+        b_names, b_words = _link_words(b, self.given_chars, self.noun_names)
+        shared = {t for t in ((a_names | a_words) & (b_names | b_words)) - plan.terms
+                  if t not in _HONORIFICS and not _split_in(t, plan.query)}
+        return bool(shared & (a_names | b_names)) or len(shared) >= self.min_shared
+
+    def focus(self, kept: list[Candidate], below: list[Candidate], payloads: dict[str, dict[str, Any]],
+              plan: QueryPlan) -> tuple[list[Candidate], list[Candidate]]:
+        """(kept, below) with the memories off the chain moved below, when ``retrieval.hop_chain_focus``.
+
+        The chain is the top hit plus every kept memory linked to it or to a memory already on the chain
+        (:meth:`_link`, in rank order). Only when the chain has a second memory is the question read as a
+        chained one; then a kept memory linked to none of it whose relevance is below ``hop_chain_focus_share``
+        x the top hit's is about another subject that shares the query's generic words (another project's
+        review through 系统, the user's own dentist through 'Dr.') and is dropped, unless it holds every name the
+        question shares with the top hit (the anchor: then it is about the same subject). Link words leave out
+        the query's terms, English honorifics and Chinese terms the query holds split (:func:`_split_in`).
+        Nothing changes with fewer than three kept memories, when the top hit links to nothing, or when it holds
+        no name of the question."""
+        if not self.chain_focus or len(kept) < 3:
+            return kept, below
+        text = {c.memory_id: str(payloads.get(c.memory_id, {}).get("content", "")) for c in kept}
+        chain = [kept[0].memory_id]
+        rest = list(kept[1:])
+        grew = True
+        while grew:  # a link may reach the chain through a memory ranked below it (blocker below dependency)
+            grew = False
+            for c in list(rest):
+                if any(self._link(text[c.memory_id], text[m], plan) for m in chain):
+                    chain.append(c.memory_id)
+                    rest.remove(c)
+                    grew = True
+        if len(chain) < 2:
+            return kept, below
+        # the subject the question names and the top hit holds ('Biscuit', '老周', '会员系统'): a chained question
+        # starts from it; a memory holding all of it is about the same subject, linked or not
+        q_names = _link_words(plan.query, self.given_chars, self.noun_names)[0]
+        anchor = q_names & _link_words(text[chain[0]], self.given_chars, self.noun_names)[0]
+        if not anchor:
+            return kept, below
+        # fused, not relevance: the top hit may be the chain's start that only names the subject ('小雨的儿子叫豆豆',
+        # low relevance) while a same-subject distractor matches the query's words better ('我女儿对花粉过敏')
+        bar = self.focus_share * kept[0].fused
+        off = {c.memory_id for c in rest if c.fused < bar
+               and not anchor <= _link_words(text[c.memory_id], self.given_chars, self.noun_names)[0]}
+        if not off:
+            return kept, below
+        return [c for c in kept if c.memory_id not in off], sorted(
+            [*below, *(c for c in kept if c.memory_id in off)], key=rank_key)
 
     def discount(self, refused: list[Candidate], hopped: dict[str, tuple[Candidate, str]],
                  parent_score: dict[str, float]) -> list[Candidate]:

@@ -24,13 +24,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..config import EngineConfig
-from ..embedding import CachedEmbedder, cjk_baseline
+from ..embedding import CachedEmbedder, cjk_baseline, cjk_pair_baseline
 from ..models import CandidateExplanation, Hit, from_epoch
 from ..scope import Scope
 from ..store.base import ScoredPayload, VectorStore
 from ..text import content_terms
 from ..write.categories import Categories
-from ..write.intents import query_tense
+from ..write.intents import present_question, query_tense
 from ..write.pii import PiiSettings, Redaction
 from . import temporal
 from .addressee import lift_decisions
@@ -43,7 +43,8 @@ from .fusion import Candidate, rank_key
 from .hop import EntityHop
 from .query import QueryPlanner
 from .routes import DEFAULT_ROUTES, RouteQuery, build_routes
-from .stale import StaleValues, lift_replacements
+from .speakers import speaker_demotions
+from .stale import StaleValues, demote_corrected, lift_replacements
 
 __all__ = ["RetrievalPipeline", "RetrievalRequest", "RetrievalRun"]
 
@@ -100,7 +101,8 @@ class RetrievalPipeline:
         self.floor = RelevanceFloor(r)
         self.hop = EntityHop(store, self.builder, r)
         self.context = ConversationContext(store, self.builder, r)
-        self.stale = StaleValues(store, embedder, r)
+        # Chinese memory pairs on their own scale (embedding.cjk_pair_baseline) only with retrieval.stale_cjk_pairs
+        self.stale = StaleValues(store, embedder, r, cjk_pair_baseline(config.embedding) if r.stale_cjk_pairs else None)
         self.budget = Budget(r)
         self.touch_on_hit = r.touch_on_hit
         self.thread_order = r.thread_order
@@ -141,8 +143,23 @@ class RetrievalPipeline:
                     self.fuse([c for c in fused if c.memory_id not in hopped] + [c for c, _ in hopped.values()]), links)
                 fused = self.hop.discount(refused, hopped, parent_score)
                 kept, below = self.floor.split(fused, plan.last_turn_lookup)
+        if self.hop.enabled and kept:  # a chained question drops the memories off its chain (retrieve/hop.py)
+            kept, below = self.hop.focus(kept, below, pool.payloads, plan)
+        if self.config.retrieval.speaker_order and len(kept) > 1:
+            # 'Where did Priya go hiking?': Priya's own turn above the turns spoken to her (retrieve/speakers.py)
+            rc = self.config.retrieval
+            below_speaker = speaker_demotions(req.query, kept, pool.payloads, rc.speaker_order_share,
+                                              rc.speaker_order_unnamed)
+            if below_speaker:
+                kept, _ = demote_corrected(kept, below_speaker, self.config.retrieval.speaker_order_discount)
+                rank = {c.memory_id: c for c in kept}
+                fused = sorted((rank.get(c.memory_id, c) for c in fused), key=rank_key)
         # "now" / "现在" asks for the value that holds now, "before" / "以前" for an earlier one (write/intents.py)
         tense = query_tense(req.query) if self.config.retrieval.stale_query_tense else None
+        if tense is None and self.config.retrieval.stale_query_tense and self.config.retrieval.stale_tenseless_present \
+                and present_question(req.query, chinese=self.stale.cjk_pair_baseline is not None):
+            # 'how do I get my groceries?': the present by its grammar (a Chinese one only on the Chinese pair scale)
+            tense = "present"
         if self.stale.enabled:  # a reported change found through the value it replaces (retrieve/stale.py)
             # a past-tense question asks for the replaced value: the replacement is not lifted beside it
             keys = {"present": ("_replaces", "_succeeds"), "past": ()}.get(tense or "", ("_replaces",))

@@ -139,7 +139,6 @@ class QueryPlan:
     ts: float
     now: datetime
     relatives: frozenset[str] = frozenset()
-    lookup: bool = False
     dialogue: bool = False
     user_only: bool = False
     to_assistant: bool = False
@@ -149,8 +148,15 @@ class QueryPlan:
     term_weights: Mapping[str, float] | None = None
     #: the query looks something up (text.is_lookup; for a conversation, its last user turn): False for a
     #: statement of the user's present, which the floor treats as a call for related experience (cutoffs.py);
-    #: unlike ``lookup`` (no dialogue, the entity and relative mismatches) it is judged on a conversation too
+    #: judged on a conversation too, unlike :attr:`lookup`
     last_turn_lookup: bool = True
+
+    @property
+    def lookup(self) -> bool:
+        """A lookup that is no conversation (``last_turn_lookup`` and not ``dialogue``): the entity and relative
+        mismatches (retrieve/contrast.py) apply to it alone, since a conversation's earlier turns may name
+        another entity fairly."""
+        return self.last_turn_lookup and not self.dialogue
 
 
 class VagueRewriter:
@@ -222,18 +228,22 @@ class QueryPlanner:
         if date_range is not None:
             # the date the query names is matched by the memories' time (retrieve/candidates.py), not by BM25 on
             # its words: '上上周' must not pull in the memory that says '这周', nor '3号' any memory with a 3
-            route_terms = route_terms - temporal.date_terms(date_range.phrase) or route_terms
-        lookup = not turns and is_lookup(own, self.lookup_max_terms)
+            # when the date is all the query names ('what did I do on June 3?'), its words stay but not its
+            # numbers: a 3 in 'suite 3' or '-3.25' is no June 3
+            route_terms = route_terms - temporal.date_terms(date_range.phrase) or frozenset(
+                t for t in route_terms if not any(ch.isdigit() for ch in t))
+        # one lookup test for the whole plan: the last user turn (the whole query when it is one line)
+        last_lookup = is_lookup(own.rsplit("\n", 1)[-1], self.lookup_max_terms)
         pii_terms = (frozenset(fingerprints(redaction if redaction is not None else redact(query, self.pii), self.pii_key, self.pii))
                      if self.pii_key else frozenset())
         route_terms = route_terms | pii_terms
         weights = zh_term_weights(route_terms, *self.zh_prior) if self.zh_prior else None
         return QueryPlan(query=query, text=text, rewritten=rewritten, terms=terms, route_terms=route_terms,
                          term_weights=weights,
-                         last_turn_lookup=is_lookup((said or query).rsplit("\n", 1)[-1], self.lookup_max_terms),
+                         last_turn_lookup=last_lookup,
                          cover_terms=terms or route_terms, identifiers=frozenset(identifiers(text)) | pii_terms,
                          date_range=date_range, vector=self.embedder.embed_query(text), session_id=session_id,
-                         ts=ts, now=now, relatives=relatives(own) if lookup else frozenset(), lookup=lookup,
+                         ts=ts, now=now, relatives=relatives(own) if last_lookup and not turns else frozenset(),
                          dialogue=turns,
                          user_only=self.addressee and not turns and about_user_only(own),
                          to_assistant=self.addressee and not turns and refers_to_assistant(own), dates=self.dates)

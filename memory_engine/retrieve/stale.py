@@ -8,7 +8,10 @@ Same subject = the two memories' own embeddings are close: rescaled cosine
 >= ``retrieval.stale_similarity`` (measured on the golden supersession pairs:
 same-subject updates 0.58..0.94, different subjects of one user 0.23..0.56 with
 e5; see benchmarks/README.md). The older one's fused score becomes at most
-``retrieval.stale_discount`` x the newer one's.
+``retrieval.stale_discount`` x the newer one's. e5 puts two Chinese memories 0.06-0.08 higher than two English
+ones, same subject or not, so on the model's (English) baseline every two Chinese memories of one user pass these
+bars; with ``retrieval.stale_cjk_pairs`` such a pair is rescaled against ``embedding.cjk_pair_baseline``
+(:class:`PairRescale`).
 
 A memory's time is when the user last *stated* it: a restatement merged into it
 (dedup) moves its ``updated_at``, so in an A -> B -> A flip whose second A merged
@@ -49,7 +52,7 @@ from typing import Any
 import numpy as np
 
 from ..config import RetrievalSection
-from ..embedding import CachedEmbedder
+from ..embedding import CachedEmbedder, rescale_similarity
 from ..errors import ConfigError
 from ..store.base import VectorStore
 from ..text import content_terms
@@ -59,9 +62,10 @@ from ..write.intents import CHANGE, adds_value, provisional, reports_change, sub
 from ..write.roles import author_role
 from ..write.supersede import number_terms
 from .addressee import thread_demotions
+from .candidates import is_cjk
 from .fusion import Candidate, rank_key
 
-__all__ = ["StaleValues", "competing", "defer_to_user", "demote_corrected", "demote_stale", "lift_replacements",
+__all__ = ["PairRescale", "StaleValues", "competing", "defer_to_user", "demote_corrected", "demote_stale", "lift_replacements",
            "states_something",
            "value_change", "value_kinds"]
 
@@ -143,6 +147,7 @@ def demote_stale(ranked: list[Candidate], vectors: dict[str, np.ndarray], writte
                  update_relevance_share: float = 1.0, update_coverage_share: float = 1.0,
                  shares_subject: Callable[[str, str], bool] | None = None,
                  present: frozenset[str] = frozenset(), present_similarity: float = 1.0,
+                 pair_rescale: Callable[[float, str, str], float] | None = None,
                  ) -> tuple[list[Candidate], dict[str, str]]:
     """For every pair of ``ranked`` candidates whose vectors' rescaled cosine is >= ``similarity``,
     whose write times differ and where the newer one answers the query about as well
@@ -169,8 +174,12 @@ def demote_stale(ranked: list[Candidate], vectors: dict[str, np.ndarray], writte
     top k). A newer statement in ``present`` (the question asks for the value that holds now, so the question
     supplies the change the statement does not word: "I do the grocery run at Costco" -> "been getting groceries
     delivered through Instacart" for "how do I get my groceries now?") counts as reporting a change when the two
-    are at least ``present_similarity`` close. Returns the re-sorted candidates and {older id: the current value it
-    yields to} for each demoted memory."""
+    are at least ``present_similarity`` close. ``pair_rescale(cos, id, id)`` (None = ``rescale``) rescales a pair's
+    cosine by the script of the two memories (:class:`PairRescale`). Returns the re-sorted candidates and {older id:
+    the current value it yields to} for each demoted memory."""
+    if pair_rescale is None:
+        def pair_rescale(cos: float, a: str, b: str) -> float:
+            return float(rescale(cos))
     ids = [c.memory_id for c in ranked if c.memory_id in vectors]
     if len(ids) < 2:
         return ranked, {}
@@ -188,14 +197,14 @@ def demote_stale(ranked: list[Candidate], vectors: dict[str, np.ndarray], writte
             if written.get(a, 0.0) >= written.get(b, 0.0):
                 continue
             bar = min(similarity, provisional_similarity) if a in provisional_ids else similarity
-            sim = rescale(float(sims[i, j]))
+            sim = pair_rescale(float(sims[i, j]), a, b)
             value = value_pair is not None and sim >= value_similarity and value_pair(a, b)
             marked = changes | {b} if b in present and sim >= present_similarity else changes
             update = _update_pair(by_id[a], by_id[b], marked, provisional_ids, sim, update_similarity,
                                   update_relevance_share, update_coverage_share, same_slot=value) \
                 and (shares_subject is None or shares_subject(a, b))
             # a flip back needs the newest statement to report the change (see the docstring)
-            back = b in marked and _flip_back(i, j, ids, sims, written, rescale, similarity, flip_similarity,
+            back = b in marked and _flip_back(i, j, ids, sims, written, pair_rescale, similarity, flip_similarity,
                                                may_compete)
             if sim < bar and not back and not update and (value_pair is None or sim < value_similarity):
                 continue
@@ -226,7 +235,8 @@ def demote_stale(ranked: list[Candidate], vectors: dict[str, np.ndarray], writte
     return out, newer_of
 
 
-def _flip_back(i: int, j: int, ids: list[str], sims: np.ndarray, written: dict[str, float], rescale: Any,
+def _flip_back(i: int, j: int, ids: list[str], sims: np.ndarray, written: dict[str, float],
+               rescale: Callable[[float, str, str], float],
                similarity: float, flip_similarity: float, may_compete: Callable[[str, str], bool] | None) -> bool:
     """Whether ``ids[j]`` (newer) flips back from ``ids[i]`` (older) to an earlier value: some third
     candidate written before ``ids[i]`` is the same subject as ``ids[j]`` (rescaled cosine >=
@@ -240,14 +250,15 @@ def _flip_back(i: int, j: int, ids: list[str], sims: np.ndarray, written: dict[s
     for k, o in enumerate(ids):
         if k in (i, j) or written.get(o, 0.0) >= written.get(a, 0.0):
             continue
-        if rescale(float(sims[k, j])) >= similarity and rescale(float(sims[k, i])) >= flip_similarity \
+        if rescale(float(sims[k, j]), o, b) >= similarity and rescale(float(sims[k, i]), o, a) >= flip_similarity \
                 and (may_compete is None or may_compete(o, b)):
             return True
     return False
 
 
 def defer_to_user(ranked: list[Candidate], vectors: dict[str, np.ndarray], roles: dict[str, str], rescale: Any,
-                  similarity: float, discount: float, relevance_share: float = 0.5
+                  similarity: float, discount: float, relevance_share: float = 0.5,
+                  pair_rescale: Callable[[float, str, str], float] | None = None,
                   ) -> tuple[list[Candidate], dict[str, str]]:
     """What the assistant suggested or a tool returned never outranks what the user said about the
     same subject (seed 004: user-stated > model-inferred), whatever their times: for every pair of an
@@ -255,7 +266,8 @@ def defer_to_user(ranked: list[Candidate], vectors: dict[str, np.ndarray], roles
     and where the user's one is found on its own (not through an entity hop) with a relevance >=
     ``relevance_share`` x the other's (the assistant's restatement often repeats the question's
     words: "So you drink a flat white every morning" vs the user's "I drink green tea every
-    morning"), the other's fused score is capped at ``discount`` x the user's. ``roles``: role by id (missing = 'user').
+    morning"), the other's fused score is capped at ``discount`` x the user's. ``roles``: role by id (missing = 'user');
+    ``pair_rescale(cos, id, id)``: as in :func:`demote_stale` (None = ``rescale``).
     Returns the re-sorted candidates and {capped id: user memory id}."""
     users = [c for c in ranked if roles.get(c.memory_id, "user") == "user" and c.memory_id in vectors]
     others = [c for c in ranked if roles.get(c.memory_id, "user") != "user" and c.memory_id in vectors]
@@ -267,7 +279,8 @@ def defer_to_user(ranked: list[Candidate], vectors: dict[str, np.ndarray], roles
         for u in users:
             sim = float(np.dot(np.asarray(vectors[o.memory_id], dtype=np.float32),
                                np.asarray(vectors[u.memory_id], dtype=np.float32)))
-            if rescale(sim) < similarity or "hop" in u.route_ranks or u.relevance < relevance_share * o.relevance:
+            scaled = rescale(sim) if pair_rescale is None else pair_rescale(sim, o.memory_id, u.memory_id)
+            if scaled < similarity or "hop" in u.route_ranks or u.relevance < relevance_share * o.relevance:
                 continue
             if fused[o.memory_id] > discount * fused[u.memory_id]:
                 fused[o.memory_id] = discount * fused[u.memory_id]
@@ -356,13 +369,17 @@ class StaleValues:
     the best ``top_k + retrieval.stale_window`` candidates (one vector fetch) and demotes stale
     ones (:func:`demote_stale`). Raises ConfigError for values outside [0, 1]."""
 
-    def __init__(self, store: VectorStore, embedder: CachedEmbedder, rcfg: RetrievalSection) -> None:
+    def __init__(self, store: VectorStore, embedder: CachedEmbedder, rcfg: RetrievalSection,
+                 cjk_pair_baseline: float | None = None) -> None:
         if not 0.0 <= rcfg.stale_discount <= 1.0 or not 0.0 <= rcfg.stale_similarity <= 1.0:
             raise ConfigError("retrieval.stale_discount and stale_similarity must be in [0, 1]",
                               key="retrieval.stale_discount")
         if rcfg.stale_window < 0:
             raise ConfigError("retrieval.stale_window must be >= 0", key="retrieval.stale_window")
         self.store, self.embedder = store, embedder
+        if cjk_pair_baseline is not None and not 0.0 <= cjk_pair_baseline < 1.0:
+            raise ConfigError("embedding.cjk_pair_baseline must be in [0, 1)", key="embedding.cjk_pair_baseline")
+        self.cjk_pair_baseline = cjk_pair_baseline
         self.similarity, self.discount, self.window = rcfg.stale_similarity, rcfg.stale_discount, rcfg.stale_window
         self.relevance_share = rcfg.stale_relevance_share
         self.provisional_similarity = rcfg.stale_provisional_similarity
@@ -405,6 +422,8 @@ class StaleValues:
         # when the user last stated it: a merged restatement moves updated_at (an A -> B -> A flip)
         written = {c.memory_id: max(float(payloads.get(c.memory_id, {}).get("created_at") or 0.0),
                                     float(payloads.get(c.memory_id, {}).get("updated_at") or 0.0)) for c in head}
+        pair_rescale = PairRescale(self.embedder.rescale, self.cjk_pair_baseline,
+                                   {c.memory_id: str(payloads.get(c.memory_id, {}).get("content") or "") for c in head})
         tentative = frozenset(c.memory_id for c in head
                               if provisional(str(payloads.get(c.memory_id, {}).get("content") or "")))
         # a statement that adds a value beside the older ones ('家里又多了一只布偶', 'I also started piano') replaces none
@@ -445,12 +464,12 @@ class StaleValues:
                                       value_pair, self.value_similarity, self.value_relevance_share,
                                       self.newer_takes_rank, self.flip_similarity, changes, self.update_similarity,
                                       self.update_relevance_share, self.update_coverage_share, shares_subject,
-                                      present, self.present_similarity)
+                                      present, self.present_similarity, pair_rescale)
         if self.user_precedence and precedence:
             # a suggestion the user confirmed speaks for the user (write/roles.py)
             roles = {c.memory_id: author_role(payloads.get(c.memory_id, {})) for c in head}
             demoted, _ = defer_to_user(demoted, vecs, roles, self.embedder.rescale, self.similarity, self.discount,
-                                       self.user_relevance_share)
+                                       self.user_relevance_share, pair_rescale)
         # an explicit correction's links and a reported change's (write/changes.py) rank the older value below
         # (a past-tense question keeps the replaced value; a start's link counts only for a present-tense one)
         keys = ("_corrects",) + (() if tense == "past" else ("_replaces",)) + (("_succeeds",) if tense == "present" else ())
@@ -463,6 +482,24 @@ class StaleValues:
             if below:
                 demoted, _ = demote_corrected(demoted, below, self.discount)
         return demoted + tail
+
+
+class PairRescale:
+    """``(cos, id_a, id_b)`` -> the rescaled cosine of two memories, against ``cjk_baseline`` when both texts are
+    mostly Chinese/Japanese characters (:func:`memory_engine.retrieve.candidates.is_cjk`), else ``rescale(cos)``
+    (the model's baseline, measured on English). e5 packs Chinese pairs higher, same subject or not
+    (embedding.cjk_pair_baseline): on the English baseline nearly every two Chinese memories of one user pass the
+    same-subject bars. ``cjk_baseline`` None = one baseline for every pair. ``texts``: content by id (a missing
+    id counts as not Chinese). Result in [0, 1]."""
+
+    def __init__(self, rescale: Callable[[float], float], cjk_baseline: float | None, texts: dict[str, str]) -> None:
+        self.rescale, self.cjk_baseline = rescale, cjk_baseline
+        self.cjk = frozenset(i for i, t in texts.items() if cjk_baseline is not None and is_cjk(t))
+
+    def __call__(self, cos: float, a: str, b: str) -> float:
+        if self.cjk_baseline is not None and a in self.cjk and b in self.cjk:
+            return rescale_similarity(cos, self.cjk_baseline)
+        return float(self.rescale(cos))
 
 
 def _recapped(ranked: list[Candidate], fused: dict[str, float], capped: dict[str, str]

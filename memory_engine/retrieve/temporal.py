@@ -12,9 +12,14 @@ May is this June, a question about "June 3" asked in February is last June).
 Days are calendar days in the reference's timezone: the engine passes the
 reference in the *user's* timezone (:func:`user_time`: a per-call
 ``timezone``, else ``memory.timezone``, else the tzinfo of ``now``), so a
-UTC+8 user's memory written at 00:30 local time belongs to that local day.
-The event time a memory talks about is kept apart from its write time.
-Pure functions.
+UTC+8 user's memory written at 00:30 local time belongs to that local day; the
+record keeps its writer's UTC offset, so that day stays the one the user lived
+when a later question comes from another offset (daylight saving ended, a trip):
+:meth:`DateSettings.user_day` and :func:`rebase`. Doubled days (上上周二, 下下周三,
+'the Tuesday before last', 'the week after next'), ISO-8601 times a tool restates
+in UTC ('2026-06-13T02:30:00Z') and named holidays (``memory.holiday_periods``:
+国庆期间, 'over the holidays') are read too. The event time a memory talks about is
+kept apart from its write time. Pure functions.
 """
 
 from __future__ import annotations
@@ -49,8 +54,24 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"明天|\btomorrow\b"), "d+1"),
     (re.compile(r"(\d+|[一两二三四五六七八九十])\s*天(?:以)?前"), "ndays"),
     (re.compile(r"\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+days?\s+ago\b", re.I), "ndays"),
+    # 'two Tuesdays ago': N occurrences of that weekday back (the first is 'last Tuesday')
+    (re.compile(r"\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+" + _WD_EN[:-1] + r")s\s+ago\b", re.I),
+     "n_weekdays_ago"),
+    # a few days back, no day named: 前几天 / 'a few days ago' / 'the other day' = the memory.few_days_back days
+    # before ref's day (not the day itself)
+    (re.compile(r"前几天|前两天|\ba few days ago\b|\bthe other day\b|\ba couple (?:of )?days ago\b", re.I), "few_days"),
     (re.compile(r"(\d+|[一两二三四五六七八九十])\s*天(?:以)?后"), "ndays_ahead"),
     (re.compile(r"\bin\s+(\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+days?\b", re.I), "ndays_ahead"),
+    # doubled 上上 / 下下 ('the one before the last' / 'after the next', 现代汉语词典 上上, 下下) and English
+    # 'before last' / 'after next' (closed forms, before the single ones that match inside them)
+    (re.compile(r"上上(?:个)?" + _WD_ZH), "zh_last2_weekday"),
+    (re.compile(r"下下(?:个)?" + _WD_ZH), "zh_next2_weekday"),
+    (re.compile(r"\b(?:the\s+)?" + _WD_EN + r"\s+before\s+last\b", re.I), "en_weekday_before_last"),
+    (re.compile(r"\b(?:the\s+)?" + _WD_EN + r"\s+after\s+next\b", re.I), "en_weekday_after_next"),
+    (re.compile(r"下下(?:个)?(?:周|星期|礼拜)(?!末)|\bthe week after next\b", re.I), "week_after_next"),
+    (re.compile(r"下下(?:个)?(?:周|星期|礼拜)末|\bthe weekend after next\b", re.I), "weekend_after_next"),
+    (re.compile(r"上上(?:个)?月|\bthe month before last\b", re.I), "month_before_last"),
+    (re.compile(r"下下(?:个)?月|\bthe month after next\b", re.I), "month_after_next"),
     (re.compile(r"上(?:个)?" + _WD_ZH), "zh_last_weekday"),
     (re.compile(r"(?<!上)下(?:个)?" + _WD_ZH), "zh_next_weekday"),
     (re.compile(r"(?:这|本)(?:个)?" + _WD_ZH), "zh_this_weekday"),
@@ -85,6 +106,10 @@ _MON = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug
 _ZH_DIGITS = r"[0-9０-９一二两三四五六七八九十]{1,3}"
 #: absolute date phrases; English ones are parsed by dateparser, the rest here
 _ABSOLUTE: list[tuple[re.Pattern[str], str]] = [
+    # an ISO-8601 date-time as tools and APIs write it ('2026-06-13T02:30:00Z', '2026-06-11T23:50+08:00'): the
+    # user's local day of that instant (no zone = the user's own clock)
+    (re.compile(r"\b(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?(Z|[+-]\d{2}(?::?\d{2})?)?(?![\d:])"),
+     "iso_dt"),
     (re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b"), "iso"),
     # '3/6', '3/6/2026' (DateSettings.slash_dates says which number is the month); not '24/7', '1/2/3'
     (re.compile(r"(?<![\d/.:-])(\d{1,2})/(\d{1,2})(?:/(\d{4}|\d{2}))?(?![\d/])"), "slash"),
@@ -196,30 +221,156 @@ class DateSettings:
     (the first N), 'late March' / 月底 (the last N), 'mid March' / 中旬 (N around the 16th).
     ``year_back_days`` (>= 0): '去年这个时候' / 'this time last year' = the same day a year back
     +- this many days. ``next_weekday``: 'next Friday' = the Friday of next (Monday-based) week,
-    like 下周五 ('next_week'), or the nearest coming Friday ('nearest')."""
+    like 下周五 ('next_week'), or the nearest coming Friday ('nearest'). ``writer_day``: a memory's written
+    day and event range are read in the UTC offset it was written in (:meth:`user_day`, :func:`rebase`).
+    ``holidays``: (name, 'MM-DD..MM-DD') pairs of ``memory.holiday_periods`` (:func:`holiday_table`).
+    ``few_days_back`` (1-31): '前几天' / 'the other day' = the N days before."""
 
     slash_dates: str = "mdy"
     day_start_hour: int = 0
     month_part_days: int = 10
     year_back_days: float = 14.0
     next_weekday: str = "next_week"
+    writer_day: bool = True
+    holidays: tuple[tuple[str, str], ...] = ()
+    few_days_back: int = 7
 
     @classmethod
     def from_config(cls, memory: object) -> DateSettings:
-        """The settings of a ``MemorySection`` (any object with these attribute names)."""
-        return cls(**{f: getattr(memory, f) for f in ("slash_dates", "day_start_hour", "month_part_days",
-                                                      "year_back_days", "next_weekday")})
+        """The settings of a ``MemorySection`` (any object with these attribute names;
+        ``holiday_periods`` becomes ``holidays``, its pairs longest name first)."""
+        kw = {f: getattr(memory, f) for f in ("slash_dates", "day_start_hour", "month_part_days", "year_back_days",
+                                              "next_weekday", "writer_day", "few_days_back")}
+        periods = dict(getattr(memory, "holiday_periods", None) or {})
+        return cls(**kw, holidays=holiday_table(periods))
 
-    def user_day(self, ts: float, tz: tzinfo | None) -> tuple[float, float]:
+    def user_day(self, ts: float, tz: tzinfo | None, utc_offset: float | None = None) -> tuple[float, float]:
         """The user's local day [start, end) in epoch seconds that instant ``ts`` belongs to: the
         calendar day of ``ts - day_start_hour`` hours in ``tz`` (a note written at 00:30 is about the
-        evening before)."""
+        evening before), or, with ``writer_day`` and a ``utc_offset`` (seconds, the zone the memory was
+        written in), in that offset: the day the user lived, not the one a later zone puts the instant on."""
+        if self.writer_day and utc_offset is not None:
+            # the writer's calendar day, laid on the question's clock so that both ranges share one frame
+            # (the same day read in PST and PDT would otherwise overlap the neighbouring day by an hour)
+            d = datetime.fromtimestamp(ts, _fixed_offset(utc_offset)) - timedelta(hours=self.day_start_hour)
+            d0 = d.replace(hour=0, minute=0, second=0, microsecond=0, tzinfo=None)
+            return d0.replace(tzinfo=tz).timestamp(), (d0 + timedelta(days=1)).replace(tzinfo=tz).timestamp()
         d = datetime.fromtimestamp(ts, tz) - timedelta(hours=self.day_start_hour)
         d0 = d.replace(hour=0, minute=0, second=0, microsecond=0)
         return d0.timestamp(), (d0 + timedelta(days=1)).timestamp()
 
 
-DEFAULT_DATES = DateSettings()
+_PERIOD = re.compile(r"(\d{2})-(\d{2})\.\.(\d{2})-(\d{2})")
+
+
+def holiday_table(periods: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    """``memory.holiday_periods`` checked and ordered for matching: (lowercase name, 'MM-DD..MM-DD') pairs,
+    longest name first ('christmas eve' before 'christmas'). Raises ValidationError for a period not of
+    that form or naming no calendar day."""
+    out = []
+    for name, period in periods.items():
+        m = _PERIOD.fullmatch(str(period).strip())
+        bad = ValidationError(f"memory.holiday_periods[{name!r}] = {period!r}: expected 'MM-DD..MM-DD'",
+                              field="memory.holiday_periods")
+        if m is None:
+            raise bad
+        try:
+            datetime(2024, int(m.group(1)), int(m.group(2)))  # a leap year: 02-29 is a day
+            datetime(2024, int(m.group(3)), int(m.group(4)))
+        except ValueError as e:
+            raise bad from e
+        out.append((str(name).strip().lower(), str(period).strip()))
+    return tuple(sorted(out, key=lambda p: -len(p[0])))
+
+
+@lru_cache(maxsize=256)
+def _holiday_rx(name: str) -> re.Pattern[str]:
+    # an English name is a whole phrase ('christmas', not 'christmassy'; "new year's" also without the
+    # apostrophe); a Chinese one is found inside the text (国庆期间, 国庆节)
+    if name.isascii():
+        return re.compile(r"\b" + re.escape(name).replace("'", "[’']?") + r"\b", re.I)
+    return re.compile(re.escape(name))
+
+
+#: a year named with the holiday ('前年国庆', '去年的圣诞', "last year's Christmas", 'Christmas last year'):
+#: the closed set of Chinese year deictics (前年 / 去年 / 今年 / 明年 / 后年) and the English last / this / next year
+_YEAR_BEFORE = re.compile(r"(前年|去年|今年|明年|后年|last year'?s|this year'?s|next year'?s)\s*(?:的)?\s*$", re.I)
+_YEAR_AFTER = re.compile(r"^\s*(last year|this year|next year)\b", re.I)
+_YEAR_SHIFT = {"前年": -2, "去年": -1, "今年": 0, "明年": 1, "后年": 2, "last": -1, "this": 0, "next": 1}
+
+
+def _holiday(text: str, low: str, ref: datetime, settings: DateSettings, qualified: bool = False
+             ) -> DateRange | None:
+    """The period of the first configured holiday ``text`` names (``settings.holidays``, longest name
+    first). A year named with it ('前年国庆', 'Christmas last year') picks that year's; else the clause's
+    tense does: the most recent occurrence that has begun by ``ref``'s day for the past, the coming one
+    (not yet over) for the future, else the one whose start is nearest. ``qualified``: only a holiday
+    named with its year (read before '去年' alone can take the whole year)."""
+    today = ref.replace(hour=0, minute=0, second=0, microsecond=0)
+    for name, period in settings.holidays:
+        m = _holiday_rx(name).search(text)
+        if m is None:
+            continue
+        q = _YEAR_BEFORE.search(text[: m.start()]) or _YEAR_AFTER.match(text[m.end():])
+        if qualified and q is None:
+            continue
+        p = _PERIOD.fullmatch(period)
+        assert p is not None  # checked by holiday_table
+        m1, d1, m2, d2 = (int(g) for g in p.groups())
+        years: tuple[int, ...] = (ref.year - 1, ref.year, ref.year + 1)
+        if q is not None:
+            word = q.group(1).lower()
+            years = (ref.year + _YEAR_SHIFT.get(word, _YEAR_SHIFT.get(word.split()[0], 0)),)
+        options = []
+        for y in years:
+            try:
+                a = today.replace(year=y, month=m1, day=d1)
+                b = today.replace(year=y + (1 if (m2, d2) < (m1, d1) else 0), month=m2, day=d2) + timedelta(days=1)
+            except ValueError:  # 02-29 in a common year
+                continue
+            options.append((a, b))
+        said = tense(low, m.start()) if q is None else None
+        if said == "past":
+            pick = [o for o in options if o[0] <= today][-1:]
+        elif said == "future":
+            pick = [o for o in options if o[1] > today][:1]
+        else:
+            pick = sorted(options, key=lambda o: abs((o[0] - today).total_seconds()))[:1]
+        if pick:
+            return DateRange(pick[0][0].timestamp(), pick[0][1].timestamp(), m.group(0))
+    return None
+
+
+def _default_dates() -> DateSettings:
+    from ..config import MemorySection  # config imports nothing of the engine: no cycle
+
+    return DateSettings.from_config(MemorySection())
+
+
+#: the settings of the default ``memory`` config section (callers that pass no config read dates as the engine does)
+DEFAULT_DATES = _default_dates()
+
+
+@lru_cache(maxsize=64)
+def _fixed_offset(seconds: float) -> tzinfo:
+    from datetime import timezone as _tz
+
+    return _tz(timedelta(seconds=float(seconds)))
+
+
+def rebase(start: float, end: float, utc_offset: float | None, tz: tzinfo | None,
+           settings: DateSettings = DEFAULT_DATES) -> tuple[float, float]:
+    """An event range [start, end) resolved at write in the writer's UTC offset (``utc_offset``, seconds),
+    moved to the same wall-clock times in ``tz`` (the question's zone): '31 October' stays 31 October when
+    asked after daylight saving ended. Unchanged without ``settings.writer_day``, an offset or a zone."""
+    if not settings.writer_day or utc_offset is None or tz is None:
+        return start, end
+    src = _fixed_offset(utc_offset)
+
+    def move(ts: float) -> float:
+        return datetime.fromtimestamp(ts, src).replace(tzinfo=None).replace(tzinfo=tz).timestamp()
+
+    return move(start), move(end)
 
 
 def _day(ref: datetime, offset: int) -> tuple[datetime, datetime]:
@@ -354,6 +505,13 @@ def _absolute(text: str, ref: datetime, settings: DateSettings = DEFAULT_DATES) 
                 if a is None:
                     continue
                 return _one_day(a, m.group(0), text, ref)
+            if kind == "iso_dt":
+                zone = m.group(7)
+                tz = ref.tzinfo if zone is None else UTC if zone == "Z" else _tz_cached(zone)
+                instant = datetime(int(m.group(1)), int(m.group(2)), int(m.group(3)), int(m.group(4)), int(m.group(5)),
+                                   int(m.group(6) or 0), tzinfo=tz)
+                a = instant.astimezone(ref.tzinfo).replace(hour=0, minute=0, second=0, microsecond=0)
+                return DateRange(a.timestamp(), (a + timedelta(days=1)).timestamp(), m.group(0))
             if kind == "iso":
                 a = ref.replace(year=int(m.group(1)), month=int(m.group(2)), day=int(m.group(3)), hour=0, minute=0,
                                 second=0, microsecond=0)
@@ -536,7 +694,8 @@ def resolve_date(text: str, ref: datetime, settings: DateSettings = DEFAULT_DATE
     if ref.tzinfo is None:
         raise ValidationError("ref must be timezone-aware")
     low = text.lower()  # "Yesterday I ..." starts a sentence
-    found = _month_range(text, low, ref, settings, alone=False) or _absolute(text, ref, settings)
+    found = (_month_range(text, low, ref, settings, alone=False) or _absolute(text, ref, settings)
+             or _holiday(text, low, ref, settings, qualified=True))
     if found is not None:
         return found
     for rx, kind in _PATTERNS:
@@ -554,6 +713,43 @@ def resolve_date(text: str, ref: datetime, settings: DateSettings = DEFAULT_DATE
         elif kind == "zh_last_weekday":
             a = monday - timedelta(days=7 - _WEEKDAYS_ZH[m.group(1)])
             b = a + timedelta(days=1)
+        elif kind in ("zh_last2_weekday", "zh_next2_weekday"):
+            # 上上周二: Tuesday of the Monday-based week two back; 下下周三: of the week two ahead
+            a = monday + timedelta(days=(-14 if kind == "zh_last2_weekday" else 14) + _WEEKDAYS_ZH[m.group(1)])
+            b = a + timedelta(days=1)
+        elif kind == "en_weekday_before_last":
+            # the Tuesday before last = a week before 'last Tuesday' (the most recent one before ref's day)
+            a, b = _weekday(ref, _WEEKDAYS_EN[m.group(1).lower()], False)
+            a, b = a - timedelta(days=7), b - timedelta(days=7)
+        elif kind == "en_weekday_after_next":
+            # the Friday after next = a week after 'next Friday' (as memory.next_weekday reads it)
+            wd = _WEEKDAYS_EN[m.group(1).lower()]
+            if settings.next_weekday == "next_week":
+                a = monday + timedelta(days=14 + wd)
+                b = a + timedelta(days=1)
+            else:
+                a, b = _weekday(ref, wd, True)
+                a, b = a + timedelta(days=7), b + timedelta(days=7)
+        elif kind == "n_weekdays_ago":
+            n = _num(m.group(1))
+            if n <= 0:
+                continue
+            a, b = _weekday(ref, _WEEKDAYS_EN[m.group(2).lower()], False)
+            a, b = a - timedelta(days=7 * (n - 1)), b - timedelta(days=7 * (n - 1))
+        elif kind == "few_days":
+            today = ref.replace(hour=0, minute=0, second=0, microsecond=0)
+            a, b = today - timedelta(days=settings.few_days_back), today
+        elif kind == "weekend_after_next":
+            a, b = monday + timedelta(days=19), monday + timedelta(days=21)
+        elif kind == "week_after_next":
+            a, b = monday + timedelta(days=14), monday + timedelta(days=21)
+        elif kind in ("month_before_last", "month_after_next"):
+            first = ref.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+            if kind == "month_before_last":
+                a = ((first - timedelta(days=1)).replace(day=1) - timedelta(days=1)).replace(day=1)
+            else:
+                a = _next_month(_next_month(first))
+            b = _next_month(a)
         elif kind == "zh_this_weekday":
             a = monday + timedelta(days=_WEEKDAYS_ZH[m.group(1)])
             b = a + timedelta(days=1)
@@ -642,8 +838,9 @@ def resolve_date(text: str, ref: datetime, settings: DateSettings = DEFAULT_DATE
         else:  # this_week
             a, b = monday, monday + timedelta(days=7)
         return DateRange(a.timestamp(), b.timestamp(), m.group(0))
-    # the least specific forms last: a month named alone, a day of the month without its month
-    return _month_range(text, low, ref, settings) or _day_of_month(text, low, ref)
+    # the least specific forms last: a named holiday, a month named alone, a day of the month without its month
+    return (_holiday(text, low, ref, settings) or _month_range(text, low, ref, settings)
+            or _day_of_month(text, low, ref))
 
 
 def date_terms(phrase: str) -> frozenset[str]:

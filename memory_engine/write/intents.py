@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
-from ..text import content_terms, pos_tags, starts_with_verb
-from .rules import CHANGE_MARKERS_EN, CHANGE_MARKERS_ZH
+from ..text import content_terms, ends_as_question, pos_tags, starts_with_verb
+from .rules import ADDITIVE, CHANGE_MARKERS_EN, CHANGE_MARKERS_ZH
 
 # ---- forget requests, recognised by structure (issue 16) -------------------------------------
 # A forget request is a clause addressed to the assistant whose verb asks it to drop, or not to
@@ -420,16 +420,8 @@ def reports_change(text: str) -> bool:
 #: for the present one (write/changes.py, ``metadata._succeeds``)
 INCHOATIVE = re.compile(r"\b(?:start(?:ed|ing|s)?|began|begun|begin(?:ning|s)?|commenc(?:ed|es|ing))\b|开始", re.IGNORECASE)
 
-#: additive focus particles (a closed class: also / another / in addition; 也 / 另外 / 又多 / 还有 / 新添): the
-#: statement adds a value beside the earlier ones ('I also started piano', '家里又多了一只布偶'), it replaces none.
-#: 'too' and 'as well' count only at the end of a clause ('I play tennis too'), not as degree words ('too sweet')
-ADDITIVE = re.compile(
-    r"\b(?:also|another|in addition|additionally|as well as)\b|\b(?:too|as well)\s*(?:[,.;!?]|$)|"
-    r"也|另外|又多|又添|新添|还有|多了一", re.IGNORECASE)
-
-
 def adds_value(text: str) -> bool:
-    """Whether ``text`` adds a value beside earlier ones (:data:`ADDITIVE`): "I also started piano lessons",
+    """Whether ``text`` adds a value beside earlier ones (:data:`memory_engine.write.rules.ADDITIVE`): "I also started piano lessons",
     "家里又多了一只布偶"; such a statement is no newer value of what it is similar to."""
     return ADDITIVE.search(text or "") is not None
 
@@ -456,10 +448,6 @@ PAST_QUERY = re.compile(
     r"以前|之前|原来|原先|过去|当时|曾经|从前|早先|一开始|最早|上一(?:家|个|份|次)", re.IGNORECASE)
 
 
-#: a question: a question mark or a sentence-final interrogative particle (吗 / 呢 / 么 / 嘛) ends it
-_QUESTION_END = re.compile(r"(?:[?？]|[吗呢么嘛])\s*$")
-
-
 def query_tense(query: str) -> str | None:
     """'past' when ``query`` asks about an earlier value (:data:`PAST_QUERY`), 'present' when it asks for the
     value that holds now (:data:`PRESENT_QUERY`), None when it names no time of the value. Past wins over
@@ -467,13 +455,45 @@ def query_tense(query: str) -> str | None:
     tense of the value it asks for: in a conversation or a request ('用户：…我现在心慌得不行', '我现在想吃点辣的')
     'now' is the speaker's own moment, not a slot's newest value."""
     q = (query or "").strip()
-    if "\n" in q or not _QUESTION_END.search(q):
+    if "\n" in q or not ends_as_question(q):
         return None
     if PAST_QUERY.search(q):
         return "past"
     if PRESENT_QUERY.search(q):
         return "present"
     return None
+
+
+#: the operator of an English question (Quirk et al. 1985, "A Comprehensive Grammar of the English Language"
+#: §3.21-3.22: the first auxiliary, moved before the subject, carries the tense): the present forms of the primary
+#: verbs ('how do I get my groceries?', 'when is the plumber coming?', "what's my weight?") and the past ones
+#: ('what did I eat on June 10?', 'where was I on Friday?'); a question without an operator is a subject question
+#: whose verb carries the tense itself ('who works at Shopify?'), left to the time words
+_PRESENT_OPERATOR = re.compile(r"\b(?:do|does|am|is|are|have|has)\b|\b(?:what|where|who|when|how|which|that|it|he|she)'s\b|"
+                               r"'re\b|\bi'm\b", re.IGNORECASE)
+_PAST_OPERATOR = re.compile(r"\b(?:did|was|were|had)\b|\b(?:yesterday|ago|last (?:week|month|year|night|time|weekend))\b",
+                            re.IGNORECASE)
+#: a Chinese question has no tense: its time is the present unless it carries the experiential aspect particle 过
+#: ('我之前在哪家公司干过', Li & Thompson 1981, "Mandarin Chinese: A Functional Reference Grammar" §6.3) or a
+#: deictic noun of a past time (a closed class: 昨天 / 前天 / 上次 / 上周 / 上个月 / 去年 / 前年 / 那天 / 当时 / 刚才)
+_ZH_PAST = re.compile(r"过|昨天|昨晚|前天|上次|上回|上周|上星期|上礼拜|上个月|上月|去年|前年|那天|那次|当时|刚才|刚刚")
+_CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
+
+
+def present_question(query: str, chinese: bool = True) -> bool:
+    """Whether a question that names no time of its value (:func:`query_tense` None) is still put in the present:
+    in English its operator is a present form and no past operator or past time adverb appears ('how do I get my
+    groceries?', 'when is my sister's baby shower?'; not 'what did I do on June 10?'), in Chinese it carries no
+    experiential 过 and no past deictic noun ('搬家是哪天？', '我儿子多高？'; not '我之前在哪家公司干过？'). Such a
+    question asks for the value that holds now, like one that says 'now'. False for anything but a one-line question
+    (the same test as :func:`query_tense`), for a question :func:`query_tense` dates itself, and with ``chinese``
+    False for any question holding a CJK ideograph."""
+    q = (query or "").strip()
+    if "\n" in q or not ends_as_question(q) or query_tense(q) is not None:
+        return False
+    if _CJK_CHAR.search(q):
+        return chinese and _ZH_PAST.search(q) is None and _PAST_OPERATOR.search(q) is None
+    return _PRESENT_OPERATOR.search(q) is not None and _PAST_OPERATOR.search(q) is None
 
 
 def subject_terms(text: str) -> frozenset[str]:

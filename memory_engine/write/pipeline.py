@@ -228,7 +228,7 @@ class WritePipeline:
                            embedding_version=self.embedder.version,
                            ts=self.order.place(scope, req.session_id, req.ts), session_id=req.session_id,
                            role=req.role, metadata=meta, importance=imp, permanent=req.permanent, now=req.now,
-                           supersedes=(rep.memory_id,))
+                           supersedes=(rep.memory_id,), dates=self.dates)
         upsert_records(self.store, [rec], self.embedder.embed_documents([content]), self.config.keyword)
         self._supersede_or_drop([rep.memory_id], rec.id, req.ts)
         return WriteResult(WriteOutcome.STORED.value, rec.id, "supersedes", (rep.memory_id,), importance=imp,

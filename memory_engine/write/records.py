@@ -44,9 +44,12 @@ def build_record(
     ``terms`` and ``tokens`` are derived from ``content``; with ``resolve_dates`` the
     date the statement is about ("yesterday I called the landlord") is resolved
     against ``now`` (default: ``ts``) into ``event_start``/``event_end``, read with ``dates``
-    (``memory.slash_dates``, ``memory.day_start_hour``... of the config).
+    (``memory.slash_dates``, ``memory.day_start_hour``... of the config); ``utc_offset`` is ``now``'s
+    UTC offset in seconds (the user's zone when it was said; None without ``now``).
     ``extra`` sets any other :class:`MemoryRecord` field (``fact_key``, ``supersedes``...).
     """
+    if now is not None and now.utcoffset() is not None:
+        extra.setdefault("utc_offset", now.utcoffset().total_seconds())  # type: ignore[union-attr]
     if resolve_dates:
         when = temporal.resolve(content, now if now is not None else datetime.fromtimestamp(ts, UTC), dates)
         extra.setdefault("event_start", when.start if when else None)

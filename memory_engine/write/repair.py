@@ -25,7 +25,7 @@ structure, not by its words:
   Chinese equivalents 呃, 不好意思, 说错了, 口误, 我是说, 应该是). They name no subject, so "oops, I mean the
   14th" says no more than "the 14th", while "oh and payday is the 25th" / "对了，工资是25号" name a subject
   (payday, 工资) the older turn does not and repair nothing;
-* never with an additive focus particle (:data:`ADDITIVE`: "and Wednesday too", "also the 14th", "周三也去",
+* never with an additive focus particle (:data:`memory_engine.write.rules.ADDITIVE`: "and Wednesday too", "also the 14th", "周三也去",
   "还有周三": the value is added beside the older one, not put in its place; König 1991, *The meaning of
   focus particles*, ch. 4: additive particles presuppose the alternative still holds), never a question
   ("wait, is it 5pm?", "周三呢？": it asks, it corrects nothing),
@@ -50,9 +50,10 @@ from typing import Any
 from ..config import WriteSection
 from ..scope import Scope
 from ..store.base import StoreFilter, VectorStore
-from ..text import WEEKDAYS_EN, WEEKDAYS_ZH, content_terms, relatives, zh_int
+from ..text import WEEKDAYS_EN, WEEKDAYS_ZH, content_terms, ends_as_question, relatives, zh_int
 from .correction import CONDITION, same_speaker
 from .intents import EXPLICIT_CORRECTION
+from .rules import ADDITIVE
 
 __all__ = ["ADDITIVE", "EDITING_EN", "EDITING_ZH", "Repair", "RecentRepair", "SlotValue", "repair_of", "slot_values"]
 
@@ -90,16 +91,8 @@ EDITING_ZH = (
     "弄错了", "口误", "笔误", "错了", "不对", "我是说", "我的意思是", "我想说的是", "应该是", "更正一下", "更正",
     "纠正一下", "纠正", "等等", "等一下", "改一下", "我说的是",
 )
-#: additive focus particles (module docstring), zh and en: a closed class. 还 alone is left out: 还是 ('还是周四吧',
-#: "Thursday after all") is a repair.
-ADDITIVE = re.compile(
-    r"(?<![A-Za-z'])(?:too|also|as well|plus|additionally|in addition|another|besides|either)(?![A-Za-z'])|"
-    r"也|还有|另外|此外|以及|再加上|同时",
-    re.IGNORECASE,
-)
-#: a sentence: up to and including its end mark; a question ends in a question mark or a Chinese question particle
+#: a sentence: up to and including its end mark (a question is one that text.ends_as_question)
 _SENTENCE = re.compile(r"[^.!?。！？\n]*(?:[.!?。！？\n]+|$)")
-_QUESTION = re.compile(r"(?:[?？]|[吗呢么][。.!！]?)\s*$")
 
 
 def _asks(text: str, span: tuple[int, int]) -> bool:
@@ -107,7 +100,7 @@ def _asks(text: str, span: tuple[int, int]) -> bool:
     Thursday' after 'did I say Tuesday?')."""
     for m in _SENTENCE.finditer(text):
         if m.start() <= span[0] < max(m.end(), m.start() + 1):
-            return bool(_QUESTION.search(m.group(0)))
+            return ends_as_question(m.group(0))
     return False
 
 _EDITING = re.compile(

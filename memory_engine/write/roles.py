@@ -62,7 +62,8 @@ from ..scope import Scope
 from ..store.base import ScoredPayload, VectorStore
 from ..text import content_terms
 
-__all__ = ["ANSWERS_KEY", "CONFIRMED_KEY", "DECLINED_KEY", "REPLY_TO_KEY", "SETTLES_KEY", "Confirmer", "asked_about_user",
+__all__ = ["ANSWERS_KEY", "CONFIRMED_KEY", "DECLINED_KEY", "REPLY_TO_KEY", "SETTLES_KEY", "Confirmer", "after_dismissal",
+           "asked_about_user",
            "as_said_by_user", "author_role", "confirmation_extra_terms", "declined", "is_bare_acceptance", "is_confirmation", "is_decision",
            "is_polar_reply", "is_refusal", "last_question", "offers_to_act", "turn_before"]
 
@@ -107,6 +108,11 @@ _OWN_WORDS = frozenset(
     # agreeing to have it done: 'please', 就这么办 / 就这样 (do it that way), 安排 (arrange it), 听你的 (as you say)
     "please 这么 这样 办 安排 听".split()
 )
+#: a dismissal opening a reply, set off by a clause break: zh 算了 / 算了吧 (现代汉语词典 第7版 "算了: 作罢; 不再计较"),
+#: en never mind / forget it / whatever (discourse markers of dismissal, Schiffrin 1987 *Discourse Markers*). It dismisses
+#: what was being weighed, not the offer: "算了，就订那家吧" / "never mind, let's just do that" take the offer up, and
+#: "算了吧，我晚上要接孩子" declines it (:data:`_REFUSE`). A confirmation is read after it (:func:`after_dismissal`)
+_DISMISS = re.compile(r"^\W*(?:那)?(?:算了吧?|never ?mind|forget it|whatever)\s*[,，、.。!！;；]+\s*", re.IGNORECASE)
 #: a refusal opening a reply: no / nah / no thanks / don't / never mind, zh 不用 / 不要 / 不了 / 算了 / 别 / 不必 / 还是不
 _REFUSE = re.compile(
     r"^\W*(?:no|nah|nope|not (?:now|really|today)|don'?t|never ?mind|pass|i'?m good|i'?ll pass)\b|"
@@ -117,13 +123,15 @@ _REFUSE = re.compile(
 
 #: a first-person choice or commitment: future ("I'll", "I'm going to"), a past choice ("went with", "ended up",
 #: "booked"), a preference between options ("I'd rather", "instead"); zh 还是 + a verb (after all), 决定 / 打算 / 准备
-#: (decided / plan to), 算了 (never mind: the offer is dropped), a taking verb with 了 (订了 / 买了 / 选了), 改成 / 换成
+#: (decided / plan to), a taking verb with 了 (订了 / 买了 / 选了), 改成 / 换成. Not 算了 ("forget it"): it dismisses
+#: and decides nothing by itself ("算了吧，我晚上要接孩子" declines the offer, :func:`is_refusal`; "算了，我还是订了楼下那家"
+#: decides by 还是 + 订), see :data:`_DISMISS`
 _DECIDE = re.compile(
     r"\b(?:i(?:'ll| will| shall|'m going to| am going to|'m gonna| am gonna)|i (?:think|guess) i'?ll|i'?d rather|"
     r"i would rather|(?:i )?(?:decided|chose|picked|went with|ended up|settled on|booked|reserved|ordered|bought|"
     r"signed up)|(?:going|sticking) with|instead)\b|"
     # 还是 / 最后 only before a verb of choosing: '我还是觉得有点贵' (still) and '最后一个问题' (last) decide nothing
-    r"(?:还是|最后|最终)[^，。！？,.!?]{0,4}?(?:去|订|定|选|买|要|吃|住|用|约|报|坐|点了|换|决定)|决定|打算|准备|干脆|算了|"
+    r"(?:还是|最后|最终)[^，。！？,.!?]{0,4}?(?:去|订|定|选|买|要|吃|住|用|约|报|坐|点了|换|决定)|决定|打算|准备|干脆|"
     r"(?:订|定|买|选|约|报|挑|换|改)(?:了|成|去|到|好了)",
     re.IGNORECASE,
 )
@@ -256,9 +264,18 @@ def declined(payload: Mapping[str, Any]) -> bool:
     return not yes or float((no or {}).get("at") or 0.0) > float((yes or {}).get("at") or 0.0)
 
 
-def is_confirmation(text: str, max_terms: int) -> bool:
-    """Whether a user turn only accepts what was just offered (module docstring); pure."""
+def after_dismissal(text: str) -> str:
+    """``text`` after a dismissal opening (:data:`_DISMISS`: "算了，就订那家吧" -> "就订那家吧"); ``text`` itself
+    without one, or when nothing follows it. Pure."""
     t = (text or "").strip()
+    m = _DISMISS.match(t)
+    return t[m.end():].strip() if m and t[m.end():].strip() else t
+
+
+def is_confirmation(text: str, max_terms: int) -> bool:
+    """Whether a user turn only accepts what was just offered (module docstring), read after a dismissal
+    opening ("算了，就订那家吧", :func:`after_dismissal`); pure."""
+    t = after_dismissal(text)
     if not t or not _AFFIRM.search(t) or not _TAKE.search(t) or _NEGATED.search(t) or _QUESTION.search(t):
         return False
     return len(content_terms(t)) <= max_terms
@@ -266,9 +283,10 @@ def is_confirmation(text: str, max_terms: int) -> bool:
 
 def is_bare_acceptance(text: str, max_terms: int) -> bool:
     """Whether a user turn is only an affirmation ("yes please", "sounds good", "好的", "可以", "ok 就这么办"):
-    no negation, no question, no content term beyond the words of agreeing. It accepts an offer to act
-    (:func:`offers_to_act`), nothing else: after advice it is noncommittal. Pure."""
-    t = (text or "").strip()
+    no negation, no question, no content term beyond the words of agreeing, read after a dismissal opening
+    ("算了，好的", :func:`after_dismissal`). It accepts an offer to act (:func:`offers_to_act`), nothing else: after
+    advice it is noncommittal. Pure."""
+    t = after_dismissal(text)
     if not t or not _AFFIRM.search(t) or _NEGATED.search(t) or _QUESTION.search(t):
         return False
     return len(content_terms(t)) <= max_terms and not confirmation_extra_terms(t)

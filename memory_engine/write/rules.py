@@ -82,6 +82,19 @@ CORRECTION = re.compile(
     "|".join((*CHANGE_MARKERS_ZH, *_WEAK_MARKERS_ZH)) + r"|\b(" + "|".join((*CHANGE_MARKERS_EN, *_WEAK_MARKERS_EN)) + r")\b",
     re.IGNORECASE,
 )
+#: additive focus particles, zh and en (a closed class: Quirk et al. 1985, "A Comprehensive Grammar of the
+#: English Language" §8.116 additive subjuncts also / too / as well / either; 现代汉语八百词 也 / 还有 / 另外 / 此外 /
+#: 同时; the existential 又多 / 又添 / 新添 / 多了一 'one more'): the statement adds a value beside the earlier
+#: ones ('I also started piano', '家里又多了一只布偶', 'and Wednesday too', '周三也去'), it replaces none. The one list
+#: both the change links (write/intents.adds_value: no newer value) and the self-repairs (write/repair.py: no
+#: repair) read. 'too' and 'as well' count only at the end of a clause ('I play tennis too'), not as degree words
+#: ('too sweet'); 还 alone is left out: 还是 ('还是周四吧', "Thursday after all") is a repair.
+ADDITIVE = re.compile(
+    r"(?<![A-Za-z'])(?:also|another|plus|besides|either|additionally|in addition|as well as)(?![A-Za-z'])|"
+    r"(?<![A-Za-z'])(?:too|as well)\s*(?:[,.;!?，。；！？]|$)|"
+    r"也|还有|另外|此外|以及|再加上|同时|又多|又添|新添|多了一",
+    re.IGNORECASE,
+)
 NEGATION = re.compile(r"不|没|别|无|非|\b(not|no|never|don'?t|doesn'?t|didn'?t|won'?t|isn'?t|cannot|can'?t)\b", re.IGNORECASE)
 UNCERTAIN = re.compile(
     r"也许|可能|大概|或许|好像|估计|不确定|说不定|要不|试试|是不是|吗[？?]?$|呢[？?]?$|[？?]\s*$|"

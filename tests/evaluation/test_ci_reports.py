@@ -190,3 +190,18 @@ def test_a_known_gap_query_that_flips_does_not_move_the_metric_gate_but_any_othe
     base = make_baseline(run([case([ok, edge_then])]))
     out = compare(run([case([ok, edge_now])]), base)
     assert out.exit_code == 1 and any("pass dropped" in r for r in out.reasons)
+
+
+def test_a_run_of_some_suites_is_compared_with_the_baselines_values_of_the_same_queries() -> None:
+    """Trial finding (session 10): `memwb ci one_suite.yaml --baseline all.json` compared the suite's means with
+    the whole baseline's and failed unchanged code ('all pass dropped 0.898 -> 0.727')."""
+    good = case([query("q_good", ["a"], ["a"])])
+    weak = case([query("q_weak", ["x", "y"], ["b"], case="c_weak")])  # misses, in the baseline and now
+    base = make_baseline(run([good, weak]))
+    out = compare(run([weak]), base)
+    assert out.exit_code == 0, out.reasons
+    d = next(d for d in out.deltas if d.group == "all" and d.metric == "pass")
+    assert d.baseline == 0.0 and d.now == 0.0
+    # the same subset that really drops still fails
+    worse = compare(run([case([query("q_good", ["x"], ["a"])])]), base)
+    assert worse.exit_code == 1 and any("pass dropped 1.000 -> 0.000" in r for r in worse.reasons)

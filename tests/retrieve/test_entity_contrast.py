@@ -58,6 +58,22 @@ def test_no_contrast(query, memory):
     assert contrasts(query, memory) is None
 
 
+@pytest.mark.parametrize(("query", "memory"), [
+    # an adjective-or-noun word in an adjective's suffix modifies: no entity ('dental' is the dentist's)
+    ("where is my dentist's office now?", "the dental office moved to Pine Street"),
+    ("when is my performance review?", "my annual review is in March"),
+    # a hyphenated compound is of its last part's kind: an adjective, or a verb's participle
+    ("how was the team meeting?", "the well-attended meeting ran late"),
+    ("how was the team dinner?", "the not-so-formal dinner was fun"),
+    # a verb's inflected form frames nothing: 'named' is no 'names'
+    ("what were the puppies' names?", "we adopted a beagle named Rex"),
+    # a closed compound whose part the memory says: 'hometown' and 'back home'
+    ("where is my hometown museum?", "the science museum back home reopened"),
+])
+def test_morphology_is_no_contrast(query, memory):
+    assert contrasts(query, memory) is None
+
+
 def test_synonyms_of_one_dictionary_entry_are_one_entity():
     # 汽车 glosses both 'car' and 'automobile': the same thing in the same frame
     assert contrasts("when is the car service?", "automobile service booked at the garage") is None

@@ -11,16 +11,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from memory_engine import EngineConfig, MemoryEngine
+from memory_engine import MemoryEngine
 from memory_engine.retrieve.hop import hop_terms
 from memory_engine.text import relation_nouns
 
 T0 = datetime(2026, 5, 4, 9, tzinfo=UTC)
-
-
-def _engine(overrides: dict | None = None) -> MemoryEngine:
-    return MemoryEngine.in_memory(EngineConfig().with_overrides(
-        {"tracing.enabled": False, "retrieval.touch_on_hit": False, **(overrides or {})}))
 
 
 def _add(eng: MemoryEngine, user: str, texts: list[str]) -> list[str]:
@@ -37,10 +32,10 @@ def test_relation_nouns_count_whatever_the_tagger_says():
 
 
 @pytest.mark.integration
-def test_a_conditional_question_reaches_the_persons_name_through_a_mistagged_relation_noun():
+def test_a_conditional_question_reaches_the_persons_name_through_a_mistagged_relation_noun(quiet_engine_factory):
     """The violin memory answers the condition; the name is in another memory of 我的下属 (jieba: a verb), one
     of five about that person. Before, 下属 linked nothing and the name fell under the floor."""
-    eng = _engine()
+    eng = quiet_engine_factory()
     ids = _add(eng, "cond-sub", [
         "我的下属叫周明远",
         "我下属今年三十一岁",
@@ -54,16 +49,15 @@ def test_a_conditional_question_reaches_the_persons_name_through_a_mistagged_rel
     got = [h.memory_id for h in res.hits]
     assert ids[3] in got and ids[0] in got
     assert got.index(ids[3]) < got.index(ids[0])  # the hop ranks below the memory that reached it
-    eng.close()
 
 
 @pytest.mark.integration
 @pytest.mark.parametrize(("by_query", "found"), [(True, True), (False, False)])
-def test_the_hop_keeps_the_linked_memories_nearest_the_question(by_query, found):
+def test_the_hop_keeps_the_linked_memories_nearest_the_question(by_query, found, quiet_engine_factory):
     """上司 is a noun, so every memory of the boss is linked; hop_limit 3 keeps three of the five. By BM25
     against the hit's words (the order before, ``hop_rank_by_query`` False) the height is not among them; by
     nearness to the question it is."""
-    eng = _engine({"retrieval.hop_rank_by_query": by_query})
+    eng = quiet_engine_factory({"retrieval.hop_rank_by_query": by_query})
     ids = _add(eng, "cond-boss", [
         "我上司身高一米六五左右",
         "我上司是研究生学历，读的是经济学",
@@ -77,4 +71,3 @@ def test_the_hop_keeps_the_linked_memories_nearest_the_question(by_query, found)
     got = [h.memory_id for h in res.hits]
     assert ids[4] in got
     assert (ids[0] in got) is found
-    eng.close()

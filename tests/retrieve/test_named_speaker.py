@@ -76,3 +76,77 @@ def test_named_speaker_outranks_the_other_speakers_story(make_engine):
     ranked = [h.memory_id for h in res.hits]
     assert ids["priya_hike"] in ranked
     assert ids["tom_hike"] not in ranked or ranked.index(ids["priya_hike"]) < ranked.index(ids["tom_hike"])
+
+
+def _c(mid: str, rel: float, fused: float) -> Candidate:
+    return Candidate(mid * 16, similarity=rel, fused=fused)
+
+
+def test_addresses_is_a_name_with_the_second_person():
+    from memory_engine.retrieve.speakers import addresses
+    assert addresses("Priya how was your long weekend?", "priya")
+    assert addresses("小林，你上周末去哪儿爬山了？", "小林") and addresses("下次带上阿杰，您看行吗", "阿杰")
+    assert not addresses("Amy 之前遇到过类似的 migration 问题，回头请教一下她", "amy")  # reports on her
+    assert not addresses("how was your weekend?", "priya")  # nobody named
+
+
+def test_speaker_demotions_order_the_named_speakers_turn_first():
+    from memory_engine.retrieve.speakers import speaker_demotions
+    pls = {"a" * 16: {"content": "Marco did you ever get the bike fixed?", "metadata": {"speaker": "Jun"}},
+           "b" * 16: {"content": "yes, new chain and brakes, 80 bucks at the shop on Elm", "metadata": {"speaker": "Marco"}},
+           "c" * 16: {"content": "I finally sold my old road bike", "metadata": {"speaker": "Jun"}},
+           "d" * 16: {"content": "Marco told me the shop on Elm is cheap", "metadata": {"speaker": "Lea"}},
+           "e" * 16: {"content": "bike shop list for the club newsletter", "metadata": {}}}
+    kept = [_c("a", 0.8, 0.9), _c("c", 0.7, 0.8), _c("b", 0.6, 0.7), _c("d", 0.6, 0.6), _c("e", 0.5, 0.5)]
+    out = speaker_demotions("what did Marco do about his bike?", kept, pls, 0.5)
+    # spoken to Marco and Jun's own story go below; Lea reporting on Marco and a memory with no speaker stay
+    assert out == {"b" * 16: ("a" * 16, "c" * 16)}
+    # his turn must answer on its own: 0.6 < 0.8 x 0.8
+    assert speaker_demotions("what did Marco do about his bike?", kept, pls, 0.8) == {"b" * 16: ("c" * 16,)}
+    # unnamed off: only the turn spoken to him
+    assert speaker_demotions("what did Marco do about his bike?", kept, pls, 0.5, unnamed=False) == {"b" * 16: ("a" * 16,)}
+    assert speaker_demotions("did Jun and Marco talk about bikes?", kept, pls, 0.5) == {}  # two people named
+    assert speaker_demotions("what did Kim say?", kept, pls, 0.5) == {}  # no speaker named
+
+
+def _standup(eng) -> dict[str, str]:
+    turns = [
+        ("ivan_asks", "Ivan", "Sofia are you still waiting on the vendor contract? legal pinged me about it"),
+        ("sofia_contract", "Sofia", "Procurement sent it back with redlines on the liability cap, I am rewriting clause 7"),
+        ("ivan_own", "Ivan", "My contract review for the cloud vendor wrapped up yesterday, signed and filed"),
+    ]
+    ids = {}
+    for i, (label, who, text) in enumerate(turns):
+        wr = eng.add(text, user_id="u", tenant_id="t", session_id="st", metadata={"speaker": who},
+                     now=T0 + timedelta(minutes=3 * i))
+        assert wr.memory_id and wr.outcome == "stored", (text, wr.outcome)
+        ids[label] = wr.memory_id
+    return ids
+
+
+@pytest.mark.parametrize("query,answer", [
+    ("what is Sofia doing with the vendor contract?", "sofia_contract"),
+    ("Where is Ivan's contract review at?", "ivan_own"),
+])
+def test_the_named_person_answers_at_rank_one(make_engine, query, answer):
+    """The Sofia query fails on afc12fa (retrieval.speaker_order off): Ivan's turn spoken to her ranks first."""
+    ids = _standup(eng := make_engine())
+    hits = eng.retrieve(query, user_id="u", tenant_id="t", top_k=1, now=T0 + timedelta(days=2)).hits
+    assert [h.memory_id for h in hits] == [ids[answer]]
+
+
+def test_a_speaker_label_in_the_text_counts_as_the_speaker(make_engine):
+    """A conversation stored without metadata ('Priya: ...'): the label is the speaker (write/correction.speaker_of,
+    note headers excluded). Fails on afc12fa: Tom's 'Tom: Priya how was your long weekend? ...' ranked first."""
+    from memory_engine.retrieve.speakers import speaker_of
+    assert speaker_of({"content": "Priya: We did the coastal trail"}) == "priya"
+    assert speaker_of({"content": "Update: the flight moved to 5pm"}) == ""
+    assert speaker_of({"content": "Tom: hi", "metadata": {"speaker": "Thomas"}}) == "thomas"
+    eng = make_engine()
+    ids = [eng.add(text, user_id="u", tenant_id="t", session_id="s1", now=T0 + timedelta(minutes=3 * i)).memory_id
+           for i, text in enumerate([
+               "Tom: Priya how was your long weekend? did you end up doing the hike you were planning",
+               "Priya: We did the coastal trail near Big Sur and camped two nights on the bluffs, my legs are still sore",
+               "Tom: Nice! I hiked Half Dome in Yosemite with my brother last spring, Priya you should try it someday"])]
+    hits = eng.retrieve("Where did Priya go hiking?", user_id="u", tenant_id="t", top_k=1, now=T0 + timedelta(days=3)).hits
+    assert [h.memory_id for h in hits] == [ids[1]]

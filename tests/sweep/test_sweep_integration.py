@@ -229,6 +229,8 @@ def test_cli_sweep_exports_toml_that_eval_reproduces(tmp_path, monkeypatch):
         assert 'src="https://cdn.plot.ly' not in fig.read_text(encoding="utf-8")
     cfg = EngineConfig.from_toml(best)
     assert cfg.retrieval.floor == 0.45 and cfg.retrieval.top_k == 3
+    # a file to share: no machine path of this workspace in it (fresh-user trial, session 10)
+    assert "workspace" not in best.read_text(encoding="utf-8") and str(tmp_path) not in best.read_text(encoding="utf-8")
     ev = runner.invoke(app, ["eval", SUITE, "--config", str(best), "--no-store", "--no-ragas", "--format", "json", "-q"])
     assert ev.exit_code == 0, ev.output
     overall = json.loads(ev.stdout[ev.stdout.index("{"):])["summary"]["overall"]

@@ -210,3 +210,48 @@ def test_a_confirmed_guess_is_found_by_the_users_first_person_question(engine, t
                                     ("assistant", "你应该是在上海吧？可以去浦东的科技馆看看恐龙展。"), ("user", "对")])
     hits = engine.retrieve("我住在哪个城市", user_id="u", session_id="s2", top_k=1, now=t0 + timedelta(days=2)).hits
     assert [h.memory_id for h in hits] == [yes.memory_id]
+
+
+@pytest.mark.unit
+def test_a_dismissal_opening_is_read_past_and_decides_nothing_by_itself():
+    from memory_engine.write.roles import after_dismissal, is_decision
+    assert after_dismissal("算了，就订那家吧") == "就订那家吧" and after_dismissal("算了") == "算了"
+    assert is_confirmation("算了，就订那家吧", 4) and is_confirmation("never mind, let's do that one", 4)
+    assert not is_confirmation("no, book that one", 4)  # a negation, not a dismissal
+    # 算了 declines; what follows it may decide
+    assert not is_decision("算了吧，我晚上要接孩子") and is_decision("算了，我还是订了楼下那家日料")
+
+
+@pytest.mark.integration
+def test_suanle_declines_the_offer_and_does_not_settle_the_request(engine, t0):
+    """Fails on afc12fa: '算了吧，我晚上要接孩子' was a decision settling the request, lifted above the user's own
+    later words for '缓解肩颈僵硬现在靠什么'. Nothing is archived: every turn stays current."""
+    req, offer, no = _turns(engine, t0, [
+        ("user", "最近肩颈很僵，有什么办法缓解"),
+        ("assistant", "可以报个瑜伽班，小区门口的梵音瑜伽有周二周四晚上的课，要我帮你问问价格吗？"),
+        ("user", "算了吧，我晚上要接孩子")])
+    own = engine.add("现在每天中午在公司做十分钟肩颈操，感觉好多了", user_id="u", session_id="s2",
+                     now=t0 + timedelta(days=1))
+    assert no.outcome == "stored"
+    no_rec = engine.memory(no.memory_id, user_id="u")
+    assert "_settles" not in no_rec.metadata
+    assert engine.memory(offer.memory_id, user_id="u").metadata[DECLINED_KEY]["text"] == "算了吧，我晚上要接孩子"
+    for m in (req, offer, no, own):
+        assert engine.memory(m.memory_id, user_id="u").status.value == "current"
+    ids = [h.memory_id for h in engine.retrieve("缓解肩颈僵硬现在靠什么", user_id="u", session_id="s3", top_k=2,
+                                                now=t0 + timedelta(days=4)).hits]
+    assert own.memory_id in ids and no.memory_id not in ids and offer.memory_id not in ids
+
+
+@pytest.mark.integration
+def test_suanle_then_taking_the_offer_confirms_it_and_keeps_the_users_words(engine, t0):
+    """Fails on afc12fa: the 算了 opening was read as a negation, so '算了，就订那家吧' confirmed nothing."""
+    _, offer, ok = _turns(engine, t0, [
+        ("user", "周末想找个安静点的地方吃饭"),
+        ("assistant", "南锣鼓巷里的四合院私房菜周六晚上还有位，要我帮你订吗？"),
+        ("user", "算了，就订那家吧")])
+    rec = engine.memory(offer.memory_id, user_id="u")
+    assert rec.metadata[CONFIRMED_KEY]["text"] == "算了，就订那家吧" and DECLINED_KEY not in rec.metadata
+    assert rec.status.value == "current"
+    # '算了' is a word of its own: the turn is stored beside the offer, nothing merged away
+    assert ok.outcome == "stored" and engine.memory(ok.memory_id, user_id="u").content == "算了，就订那家吧"
