@@ -698,6 +698,18 @@ class RetrievalSection(_Section):
         "baseline) of a candidate the statement_dense_keep lift passes when nothing reaches the floor (range 0-1; "
         "0.1: the true experiences of the dev suites sit at 0.13-0.25 on e5-small, unrelated pairs at 0-0.1)."
     )
+    statement_keep: int = Field(
+        5, ge=0, description="For a statement of the user's present (statement_dense_keep), this many candidates of "
+        "highest calibrated dense similarity (at least statement_min_similarity) pass the floor, whether or not "
+        "another candidate reaches it, in place of retrieval.dense_keep (0 = dense_keep). A statement asks for no "
+        "fact that may be missing: it calls for the experience it relates to, and a memory system answers it with "
+        "its nearest experiences as dense retrieval does (MADial-Bench scores hit@5). 5 = the default top_k "
+        "(issue 16 session 10, dev experience_recall_zh)."
+    )
+    statement_keep_share: float = Field(
+        0.3, ge=0.0, le=1.0, description="...at most this share of the query's candidates (rounded down), as "
+        "dense_keep_share: in a store of six memories the top ones are not lifted."
+    )
     top_k: int = Field(5, ge=1, description="Hits returned (seed 003: recall 5..8).")
     token_budget: int = Field(1500, ge=0, description="Maximum tokens of memory content returned (seed 003/004).")
     route_limit: int = Field(20, ge=1, description="Candidates fetched per route before fusion.")
@@ -831,6 +843,13 @@ class RetrievalSection(_Section):
         True, description="Multi-hop: named entities of the top hits that the query does not name ('my manager' -> "
         "'Sarah Lee') are searched once more by keyword; memories found that way inherit the relevance of the "
         "hit that named them.",
+    )
+    hop_statements: bool = Field(
+        False, description="The entity hop also for a statement of the user's present (QueryPlan.last_turn_lookup "
+        "false). False = only a lookup follows entities: a multi-hop question needs the memory a hit names, while a "
+        "statement calls for one related experience, and memories sharing a word or name with the best dense match "
+        "inherited its relevance and passed the floor above the experience itself (issue 16 session 10, dev "
+        "experience_recall_zh q_wheel: three hop memories at the hamster's place)."
     )
     hop_discount: float = Field(
         0.9, ge=0.0, le=1.0, description="A memory found by an entity hop scores at most this x the fused score of "
@@ -1089,6 +1108,14 @@ class RetrievalSection(_Section):
         True, description="Two memories of one session are never stale values of each other (a change inside one "
         "conversation is a correction, which the write path owns); false judges every close pair."
     )
+    stale_for_statements: bool = Field(
+        False, description="Same-subject demotion (the older of two close memories ranks below the newer) also for a "
+        "statement of the user's present (QueryPlan.last_turn_lookup false). False = such a query is treated like a "
+        "past-tense question (stale_query_tense 'past'): it calls for a related past experience, not for the value "
+        "that holds now, and two experiences of one kind (two friends leaving, two hospital stays) are no update of "
+        "each other; explicit corrections and the user's precedence over the assistant still apply (issue 16 "
+        "session 10, dev experience_recall_zh: a newer experience capped three older ones of the same topic)."
+    )
     stale_statements_only: bool = Field(
         True, description="A newer memory that is only a question ('what did you cook?') states no value and "
         "demotes nothing."
@@ -1112,6 +1139,14 @@ class RetrievalSection(_Section):
     context_min_relevance: float = Field(
         0.2, ge=0.0, le=1.0, description="Only a neighbour with at least this relevance of its own borrows "
         "relevance from the turn next to it: an unrelated turn of a multi-topic session stays under the floor."
+    )
+    context_statements: bool = Field(
+        False, description="Conversation context also for a statement of the user's present (QueryPlan."
+        "last_turn_lookup false: no question, more than relative_lookup_max_terms terms; for a conversation its last "
+        "user turn). False = only a lookup borrows from neighbouring turns: the answer to a question sits in the turn "
+        "after the one that shares its words, while a statement calls for a related experience, a memory by itself, "
+        "and the turns told next to it are other experiences (issue 16 session 10, dev experience_recall_zh: "
+        "smoothing ranked a neighbour of the best dense match above the match itself; 38/49 -> 40/49 off)."
     )
     context_width: int = Field(2, ge=0, description="Neighbours on each side of a top candidate (turns).")
     context_weight: float = Field(

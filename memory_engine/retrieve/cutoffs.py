@@ -39,33 +39,45 @@ class RelevanceFloor:
                               key="retrieval.statement_min_similarity")
         self.statement_keep = rcfg.statement_dense_keep
         self.statement_min_similarity = rcfg.statement_min_similarity
+        if not 0.0 <= rcfg.statement_keep_share <= 1.0 or rcfg.statement_keep < 0:
+            raise ConfigError("retrieval.statement_keep must be >= 0 and statement_keep_share in [0, 1]",
+                              key="retrieval.statement_keep")
+        # a statement's lift: (count, share); 0 = the lookup's dense_keep and dense_keep_share
+        self.statement_lift = ((rcfg.statement_keep, rcfg.statement_keep_share) if rcfg.statement_keep
+                               else (rcfg.dense_keep, rcfg.dense_keep_share))
 
     def split(self, ranked: list[Candidate], lookup: bool = True) -> tuple[list[Candidate], list[Candidate]]:
         """``lookup``: the query looks something up (a question or a short phrase, text.is_lookup). For a
         statement of the user's present (``lookup`` False) with ``retrieval.statement_dense_keep``, the dense
         lift applies also when no candidate reaches the floor, to candidates whose calibrated similarity is at
         least ``retrieval.statement_min_similarity``: a statement asks for no fact that may be missing, it calls
-        for the experience it relates to, whose only evidence is often its dense rank (MADial-like recall)."""
+        for the experience it relates to, whose only evidence is often its dense rank (MADial-like recall). A
+        statement's lift takes ``retrieval.statement_keep`` / ``statement_keep_share`` (0 = the lookup's
+        ``dense_keep`` / ``dense_keep_share``), also on top of the floor when a candidate reaches it."""
+        statement = not lookup and self.statement_keep and self.statement_lift[0] > 0
         if not any(c.relevance >= self.floor for c in ranked):
-            if lookup or not self.statement_keep or not self.dense_keep:
+            if not statement:
                 return apply_floor(ranked, self.floor)  # a never-stored topic stays empty
-            lift = self._lift(ranked, self.statement_min_similarity)
+            lift = self._lift(ranked, self.statement_min_similarity, *self.statement_lift)
             return ([c for c in ranked if c.memory_id in lift], [c for c in ranked if c.memory_id not in lift])
         kept, below = apply_floor(ranked, min(self.candidate_floor, self.floor))
-        if not self.dense_keep or not below:
+        if not (self.dense_keep or statement) or not below:
             return kept, below
-        lift = self._lift(ranked, 0.0)
+        lift = self._lift(ranked, 0.0, self.dense_keep, self.dense_keep_share)
+        if statement:  # the statement's nearest experiences pass too (statement_keep)
+            lift |= self._lift(ranked, self.statement_min_similarity, *self.statement_lift)
         return ([c for c in ranked if c.relevance >= self.candidate_floor or c.memory_id in lift],
                 [c for c in below if c.memory_id not in lift])
 
-    def _lift(self, ranked: list[Candidate], min_similarity: float) -> set[str]:
-        """Ids of the ``dense_keep`` candidates of highest calibrated similarity (above ``min_similarity``,
+    @staticmethod
+    def _lift(ranked: list[Candidate], min_similarity: float, keep: int, share: float) -> set[str]:
+        """Ids of the ``keep`` candidates of highest calibrated similarity (above ``min_similarity``,
         and above 0: at or under the model's unrelated baseline is no dense evidence at all), at most
-        ``dense_keep_share`` of the candidates: rank r of n is evidence when an unrelated memory would land
+        ``share`` of the candidates: rank r of n is evidence when an unrelated memory would land
         there rarely (chance r/n)."""
         by_dense = sorted((c for c in ranked if c.similarity > 0 and c.similarity >= min_similarity),
                           key=lambda c: (-c.similarity, rank_key(c)))
-        return {c.memory_id for c in by_dense[: min(self.dense_keep, int(self.dense_keep_share * len(ranked)))]}
+        return {c.memory_id for c in by_dense[: min(keep, int(share * len(ranked)))]}
 
 
 class Budget:

@@ -128,12 +128,14 @@ class RetrievalPipeline:
         pool = pool_routes(channels, admit)
         fused = self.fuse(self.builder.assemble(pool, plan, routed))
         links: list[Link] = []
-        if self.context.enabled and fused:
+        # a statement of the user's present calls for an experience, not for the turn next to a match
+        if self.context.enabled and fused and (plan.last_turn_lookup or self.config.retrieval.context_statements):
             fused, links = self.context.apply(fused, pool.payloads, flt, admit, plan, self.fuse)
         if self.thread_order and not plan.to_assistant and fused:  # the user's decision answers their request
             fused = lift_decisions(fused, pool.payloads, self.config.retrieval.thread_relevance_share)
         kept, below = self.floor.split(fused, plan.last_turn_lookup)
-        if self.hop.enabled and kept:
+        # a statement calls for one related experience, not for the memories its best match names
+        if self.hop.enabled and kept and (plan.last_turn_lookup or self.config.retrieval.hop_statements):
             hopped = self.hop.hop(kept, fused, pool.payloads, flt, admit, plan)
             if hopped:
                 parent_score = {c.memory_id: c.fused for c in fused}
@@ -164,7 +166,9 @@ class RetrievalPipeline:
             kept, below = lift_replacements(kept, below, pool.payloads, self.config.retrieval.stale_replacement_lift,
                                             keys)
         if self.stale.enabled and len(kept) > 1:
-            kept = self.stale.apply(kept, pool.payloads, req.top_k, precedence=not plan.to_assistant, tense=tense)
+            # a statement of the user's present recalls past experience: no current value to prefer (as 'past')
+            kept = self.stale.apply(kept, pool.payloads, req.top_k, precedence=not plan.to_assistant, tense=tense,
+                                    same_subject=plan.last_turn_lookup or self.config.retrieval.stale_for_statements)
             rank = {c.memory_id: c for c in kept}
             fused = sorted((rank.get(c.memory_id, c) for c in fused), key=rank_key)
         final, over_k, over_budget = self.budget.take(kept, req.top_k)

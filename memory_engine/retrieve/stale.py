@@ -400,8 +400,10 @@ class StaleValues:
         self.enabled = rcfg.stale_discount < 1.0
 
     def apply(self, kept: list[Candidate], payloads: dict[str, dict[str, Any]], top_k: int,
-              precedence: bool = True, tense: str | None = None) -> list[Candidate]:
-        """``precedence=False`` (a query about what the assistant said, retrieve/addressee.py) skips the
+              precedence: bool = True, tense: str | None = None, same_subject: bool = True) -> list[Candidate]:
+        """``same_subject=False`` (a statement of the user's present, ``retrieval.stale_for_statements`` off) skips
+        the same-subject demotion as a past-tense question does: explicit corrections and the user's precedence
+        still hold. ``precedence=False`` (a query about what the assistant said, retrieve/addressee.py) skips the
         user precedence: the assistant's suggestion is then the answer, not a rival of the user's words.
         ``tense`` (:func:`memory_engine.write.intents.query_tense` of the question, with
         ``retrieval.stale_query_tense``): 'present' makes every newer statement that adds no value beside the
@@ -454,7 +456,7 @@ class StaleValues:
             return competing(payloads.get(old, {}), payloads.get(new, {}),
                              across_sessions=self.across_sessions and not within, statements_only=self.statements_only)
 
-        if tense == "past":  # the question asks for the older value: no same-subject demotion
+        if tense == "past" or not same_subject:  # the older value is asked for: no same-subject demotion
             demoted = list(head)
         else:
             demoted, _ = demote_stale(head, vecs, written, self.embedder.rescale, self.similarity, self.discount,

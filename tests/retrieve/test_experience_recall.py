@@ -70,7 +70,7 @@ def _statement_pool() -> list[Candidate]:
 
 
 def test_a_statement_lifts_its_top_dense_matches_when_nothing_reaches_the_floor():
-    floor = RelevanceFloor(RetrievalSection(floor=0.25, dense_keep=3, dense_keep_share=0.1))
+    floor = RelevanceFloor(RetrievalSection(floor=0.25, dense_keep=3, dense_keep_share=0.1, statement_keep=0))
     kept, below = floor.split(_statement_pool(), lookup=False)
     assert [c.memory_id for c in kept] == ["right", "u00", "u01"]  # the order of the ranked list is kept
     assert len(below) == 27 and "weak" in {c.memory_id for c in below}
@@ -165,3 +165,11 @@ def test_a_shared_function_word_no_longer_earns_the_keyword_weight():
     # before: BM25 over the best BM25 gave the gym memory most of the keyword weight (0.4) for 去 alone
     # (measured 0.35 -> 0.15 fused)
     assert fused["old"] - fused["new"] > 0.15
+
+
+def test_a_statement_keeps_its_statement_keep_nearest_experiences():
+    """retrieval.statement_keep (default 5) replaces dense_keep for a statement, within statement_keep_share."""
+    floor = RelevanceFloor(RetrievalSection(floor=0.25, dense_keep=3, dense_keep_share=0.1))
+    kept, _ = floor.split(_statement_pool(), lookup=False)
+    assert [c.memory_id for c in kept] == ["right", "u00", "u01", "u02", "u03"]
+    assert floor.split(_statement_pool(), lookup=True)[0] == []  # a lookup still stays empty
