@@ -1082,12 +1082,36 @@ class RetrievalSection(_Section):
         "retrieval.stale_cjk_pairs (on the English baseline the present test is void for Chinese pairs). False = "
         "only the time words decide. Session 10, whole dev vs afc12fa: +1 query (cv-silent-groceries-en), no flip."
     )
+    stale_perfect_is_past: bool = Field(
+        True, description="A question in the perfect ('What books has Melanie read?', 'Where have you camped?': "
+        "'has' / 'have' inverted before its subject, write/intents.present_question) is no present question for "
+        "retrieval.stale_tenseless_present: the experiential perfect asks for what happened so far, the English "
+        "analogue of the Chinese 过, not for the value that holds now. False = 'has' / 'have' count as present operators "
+        "(session 10)."
+    )
     stale_present_similarity: float = Field(
         0.5, ge=0.0, le=1.0, description="For a present-tense question, a newer statement of the same author that "
         "words no change ('been getting groceries delivered through Instacart' after 'the grocery run at Costco') "
         "counts as a change report of an older one at least this close (rescaled cosine; e5 on the "
         "updates-current-value suite: silent changes 0.52..0.76, a neighbouring detail 0.24; the update tests on "
         "relevance, coverage and shared subject words still apply). 1 = off."
+    )
+    stale_present_relevance_share: float = Field(
+        0.9, ge=0.0, le=1.0, description="...and only when the newer statement answers the question on its own about "
+        "as well: at least this x the older one's relevance (the question's tense is then the only evidence of a "
+        "change; groceries on updates-current-value: 1.0 of the older one). LoCoMo dev (dialogues, every turn): a "
+        "later turn of the same speaker on the topic, 0.47..0.85 of the evidence turn's relevance, took its place. "
+        "0 = no test (session 10)."
+    )
+    stale_present_coverage_share: float = Field(
+        1.0, ge=0.0, le=1.0, description="...and at least this x the older one's query-word coverage (groceries: "
+        "1.0 of the older one). 0 = no test."
+    )
+    stale_present_query_subject: bool = Field(
+        True, description="...and only when the two share a question word that is no speaker's name "
+        "(retrieve/stale.present_subject): 'groceri' for 'how do I get my groceries?'; two turns of a dialogue "
+        "that share only the speaker's and the addressee's names ('Melanie: Thanks, Caroline ...') are no update of "
+        "what the question asks. False = no test (session 10)."
     )
     stale_newer_takes_rank: bool = Field(
         True, description="The newer memory of a stale pair first takes the older one's fused score when that is "
