@@ -1097,8 +1097,9 @@ class RetrievalSection(_Section):
         "relevance, coverage and shared subject words still apply). 1 = off."
     )
     stale_present_relevance_share: float = Field(
-        0.9, ge=0.0, le=1.0, description="...and only when the newer statement answers the question on its own about "
-        "as well: at least this x the older one's relevance (the question's tense is then the only evidence of a "
+        0.9, ge=0.0, le=1.0, description="For a question in the present by its grammar alone (no time word, "
+        "retrieval.stale_tenseless_present), a newer statement counts as a change report only when it answers the "
+        "question on its own about as well: at least this x the older one's relevance (the question's tense is then the only evidence of a "
         "change; groceries on updates-current-value: 1.0 of the older one). LoCoMo dev (dialogues, every turn): a "
         "later turn of the same speaker on the topic, 0.47..0.85 of the evidence turn's relevance, took its place. "
         "0 = no test (session 10)."

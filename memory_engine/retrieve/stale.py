@@ -433,10 +433,12 @@ class StaleValues:
         ``retrieval.stale_present_similarity`` and uses the start links (``metadata._succeeds``,
         write/changes.py); 'past' ("where did I work before?") keeps the older values where they rank: the
         question asks for them (no same-subject demotion, no reported-change link; explicit corrections and
-        the user's precedence over the assistant still hold). ``query_terms`` (content terms of the question, None =
-        no test): with ``retrieval.stale_present_query_subject`` a newer statement counts as a change report by the
-        present tense alone only when it shares with the older one a question term that names no speaker of the
-        candidates (:func:`present_subject`)."""
+        the user's precedence over the assistant still hold). ``query_terms`` (content terms of the question) is given
+        when the present tense is the question's grammar alone, no time word (retrieval.stale_tenseless_present):
+        a newer statement then counts as a change report only when it answers the question as well as the older one
+        (``retrieval.stale_present_relevance_share`` / ``stale_present_coverage_share``) and, with
+        ``retrieval.stale_present_query_subject``, shares with it a question term that names no speaker of the
+        candidates (:func:`present_subject`). None (a time word dates the question, or no present): no such test."""
         if not self.tense:
             tense = None
         head, tail = kept[: top_k + self.window], kept[top_k + self.window:]
@@ -500,7 +502,8 @@ class StaleValues:
                                       self.newer_takes_rank, self.flip_similarity, changes, self.update_similarity,
                                       self.update_relevance_share, self.update_coverage_share, shares_subject,
                                       present, self.present_similarity, pair_rescale,
-                                      self.present_relevance_share, self.present_coverage_share, present_pair)
+                                      *((self.present_relevance_share, self.present_coverage_share, present_pair)
+                                        if query_terms is not None else (0.0, 0.0, None)))
         if self.user_precedence and precedence:
             # a suggestion the user confirmed speaks for the user (write/roles.py)
             roles = {c.memory_id: author_role(payloads.get(c.memory_id, {})) for c in head}
