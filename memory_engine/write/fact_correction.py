@@ -206,7 +206,7 @@ class FactCorrectionFinder:
             if CONDITION.search(s):
                 refused = "a condition"
                 continue
-            if REPORTED.search(s):
+            if REPORTED.search(META_MARKER.sub(" ", s)):  # '说错了' is the speaker's own repair, not reported speech
                 refused = "someone else's words"
                 continue
             if _about_someone_else(s, old_text, old_terms):
