@@ -290,7 +290,7 @@ def holiday_table(periods: dict[str, str]) -> tuple[tuple[str, str], ...]:
                 raise bad
             try:
                 found = any(movable_days(period, y, False, 1) for y in (2024, 2025, 2026))
-            except (NotImplementedError, KeyError, ValueError) as e:
+            except NotImplementedError as e:  # the holidays package: no such country or subdivision
                 raise bad from e
             if not found:
                 raise ValidationError(f"memory.holiday_periods[{name!r}] = {period!r}: the holidays package's "
@@ -314,12 +314,14 @@ def movable_days(spec: str, year: int, bridge: bool, max_days: int) -> tuple[dat
     named 'Name' or 'Name (...)', e.g. '(observed)', '(Spring Festival)'); None when that year has none.
     ``bridge``: the period runs on through the adjacent weekend days and the calendar's other listed
     days (substituted days off), up to ``max_days`` in all (the break users mean by '春节期间'). Raises
-    NotImplementedError / KeyError for an unknown country or subdivision (:func:`holiday_table` checks)."""
+    ValidationError for a ``spec`` of another form, NotImplementedError (from the ``holidays``
+    package) for an unknown country or subdivision (:func:`holiday_table` checks both)."""
     import holidays as _holidays  # read when a movable holiday is first needed: the import costs ~0.2 s
 
     mv = _MOVABLE.fullmatch(spec)
     if mv is None:
-        raise ValueError(f"not a movable holiday: {spec!r}")
+        raise ValidationError(f"not a movable holiday: {spec!r} (expected 'CC[-SUBDIV]:Holiday name|Holiday name')",
+                              field="memory.holiday_periods")
     country, subdiv, names = mv.group(1).upper(), mv.group(2), [n.strip() for n in mv.group(3).split("|")]
     cal = _holidays.country_holidays(country, subdiv=subdiv.upper() if subdiv else None,
                                      years=(year - 1, year, year + 1), language="en_US")
