@@ -39,6 +39,16 @@ replaced entity and the new one must fill the same role: the same preposition or
 role). Such a link is weaker evidence and is stored apart (``metadata._succeeds``, ``rule`` ``started_state``):
 retrieval uses it only when the question asks for the present value ("where do I work now?",
 :func:`memory_engine.write.intents.query_tense`).
+
+A final value told after a provisional one ("the plumber can come Wednesday, he'd let me know" -> "Dave texted back,
+Friday 10am works"; "体检暂定下周三，还要等HR确认" -> "HR回复了，改到周五早上八点") names no change and often no
+entity: the older statement itself said its value was not final (:func:`memory_engine.write.intents.provisional`).
+A user statement that is not provisional itself, adds no value beside others and states a time (:func:`states_time`:
+a date the write path resolved, a weekday or a clock time) links the nearest older memory of the same author
+(rescaled dense similarity at least ``write.change_final_similarity``; 1 = off) that is provisional and states a time
+too (``metadata._replaces``, ``rule`` ``provisional_final``): a time asked for later is answered by the final one.
+Neither statement need be in the first person (an appointment is about the plumber, not the user). Nothing is
+archived.
 """
 
 from __future__ import annotations
@@ -53,11 +63,27 @@ from ..embedding import CachedEmbedder
 from ..models import MemoryType
 from ..scope import Scope
 from ..store.base import VectorStore
-from ..text import entities, people, pos_tags
+from ..text import WEEKDAYS_EN, WEEKDAYS_ZH, entities, people, pos_tags
 from .correction import same_speaker
-from .intents import CHANGE, INCHOATIVE, about_speaker, adds_value, reports_change, starts_state
+from .intents import CHANGE, INCHOATIVE, about_speaker, adds_value, provisional, reports_change, starts_state
 
-__all__ = ["ChangeLinker"]
+__all__ = ["ChangeLinker", "states_time"]
+
+#: a weekday or a clock time (typed values the date resolver leaves open: 'Friday 10am' has no single date without
+#: knowing whether this or next Friday is meant): 'Friday', '10am', '3:30', '周五', '礼拜三', '八点', '9点半'
+_TIME_VALUE = re.compile(
+    r"\b(?:" + "|".join(WEEKDAYS_EN) + r")\b|\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b\d{1,2}:\d{2}\b|"
+    r"(?:周|星期|礼拜)[" + "".join(WEEKDAYS_ZH) + r"]|[零〇一二两三四五六七八九十\d]{1,3}\s*点(?:半|钟|[零〇一二三四五六七八九十\d]+分)?",
+    re.IGNORECASE)
+
+
+def states_time(text: str, event_start: float | None = None) -> bool:
+    """Whether a statement states a time: the write path resolved a date in it (``event_start``, epoch seconds,
+    write/records.py) or it names a weekday or a clock time (:data:`_TIME_VALUE`). A question states none."""
+    t = (text or "").strip()
+    if not t or t.endswith(("?", "？")):
+        return False
+    return event_start is not None or _TIME_VALUE.search(t) is not None
 
 #: a subject other than the speaker before a start ('my roommate started at Google', 'she began at ...'): a
 #: third-person pronoun or a possessed noun (people() knows only names and relatives); in Chinese a noun right
@@ -118,10 +144,32 @@ class ChangeLinker:
     def __init__(self, store: VectorStore, embedder: CachedEmbedder, cfg: WriteSection, limit: int) -> None:
         self.store, self.embedder, self.cfg, self.search_limit = store, embedder, cfg, limit
 
-    def find(self, clean: str, vec: np.ndarray, scope: Scope, metadata: dict[str, Any], role: str
-             ) -> list[dict[str, Any]]:
+    def find(self, clean: str, vec: np.ndarray, scope: Scope, metadata: dict[str, Any], role: str,
+             event_start: float | None = None) -> list[dict[str, Any]]:
+        """``event_start``: the date the write path resolved in ``clean`` (epoch seconds, None = none)."""
         if role != "user" or self.cfg.change_link_limit <= 0 or adds_value(clean):
             return []
+        found = self._changes(clean, vec, scope, metadata, role)
+        return found or self._final_value(clean, vec, scope, metadata, role, event_start)
+
+    def _final_value(self, clean: str, vec: np.ndarray, scope: Scope, metadata: dict[str, Any], role: str,
+                     event_start: float | None) -> list[dict[str, Any]]:
+        """The provisional older memory a final value replaces (see the module docstring), as evidence dicts."""
+        if self.cfg.change_final_similarity >= 1.0 or provisional(clean) or not states_time(clean, event_start):
+            return []
+        for p in self.store.search_dense(vec.tolist(), scope.filter(memory_types=_TYPES), self.search_limit):
+            if not scope.owns(p) or not same_speaker(role, metadata, p.payload, clean):
+                continue
+            sim = float(self.embedder.rescale(p.score))
+            if sim < self.cfg.change_final_similarity:
+                break  # nearest first: the rest are further
+            old = str(p.payload.get("content") or "")
+            if provisional(old) and states_time(old, p.payload.get("event_start")):
+                return [{"id": p.id, "rule": "provisional_final", "similarity": round(sim, 4), "archived": False}]
+        return []
+
+    def _changes(self, clean: str, vec: np.ndarray, scope: Scope, metadata: dict[str, Any], role: str
+                 ) -> list[dict[str, Any]]:
         started = not reports_change(clean) and starts_state(clean)
         if not started and not reports_change(clean):
             return []

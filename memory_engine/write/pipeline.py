@@ -339,7 +339,7 @@ class WritePipeline:
             meta = {**meta, "_corrects": corrects}
         if mtype != MemoryType.FACT and not superseded and not corrects:
             # 'just finished moving to Shenzhen' replaces 'I live in Chengdu': linked, nothing archived
-            replaced = self.changes.find(clean, vec, scope, req.metadata, req.role)
+            replaced = self.changes.find(clean, vec, scope, req.metadata, req.role, rec.event_start)
             if replaced:
                 # a start ('just started at Tencent') is weaker evidence: used only for a present-tense question
                 changed = [ev["id"] for ev in replaced if ev["rule"] != "started_state"]
