@@ -89,15 +89,34 @@ def states_time(text: str, event_start: float | None = None) -> bool:
 #: third-person pronoun or a possessed noun (people() knows only names and relatives); in Chinese a noun right
 #: after 我 (我室友, 我同事) is checked by part of speech (:func:`_other_subject`)
 _OTHER_SUBJECT_EN = re.compile(r"\b(?:he|she|they|his|her|their|(?:my|our)\s+\w+)\b|[他她]", re.I)
+_CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
-def _other_subject(prefix: str) -> bool:
-    """Whether the words before a start name a subject other than the speaker (see :data:`_OTHER_SUBJECT_EN`)."""
-    if _OTHER_SUBJECT_EN.search(prefix):
+_THIRD_PERSON_EN = re.compile(r"\b(?:he|she|they|his|her|their)\b", re.I)
+_FIRST_PERSON_ZH = frozenset({"我", "我们", "咱", "咱们", "俺"})
+#: parts of speech that may stand between a Chinese subject and its verb (jieba tags: adverbs, time and place
+#: words, numerals and measure words, conjunctions, particles, punctuation)
+_ZH_BETWEEN = ("d", "t", "f", "m", "q", "c", "u", "x", "zg")
+
+
+def _other_subject(prefix: str, possessed: bool = True) -> bool:
+    """Whether the words before a change or a start name a subject other than the speaker: a third-person pronoun,
+    with ``possessed`` a possessed noun ('my roommate started at Google', :data:`_OTHER_SUBJECT_EN`; off for a
+    reported change, whose 'my commute is now ...' is the speaker's own), in Chinese a noun right after 我 (我室友,
+    我同事), or, with no first-person pronoun before it, a noun or pronoun in the subject place right before the
+    change (only adverbs, time words and particles between: '同组的小王跳槽去阿里了', '她最近搬到杭州了'; people()
+    knows only names jieba tags and relatives)."""
+    if (_OTHER_SUBJECT_EN if possessed else _THIRD_PERSON_EN).search(prefix):
         return True
     tags = pos_tags(prefix) if prefix.strip() else []
-    return any(w in ("我", "我们") and i + 1 < len(tags) and tags[i + 1][1].startswith("n")
-               for i, (w, _) in enumerate(tags))
+    if any(w in ("我", "我们") and i + 1 < len(tags) and tags[i + 1][1].startswith("n")
+           for i, (w, _) in enumerate(tags)):
+        return True
+    clause = _CLAUSE_END.split(prefix)[-1]  # the subject of the change is in its own clause ('续约了，涨到4300')
+    if not _CJK.search(clause) or any(w in _FIRST_PERSON_ZH for w, _ in tags):
+        return False
+    core = [(w, t) for w, t in pos_tags(clause) if w.strip() and not t.startswith(_ZH_BETWEEN)]
+    return bool(core) and core[-1][1].startswith(("n", "r")) and core[-1][1] != "ns"
 
 
 #: a clause end: the change's object lies before it
@@ -174,7 +193,7 @@ class ChangeLinker:
         if not started and not reports_change(clean):
             return []
         m = (INCHOATIVE if started else CHANGE).search(clean)
-        if m is None or people(clean[: m.start()]) or (started and _other_subject(clean[: m.start()])):
+        if m is None or people(clean[: m.start()]) or _other_subject(clean[: m.start()], possessed=started):
             return []  # someone else's move ('my brother just moved to Beijing', '我朋友小美刚搬到杭州')
         # the value it changes to is the change's object: in the clause right after the marker ('moving to
         # Shenzhen', '搬到深圳', '入职腾讯'); '电动车电池该换了，续航只剩二十公里' changes to nothing named
