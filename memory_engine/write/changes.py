@@ -46,7 +46,11 @@ entity: the older statement itself said its value was not final (:func:`memory_e
 A user statement that is not provisional itself, adds no value beside others and states a time (:func:`states_time`:
 a date the write path resolved, a weekday or a clock time) links the nearest older memory of the same author
 (rescaled dense similarity at least ``write.change_final_similarity``; 1 = off) that is provisional and states a time
-too (``metadata._replaces``, ``rule`` ``provisional_final``): a time asked for later is answered by the final one.
+too and, when both name something, names one thing the other names (Phoenix's deadline is no final value of the
+Atlas plan); two Chinese memories are compared on the Chinese pair scale (``embedding.cjk_pair_baseline``, e5 packs
+them 0.06-0.08 higher: 'Atlas 项目下周启动，负责人还没定' / '我喜欢周五中午和团队一起吃饭' 0.43 on the model's baseline,
+0.04 on it) (``metadata._replaces``, ``rule`` ``provisional_final``): a time asked for later is answered by the final
+one.
 Neither statement need be in the first person (an appointment is about the plumber, not the user). Nothing is
 archived.
 """
@@ -59,7 +63,7 @@ from typing import Any
 import numpy as np
 
 from ..config import WriteSection
-from ..embedding import CachedEmbedder
+from ..embedding import CachedEmbedder, rescale_similarity
 from ..models import MemoryType
 from ..scope import Scope
 from ..store.base import VectorStore
@@ -75,6 +79,19 @@ _TIME_VALUE = re.compile(
     r"\b(?:" + "|".join(WEEKDAYS_EN) + r")\b|\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b\d{1,2}:\d{2}\b|"
     r"(?:周|星期|礼拜)[" + "".join(WEEKDAYS_ZH) + r"]|[零〇一二两三四五六七八九十\d]{1,3}\s*点(?:半|钟|[零〇一二三四五六七八九十\d]+分)?",
     re.IGNORECASE)
+
+
+def _named(text: str) -> frozenset[str]:
+    """The entities of ``text`` (:func:`memory_engine.text.entities`) other than weekday names and terms holding a
+    digit ('3rd', '10am': values, not names): the things it names."""
+    return frozenset(e for e in entities(text)
+                     if not any(d.startswith(e) for d in WEEKDAYS_EN) and not any(ch.isdigit() for ch in e))
+
+
+def _mostly_cjk(text: str) -> bool:
+    """At least 30% of the non-space characters are CJK ideographs (the rule of retrieve/candidates.is_cjk)."""
+    chars = len("".join(text.split()))
+    return chars > 0 and len(_CJK.findall(text)) >= 0.3 * chars
 
 
 def states_time(text: str, event_start: float | None = None) -> bool:
@@ -94,6 +111,8 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 _THIRD_PERSON_EN = re.compile(r"\b(?:he|she|they|his|her|their)\b", re.I)
 _FIRST_PERSON_ZH = frozenset({"我", "我们", "咱", "咱们", "俺"})
+#: the third-person pronouns (a closed class; a demonstrative such as 这个 before 月 is no subject)
+_OTHER_PERSON_ZH = frozenset({"他", "她", "他们", "她们", "别人", "人家", "对方"})
 #: parts of speech that may stand between a Chinese subject and its verb (jieba tags: adverbs, time and place
 #: words, numerals and measure words, conjunctions, particles, punctuation)
 _ZH_BETWEEN = ("d", "t", "f", "m", "q", "c", "u", "x", "zg")
@@ -116,7 +135,10 @@ def _other_subject(prefix: str, possessed: bool = True) -> bool:
     if not _CJK.search(clause) or any(w in _FIRST_PERSON_ZH for w, _ in tags):
         return False
     core = [(w, t) for w, t in pos_tags(clause) if w.strip() and not t.startswith(_ZH_BETWEEN)]
-    return bool(core) and core[-1][1].startswith(("n", "r")) and core[-1][1] != "ns"
+    if not core:
+        return False
+    word, tag = core[-1]
+    return word in _OTHER_PERSON_ZH or (tag.startswith("n") and tag not in ("ns", "nt"))
 
 
 #: a clause end: the change's object lies before it
@@ -160,8 +182,10 @@ class ChangeLinker:
     """``find(clean, vec, scope, metadata, role)`` -> evidence dicts of the older memories a reported change
     replaces (empty when it reports none). Disabled with ``write.change_link_limit`` = 0."""
 
-    def __init__(self, store: VectorStore, embedder: CachedEmbedder, cfg: WriteSection, limit: int) -> None:
+    def __init__(self, store: VectorStore, embedder: CachedEmbedder, cfg: WriteSection, limit: int,
+                 cjk_pair_baseline: float | None = None) -> None:
         self.store, self.embedder, self.cfg, self.search_limit = store, embedder, cfg, limit
+        self.cjk_pair_baseline = cjk_pair_baseline  # None = one scale for every pair
 
     def find(self, clean: str, vec: np.ndarray, scope: Scope, metadata: dict[str, Any], role: str,
              event_start: float | None = None) -> list[dict[str, Any]]:
@@ -176,13 +200,21 @@ class ChangeLinker:
         """The provisional older memory a final value replaces (see the module docstring), as evidence dicts."""
         if self.cfg.change_final_similarity >= 1.0 or provisional(clean) or not states_time(clean, event_start):
             return []
+        cjk = self.cjk_pair_baseline is not None and _mostly_cjk(clean)
         for p in self.store.search_dense(vec.tolist(), scope.filter(memory_types=_TYPES), self.search_limit):
             if not scope.owns(p) or not same_speaker(role, metadata, p.payload, clean):
                 continue
             sim = float(self.embedder.rescale(p.score))
             if sim < self.cfg.change_final_similarity:
-                break  # nearest first: the rest are further
+                break  # nearest first: the rest are further (the Chinese pair scale is never above the model's)
             old = str(p.payload.get("content") or "")
+            if cjk and self.cjk_pair_baseline is not None and _mostly_cjk(old):
+                sim = rescale_similarity(p.score, self.cjk_pair_baseline)
+                if sim < self.cfg.change_final_similarity:
+                    continue
+            named_old, named_new = _named(old), _named(clean)
+            if named_old and named_new and not named_old & named_new:
+                continue  # two named things ('Atlas 项目下周启动，负责人还没定' is no plan of 'Phoenix 项目')
             if provisional(old) and states_time(old, p.payload.get("event_start")):
                 return [{"id": p.id, "rule": "provisional_final", "similarity": round(sim, 4), "archived": False}]
         return []

@@ -27,7 +27,7 @@ from datetime import datetime
 from typing import Any
 
 from ..config import EngineConfig
-from ..embedding import CachedEmbedder
+from ..embedding import CachedEmbedder, cjk_pair_baseline
 from ..errors import StoreError
 from ..models import MemoryRecord, MemoryType, WriteOutcome, WriteResult
 from ..retrieve import temporal
@@ -108,7 +108,7 @@ class WritePipeline:
         self.categories = Categories(embedder, config.intent)
         self.confirmer = Confirmer(store, w)
         self.repair = RecentRepair(store, w)
-        self.changes = ChangeLinker(store, embedder, w, config.retrieval.route_limit)
+        self.changes = ChangeLinker(store, embedder, w, config.retrieval.route_limit, cjk_pair_baseline(config.embedding))
 
     def run(self, req: AddRequest) -> WriteRun:
         """Apply one request; returns the outcome (stored / merged / rejected / candidate).
