@@ -428,6 +428,14 @@ class WriteSection(_Section):
         "'终于搬到深圳了', write/changes.py) links the older memory it replaces ('I live in Chengdu') when their rescaled "
         "dense similarity is at least this (e5: moves 0.40-0.57) and one entity replaces another."
     )
+    change_final_similarity: float = Field(
+        0.3, ge=0.0, le=1.0, description="A statement of a time that follows a provisional one ('the plumber can come "
+        "Wednesday, he'd let me know' -> 'Dave texted back, Friday 10am works'; write/changes.py) links the nearest "
+        "older provisional memory that states a time too (metadata._replaces, rule provisional_final) when their "
+        "rescaled dense similarity is at least this (e5 on updates-current-value / updates-in-speech: such pairs "
+        "0.32-0.76, a provisional plan and a same-topic detail without a time 0.25-0.69: the time tells them apart). "
+        "1 = off."
+    )
     change_start_similarity: float = Field(
         0.25, ge=0.0, le=1.0, description="A new state told only by its beginning ('just started at Tencent last "
         "week', write/intents.starts_state) links the older memory whose entity it replaces in the same role (the same "

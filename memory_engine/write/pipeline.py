@@ -28,7 +28,7 @@ from datetime import datetime
 from typing import Any
 
 from ..config import EngineConfig
-from ..embedding import CachedEmbedder
+from ..embedding import CachedEmbedder, cjk_pair_baseline
 from ..errors import StoreError
 from ..models import MemoryRecord, MemoryType, WriteOutcome, WriteResult
 from ..retrieve import temporal
@@ -111,7 +111,7 @@ class WritePipeline:
         self.categories = Categories(embedder, config.intent)
         self.confirmer = Confirmer(store, w)
         self.repair = RecentRepair(store, w)
-        self.changes = ChangeLinker(store, embedder, w, config.retrieval.route_limit)
+        self.changes = ChangeLinker(store, embedder, w, config.retrieval.route_limit, cjk_pair_baseline(config.embedding))
 
     def run(self, req: AddRequest) -> WriteRun:
         """Apply one request; returns the outcome (stored / merged / rejected / candidate).
@@ -350,7 +350,7 @@ class WritePipeline:
             meta = {**meta, "_corrects": corrects}
         if mtype != MemoryType.FACT and not superseded and not corrects:
             # 'just finished moving to Shenzhen' replaces 'I live in Chengdu': linked, nothing archived
-            replaced = self.changes.find(clean, vec, scope, req.metadata, req.role)
+            replaced = self.changes.find(clean, vec, scope, req.metadata, req.role, rec.event_start)
             if replaced:
                 # a start ('just started at Tencent') is weaker evidence: used only for a present-tense question
                 changed = [ev["id"] for ev in replaced if ev["rule"] != "started_state"]
