@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from .errors import ConfigError
+from .errors import ConfigError, os_reason
 
 
 class FusionStrategy(StrEnum):
@@ -78,7 +78,8 @@ class _Section(BaseModel):
 
 
 class MemorySection(_Section):
-    enabled: bool = Field(True, description="Kill switch: false turns every memory read and write off (seed 000).")
+    # design source: seed 000
+    enabled: bool = Field(True, description="Kill switch: false turns every memory read and write off.")
     timezone: str | None = Field(
         None, description="The users' time zone (IANA name such as 'Asia/Shanghai', or an offset '+08:00') in which "
         "dates in memories and queries ('yesterday', '6月3号', 'last Friday') are resolved to calendar days. "
@@ -253,9 +254,10 @@ class InjectionWeights(_Section):
 
 
 class WriteSection(_Section):
+    # design source: seed 000: 0.5 let too much in
     threshold: float = Field(
         0.6, ge=0.0, le=1.0, description="Minimum importance for a statement to become a curated memory (semantic, "
-        "procedural, constraint; seed 000: 0.5 let too much in). Below it a substantive statement is kept as an "
+        "procedural, constraint; an earlier 0.5 let too much in). Below it a substantive statement is kept as an "
         "episodic memory (keep_below_threshold) or rejected."
     )
     keep_below_threshold: bool = Field(
@@ -263,20 +265,26 @@ class WriteSection(_Section):
         "archived by the lifecycle rules) instead of rejecting it: only noise (chit-chat, acknowledgements, "
         "content-free lines, one-off commands) is rejected (issue 16). false = the seed's rejection."
     )
+    # design source: seed 002
     uncertain_mode: str = Field(
         "episodic", pattern="^(episodic|candidate)$", description="Uncertain texts without a hedge word (questions, "
         "'I think ...'): 'episodic' keeps them as current episodic memories (the user's words exist; never curated "
         "into semantic); 'candidate' sends them to the candidate pool like hedges ('maybe', '也许', '要不试试'), "
-        "which wait there (seed 002) until they recur in write.candidate_promote_count sessions."
+        "which wait there until they recur in write.candidate_promote_count sessions."
     )
     dedup_candidates: int = Field(3, ge=1, description="Nearest same-type memories checked for a duplicate or a recurring candidate.")
+    # design source: seed 000
     dedup_similarity: float = Field(
-        0.92, ge=0.0, le=1.0, description="Raw cosine at or above which a new memory merges into an existing one (seed 000)."
+        0.92, ge=0.0, le=1.0, description="Raw cosine at or above which a new memory merges into an existing one."
     )
-    importance_base: float = Field(0.5, description="Importance every statement starts at (seed 000).")
-    fact_bonus: float = Field(0.3, description="Added for a structured fact or a factual statement (seed 000).")
-    preference_bonus: float = Field(0.3, description="Added for preference/constraint markers (seed 000).")
-    decision_bonus: float = Field(0.2, description="Added for decision markers such as 结论/决定/confirm (seed 000).")
+    # design source: seed 000
+    importance_base: float = Field(0.5, description="Importance every statement starts at.")
+    # design source: seed 000
+    fact_bonus: float = Field(0.3, description="Added for a structured fact or a factual statement.")
+    # design source: seed 000
+    preference_bonus: float = Field(0.3, description="Added for preference/constraint markers.")
+    # design source: seed 000
+    decision_bonus: float = Field(0.2, description="Added for decision markers such as 结论/决定/confirm.")
     correction_bonus: float = Field(
         0.2, description="Added for corrections/negations (更正/改为/no longer/instead): an update the user insists on."
     )
@@ -288,13 +296,19 @@ class WriteSection(_Section):
         "time or one place ('for 10 minutes', 'in Tokyo', 'for 6:30 tomorrow morning': at most 2). Another clause "
         "with content ('check the weather in Tokyo, I'm flying there Friday') always keeps the text (write/rules.py)."
     )
-    short_penalty: float = Field(0.3, description="Subtracted for texts shorter than short_length characters (seed 000).")
+    # design source: seed 000
+    short_penalty: float = Field(0.3, description="Subtracted for texts shorter than short_length characters.")
     short_length: int = Field(4, ge=0, description="Characters (after trimming) below which short_penalty applies.")
+    # design source: seed 002: only certain statements become semantic
     uncertainty_penalty: float = Field(
-        0.2, description="Subtracted for questions, guesses and hedges (seed 002: only certain statements become semantic)."
+        0.2, description="Subtracted for questions, guesses and hedges (only certain statements become semantic)."
     )
     redact_pii: bool = Field(True, description="Replace PII by typed placeholders before embedding or storing.")
-    supersede_mode: SupersedeMode = Field(SupersedeMode.ARCHIVE, description="'archive' (seed 000/002) or 'pending_confirmation' (seed 004).")
+    # design source: archive seed 000/002, pending_confirmation seed 004
+    supersede_mode: SupersedeMode = Field(SupersedeMode.ARCHIVE, description=(
+        "What a correction does to the value it replaces: 'archive' archives the old memory at once (superseded_by "
+        "set, never deleted); 'pending_confirmation' marks it pending and archives it once the user has "
+        "repeated the new value lifecycle.confirm_repeats times."))
     supersede_similarity: float = Field(
         0.2,
         ge=0.0,
@@ -540,7 +554,8 @@ class WriteSection(_Section):
         description="Rescaled similarity at which an older memory is related to a correction even without shared "
         "terms, or when both are negations (two constraints normally coexist).",
     )
-    candidate_promote_count: int = Field(2, ge=1, description="Sessions an uncertain item must recur in before promotion (seed 002).")
+    # design source: seed 002
+    candidate_promote_count: int = Field(2, ge=1, description="Sessions an uncertain item must recur in before promotion.")
     max_chars: int = Field(4000, ge=16, description="Longer texts are truncated before storing.")
     session_order_window_s: float = Field(
         1.0, ge=0.0, description="Seconds: a statement stamped at, or at most this long before, the latest memory of "
@@ -554,17 +569,25 @@ class WriteSection(_Section):
 
 
 class WeightedWeights(_Section):
-    similarity: float = Field(0.5, ge=0.0, description="Weight of dense similarity (seed 000).")
-    recency: float = Field(0.3, ge=0.0, description="Weight of exp(-dt/tau) recency (seed 000).")
-    importance: float = Field(0.2, ge=0.0, description="Weight of importance (seed 000).")
+    # design source: seed 000
+    similarity: float = Field(0.5, ge=0.0, description="Weight of dense similarity.")
+    # design source: seed 000
+    recency: float = Field(0.3, ge=0.0, description="Weight of exp(-dt/tau) recency.")
+    # design source: seed 000
+    importance: float = Field(0.2, ge=0.0, description="Weight of importance.")
 
 
 class FiveTermWeights(_Section):
-    vector: float = Field(0.4, ge=0.0, description="Weight of dense similarity (seed 002).")
-    keyword: float = Field(0.2, ge=0.0, description="Weight of query keyword coverage (seed 002).")
-    metadata: float = Field(0.1, ge=0.0, description="Weight of metadata match (topic/session/type) (seed 002).")
-    time: float = Field(0.2, ge=0.0, description="Weight of exp(-days/half_life) by type (seed 002).")
-    importance: float = Field(0.1, ge=0.0, description="Weight of importance (seed 002).")
+    # design source: seed 002
+    vector: float = Field(0.4, ge=0.0, description="Weight of dense similarity.")
+    # design source: seed 002
+    keyword: float = Field(0.2, ge=0.0, description="Weight of query keyword coverage.")
+    # design source: seed 002
+    metadata: float = Field(0.1, ge=0.0, description="Weight of metadata match (topic/session/type).")
+    # design source: seed 002
+    time: float = Field(0.2, ge=0.0, description="Weight of exp(-days/half_life) by type.")
+    # design source: seed 002
+    importance: float = Field(0.1, ge=0.0, description="Weight of importance.")
 
 
 class HybridWeights(_Section):
@@ -583,10 +606,13 @@ class HybridWeights(_Section):
 
 class HalfLives(_Section):
     working: float | None = Field(1.0, description="Half-life in days of working memories.")
-    episodic: float | None = Field(30.0, description="Half-life in days of episodic memories (seed 002).")
-    semantic: float | None = Field(90.0, description="Half-life in days of semantic memories (seed 002).")
+    # design source: seed 002
+    episodic: float | None = Field(30.0, description="Half-life in days of episodic memories.")
+    # design source: seed 002
+    semantic: float | None = Field(90.0, description="Half-life in days of semantic memories.")
     fact: float | None = Field(None, description="Facts never decay (None = no decay).")
-    procedural: float | None = Field(None, description="Procedural memories never decay (seed 002).")
+    # design source: seed 002
+    procedural: float | None = Field(None, description="Procedural memories never decay.")
 
 
 class RouteWeights(_Section):
@@ -652,17 +678,21 @@ class RetrievalSection(_Section):
     weights: WeightedWeights = Field(default_factory=WeightedWeights, description="Weights of the 'weighted' fusion.")
     five_term_weights: FiveTermWeights = Field(default_factory=FiveTermWeights, description="Weights of the 'five_term' fusion.")
     route_weights: RouteWeights = Field(default_factory=RouteWeights, description="Per-route weights of the 'rrf' fusion.")
-    tau_days: float = Field(7.0, gt=0.0, description="Recency time constant in days: recency = exp(-dt/tau) (seed 000).")
-    half_life_days: HalfLives = Field(default_factory=HalfLives, description="Per-type half-lives in days (seed 002).")
-    rrf_k: float = Field(60.0, gt=0.0, description="RRF constant k in 1/(k + rank) (seed 002/004).")
+    # design source: seed 000
+    tau_days: float = Field(7.0, gt=0.0, description="Recency time constant in days: recency = exp(-dt/tau).")
+    # design source: seed 002
+    half_life_days: HalfLives = Field(default_factory=HalfLives, description="Per-type half-lives in days.")
+    # design source: seed 002/004
+    rrf_k: float = Field(60.0, gt=0.0, description="RRF constant k in 1/(k + rank).")
+    # design source: seed 002 (its default was 0.45)
     floor: float = Field(
         0.25,
         ge=0.0,
         le=1.0,
-        description="Relevance floor (seed 002). Applies, for every fusion strategy, to a candidate's relevance = "
+        description="Relevance floor. Applies, for every fusion strategy, to a candidate's relevance = "
         "1 if an exact fact/identifier match, else 1-(1-sim)(1-coverage) of rescaled dense similarity and keyword "
         "coverage; never to the fused score, whose recency and importance terms say nothing about topic. 0.25 "
-        "(seed 002: 0.45): the middle of the range 0.20-0.30 where the golden dev suites pass every query and "
+        "(earlier default 0.45): the middle of the range 0.20-0.30 where the golden dev suites pass every query and "
         "return nothing for every unanswerable one with the default e5 embedder and its Chinese-pair baseline "
         "(issue-16 sweep, benchmarks/README.md); LoCoMo dev keeps more evidence the lower it is.",
     )
@@ -710,15 +740,19 @@ class RetrievalSection(_Section):
         0.3, ge=0.0, le=1.0, description="...at most this share of the query's candidates (rounded down), as "
         "dense_keep_share: in a store of six memories the top ones are not lifted."
     )
-    top_k: int = Field(5, ge=1, description="Hits returned (seed 003: recall 5..8).")
-    token_budget: int = Field(1500, ge=0, description="Maximum tokens of memory content returned (seed 003/004).")
+    # design source: seed 003: recall 5..8
+    top_k: int = Field(5, ge=1, description="Hits returned (5..8 recommended).")
+    # design source: seed 003/004
+    token_budget: int = Field(1500, ge=0, description="Maximum tokens of memory content returned.")
     route_limit: int = Field(20, ge=1, description="Candidates fetched per route before fusion.")
-    recent_limit: int = Field(5, ge=0, description="Candidates of the recent-activity route (seed 000).")
+    # design source: seed 000
+    recent_limit: int = Field(5, ge=0, description="Candidates of the recent-activity route.")
     keyword_min_coverage: float = Field(
         0.0, ge=0.0, le=1.0, description="Keyword-route candidates below this query-term coverage are ignored."
     )
+    # design source: seed 004: user-stated > inferred
     user_stated_weight: float = Field(
-        1.0, ge=0.0, le=1.0, description="Multiplier on fused scores of user-stated memories (seed 004: user-stated > inferred)."
+        1.0, ge=0.0, le=1.0, description="Multiplier on fused scores of user-stated memories (user-stated > inferred)."
     )
     inferred_weight: float = Field(0.85, ge=0.0, le=1.0, description="Multiplier on fused scores of model-inferred memories.")
     declined_needs_addressee: bool = Field(
@@ -735,7 +769,8 @@ class RetrievalSection(_Section):
         0.85, ge=0.0, le=1.0, description="Multiplier on fused scores of tool / web content (source 'tool'): "
         "what a page said is not the user's statement."
     )
-    rewrite_vague: bool = Field(True, description="Expand vague queries (上次/那个/that one) with the session's recent topic terms (seed 000).")
+    # design source: seed 000
+    rewrite_vague: bool = Field(True, description="Expand vague queries (上次/那个/that one) with the session's recent topic terms.")
     rewrite_terms: int = Field(6, ge=0, description="Topic terms added to a vague query.")
     rewrite_memories: int = Field(3, ge=1, description="The session's latest memories whose words expand a vague query.")
     rewrite_max_terms: int = Field(
@@ -964,9 +999,10 @@ class RetrievalSection(_Section):
         0.95, gt=0.0, lt=1.0, description="A turn ranked below the named speaker's (retrieval.speaker_order) has its "
         "fused score capped at this x that turn's score: just below it, not out of the top k (like stale_discount)."
     )
+    # design source: seed 001: constraints block a scope
     constraints_on_recommend: bool = Field(
         True, description="Recommendation-type queries (推荐/recommend/suggest) also return the user's active "
-        "constraints through the fact route (seed 001: constraints block a scope).",
+        "constraints through the fact route (constraints block a scope).",
     )
     touch_on_hit: bool = Field(True, description="Hits update access_count and last_access_at.")
     fact_meaning_limit: int = Field(
@@ -1283,49 +1319,74 @@ class IntentSection(_Section):
 
 
 class LifecycleSection(_Section):
-    archive_after_days: float = Field(90.0, description="Archive memories with no hit for this many days (seed 000).")
-    archive_importance_below: float = Field(0.7, description="...when their importance is below this (seed 000).")
-    preference_ttl_days: float | None = Field(30.0, description="Expiry of preferences in days (seed 001).")
-    constraint_ttl_days: float | None = Field(90.0, description="Expiry of constraints in days (seed 001).")
-    long_term_ttl_days: float | None = Field(None, description="Optional TTL of other long-term memories (seed 003: 90).")
-    max_memories_per_user: int = Field(10_000, ge=1, description="Capacity of one user's pool; eviction by importance x recency (seed 002).")
-    consolidate_after_events: int = Field(50, ge=1, description="Consolidation trigger: new events per user (seed 002).")
-    consolidate_after_hours: float = Field(24.0, gt=0, description="Consolidation trigger: hours since last run (seed 002).")
-    relationship_ttl_days: float | None = Field(None, description="Expiry of relationships in days (seed 001: permanent = None).")
-    eviction_tau_days: float = Field(7.0, gt=0, description="Recency time constant of capacity eviction (importance x recency, seed 002).")
+    # design source: seed 000
+    archive_after_days: float = Field(90.0, description="Archive memories with no hit for this many days.")
+    # design source: seed 000
+    archive_importance_below: float = Field(0.7, description="...when their importance is below this.")
+    # design source: seed 001
+    preference_ttl_days: float | None = Field(30.0, description="Expiry of preferences in days.")
+    # design source: seed 001
+    constraint_ttl_days: float | None = Field(90.0, description="Expiry of constraints in days.")
+    # design source: seed 003: 90
+    long_term_ttl_days: float | None = Field(None, description="Optional TTL of other long-term memories (e.g. 90).")
+    # design source: seed 002
+    max_memories_per_user: int = Field(10_000, ge=1, description="Capacity of one user's pool; eviction by importance x recency.")
+    # design source: seed 002
+    consolidate_after_events: int = Field(50, ge=1, description="Consolidation trigger: new events per user.")
+    # design source: seed 002
+    consolidate_after_hours: float = Field(24.0, gt=0, description="Consolidation trigger: hours since last run.")
+    # design source: seed 001: permanent = None
+    relationship_ttl_days: float | None = Field(None, description="Expiry of relationships in days (None = permanent).")
+    # design source: seed 002
+    eviction_tau_days: float = Field(7.0, gt=0, description="Recency time constant of capacity eviction (importance x recency).")
     profile_min_sources: int = Field(3, ge=2, description="Scattered memories about one subject folded into a profile memory from this many on.")
-    extract_min_confidence: float = Field(0.85, ge=0, le=1, description="LLM-extracted facts below this confidence are dropped (seed 001: 0.85).")
+    # design source: seed 001: 0.85
+    extract_min_confidence: float = Field(0.85, ge=0, le=1, description="LLM-extracted facts below this confidence are dropped.")
     erase_warehouse: EraseMode = Field(EraseMode.DELETE, description="What erase_user does to the owner's spans and verdicts: delete | pseudonymise | keep.")
-    reactivate_on_keyword: bool = Field(True, description="A keyword hit on a memory archived for inactivity re-activates it (seed 000).")
+    # design source: seed 000
+    reactivate_on_keyword: bool = Field(True, description="A keyword hit on a memory archived for inactivity re-activates it.")
+    # design source: seed 004
     confirm_repeats: int = Field(
         2, ge=1, description="pending_confirmation mode: the new value is confirmed (old ones archived) once the user "
-        "has repeated it this many times (seed 004)."
+        "has repeated it this many times."
     )
 
 
 class WorkingSection(_Section):
-    recent_turns: int = Field(4, ge=0, description="Raw turns kept in context (seed 003: 3..5).")
+    # design source: seed 003: 3..5
+    recent_turns: int = Field(4, ge=0, description="Raw turns kept in context (3..5 recommended).")
     ttl_minutes: float = Field(120.0, gt=0, description="Session state expires after this idle time.")
-    summary_trigger: float = Field(0.8, gt=0, le=1.0, description="Summarise when the conversation block passes this share of its budget (seed 004).")
-    context_tokens: int = Field(8000, description="Context window in tokens (seed 004).")
-    system_tokens: int = Field(2000, description="System block budget (seed 004).")
-    conversation_tokens: int = Field(2500, description="Conversation block budget (seed 004).")
-    memory_tokens: int = Field(1500, description="Retrieved-memory block budget (seed 004).")
-    summary_tokens: int = Field(300, ge=0, description="Target size of the rolling summary (seed 003: 200..300 chars).")
+    # design source: seed 004
+    summary_trigger: float = Field(0.8, gt=0, le=1.0, description="Summarise when the conversation block passes this share of its budget.")
+    # design source: seed 004
+    context_tokens: int = Field(8000, description="Context window in tokens.")
+    # design source: seed 004
+    system_tokens: int = Field(2000, description="System block budget.")
+    # design source: seed 004
+    conversation_tokens: int = Field(2500, description="Conversation block budget.")
+    # design source: seed 004
+    memory_tokens: int = Field(1500, description="Retrieved-memory block budget.")
+    # design source: seed 003: 200..300 chars
+    summary_tokens: int = Field(300, ge=0, description="Target size of the rolling summary (200..300 chars).")
 
 
 class HealthSection(_Section):
+    # design source: seed 001: act below 95%
     key_attributes: list[str] = Field(
         default_factory=list,
-        description="Fact keys every user should have (coverage = their fill rate, seed 001: act below 95%).",
+        description="Fact keys every user should have (coverage = their fill rate).",
     )
     weight_freshness: float = Field(1.0, ge=0, description="Weight of freshness in the composite (seeds give none: equal).")
     weight_coverage: float = Field(1.0, ge=0, description="Weight of coverage in the composite.")
     weight_consistency: float = Field(1.0, ge=0, description="Weight of consistency in the composite.")
-    freshness_days: float = Field(7.0, gt=0, description="A fact not updated for longer is stale (seed 001: 7 days).")
-    freshness_alert: float = Field(0.15, ge=0, le=1, description="Alert when the stale share exceeds this (seed 001: 15%).")
-    coverage_alert: float = Field(0.95, ge=0, le=1, description="Alert when key-attribute coverage is below this (seed 001: 95%).")
-    composite_alert: float = Field(80.0, ge=0, le=100, description="Alert entry when the composite is below this (seed 001: 80).")
+    # design source: seed 001: 7 days
+    freshness_days: float = Field(7.0, gt=0, description="A fact not updated for longer is stale.")
+    # design source: seed 001: 15%
+    freshness_alert: float = Field(0.15, ge=0, le=1, description="Alert when the stale share exceeds this.")
+    # design source: seed 001: 95%
+    coverage_alert: float = Field(0.95, ge=0, le=1, description="Alert when key-attribute coverage is below this.")
+    # design source: seed 001: 80
+    composite_alert: float = Field(80.0, ge=0, le=100, description="Alert entry when the composite is below this.")
 
 
 class TracingSection(_Section):
@@ -1476,7 +1537,8 @@ class EngineConfig(BaseSettings):
     lifecycle: LifecycleSection = Field(default_factory=LifecycleSection, description="Decay, archive, expiry, consolidation.")
     working: WorkingSection = Field(default_factory=WorkingSection, description="Working memory and context budgets.")
     tracing: TracingSection = Field(default_factory=TracingSection, description="Spans and exporters.")
-    health: HealthSection = Field(default_factory=HealthSection, description="Health score of the memory store (seed 001).")
+    # design source: seed 001
+    health: HealthSection = Field(default_factory=HealthSection, description="Health score of the memory store.")
     limits: LimitsSection = Field(default_factory=LimitsSection, description="Input bounds of the public calls.")
     pii: PiiSection = Field(default_factory=PiiSection, description="PII detectors and phone regions (write.redact_pii switches all).")
 
@@ -1549,7 +1611,7 @@ class EngineConfig(BaseSettings):
         try:
             data = tomllib.loads(p.read_text(encoding="utf-8"))
         except (OSError, tomllib.TOMLDecodeError) as e:
-            raise ConfigError(f"{p}: {e}") from e
+            raise ConfigError(f"{p}: {os_reason(e)}") from e
         base = cls().to_dict()
         _deep_merge(base, data)
         return _validated(base, source=str(p))
