@@ -20,7 +20,8 @@ from memory_engine.errors import MemoryEngineError
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ROOT / "tests" / "fixtures" / "suites" / "tiny_recall.yaml"
-SEED_CITATION = re.compile(r"\bseeds? ?[-#]?\d{3}\b", re.I)
+SEED_CITATION = re.compile(r"\bseeds? ?[-#]?\d{3}\b|\bissue ?#?\d+\b|\bsession \d+\b", re.I)
+"""A design-source citation: 'seed 004', 'issue 16', 'session 10' (of the project's own history)."""
 
 
 def _commands() -> dict[str, Any]:
@@ -109,7 +110,8 @@ def _non_docstring_strings(path: Path) -> list[tuple[str, str]]:
 
 def test_user_facing_texts_cite_no_design_seeds():
     """CLI help, config descriptions (`memwb config`, the app's config pages), error messages and app
-    texts: a user does not know the seeds; docstrings and comments keep the design source."""
+    texts: a user knows neither the seeds nor the issue tracker's sessions; docstrings and comments keep
+    the design source."""
     texts = _help_texts() + _descriptions(EngineConfig)
     for base in (ROOT / "memory_engine", ROOT / "app"):
         for p in sorted(base.rglob("*.py")):
