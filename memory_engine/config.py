@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from .errors import ConfigError
+from .errors import ConfigError, os_reason
 
 
 class FusionStrategy(StrEnum):
@@ -99,7 +99,8 @@ class _Section(BaseModel):
 
 
 class MemorySection(_Section):
-    enabled: bool = Field(True, description="Kill switch: false turns every memory read and write off (seed 000).")
+    # design source: seed 000
+    enabled: bool = Field(True, description="Kill switch: false turns every memory read and write off.")
     timezone: str | None = Field(
         None, description="The users' time zone (IANA name such as 'Asia/Shanghai', or an offset '+08:00') in which "
         "dates in memories and queries ('yesterday', '6月3号', 'last Friday') are resolved to calendar days. "
@@ -109,12 +110,13 @@ class MemorySection(_Section):
         "mdy", pattern="^(mdy|dmy|off)$", description="How '3/6' is read in memories and queries: month/day "
         "('mdy': US and Chinese usage, 6 March), day/month ('dmy': most of Europe, 3 June) or not as a date ('off').",
     )
+    # provenance: issue 16, class 2 counts the previous day as the failure
     day_start_hour: int = Field(
-        0, ge=0, le=12, description="Local hour at which a user's day starts: a note written before it belongs to "
-        "the day that just ended ('had the interview this morning' typed at 00:30 is about the day before midnight; "
-        "'tomorrow' then is the coming day). 0 = days end at midnight, the default: a UTC+8 user's note written "
-        "after local midnight is filed under the new local day (issue 16, class 2 counts the previous day as the "
-        "failure), and 'yesterday' typed at 00:30 is the calendar day before.",
+        0, ge=0, le=12, description="Local hour at which a user's day starts: a note written before it "
+        "belongs to the day that just ended ('had the interview this morning' typed at 00:30 is about the "
+        "day before midnight; 'tomorrow' then is the coming day). 0 = days end at midnight, the default: a "
+        "UTC+8 user's note written after local midnight is filed under the new local day, and 'yesterday' "
+        "typed at 00:30 is the calendar day before.",
     )
     month_part_days: int = Field(
         10, ge=1, le=15, description="Days of a part of a month: 'early March' / 月初 / 上旬 = its first N days, "
@@ -128,11 +130,12 @@ class MemorySection(_Section):
         "next_week", pattern="^(next_week|nearest)$", description="'next Friday': the Friday of next Monday-based "
         "week like 下周五 ('next_week': said on a Wednesday, 9 days on) or the nearest coming Friday ('nearest').",
     )
+    # provenance: issue 16, session 10
     writer_day: bool = Field(
-        True, description="A memory's written day is the calendar day in the UTC offset it was written in (kept "
-        "as utc_offset on the record), not in the offset of the later question: a Los Angeles note typed at 00:15 "
-        "PDT on 31 October is still about 31 October when asked in PST (daylight saving ended) or from another "
-        "zone. False = the question's zone (the behaviour before issue 16, session 10); records without "
+        True, description="A memory's written day is the calendar day in the UTC offset it was written in "
+        "(kept as utc_offset on the record), not in the offset of the later question: a Los Angeles note "
+        "typed at 00:15 PDT on 31 October is still about 31 October when asked in PST (daylight saving "
+        "ended) or from another zone. False = the question's zone (the earlier behaviour); records without "
         "utc_offset always use it.",
     )
     few_days_back: int = Field(
@@ -289,30 +292,39 @@ class InjectionWeights(_Section):
 
 
 class WriteSection(_Section):
+    # design source: seed 000: 0.5 let too much in
     threshold: float = Field(
         0.6, ge=0.0, le=1.0, description="Minimum importance for a statement to become a curated memory (semantic, "
-        "procedural, constraint; seed 000: 0.5 let too much in). Below it a substantive statement is kept as an "
+        "procedural, constraint; an earlier 0.5 let too much in). Below it a substantive statement is kept as an "
         "episodic memory (keep_below_threshold) or rejected."
     )
+    # provenance: issue 16; false = the seed's rejection
     keep_below_threshold: bool = Field(
-        True, description="Keep every substantive statement below the threshold as an episodic memory (decaying and "
-        "archived by the lifecycle rules) instead of rejecting it: only noise (chit-chat, acknowledgements, "
-        "content-free lines, one-off commands) is rejected (issue 16). false = the seed's rejection."
+        True, description="Keep every substantive statement below the threshold as an episodic memory "
+        "(decaying and archived by the lifecycle rules) instead of rejecting it: only noise (chit-chat, "
+        "acknowledgements, content-free lines, one-off commands) is rejected. false = reject everything "
+        "below the threshold (the original design)."
     )
+    # design source: seed 002
     uncertain_mode: str = Field(
         "episodic", pattern="^(episodic|candidate)$", description="Uncertain texts without a hedge word (questions, "
         "'I think ...'): 'episodic' keeps them as current episodic memories (the user's words exist; never curated "
         "into semantic); 'candidate' sends them to the candidate pool like hedges ('maybe', '也许', '要不试试'), "
-        "which wait there (seed 002) until they recur in write.candidate_promote_count sessions."
+        "which wait there until they recur in write.candidate_promote_count sessions."
     )
     dedup_candidates: int = Field(3, ge=1, description="Nearest same-type memories checked for a duplicate or a recurring candidate.")
+    # design source: seed 000
     dedup_similarity: float = Field(
-        0.92, ge=0.0, le=1.0, description="Raw cosine at or above which a new memory merges into an existing one (seed 000)."
+        0.92, ge=0.0, le=1.0, description="Raw cosine at or above which a new memory merges into an existing one."
     )
-    importance_base: float = Field(0.5, description="Importance every statement starts at (seed 000).")
-    fact_bonus: float = Field(0.3, description="Added for a structured fact or a factual statement (seed 000).")
-    preference_bonus: float = Field(0.3, description="Added for preference/constraint markers (seed 000).")
-    decision_bonus: float = Field(0.2, description="Added for decision markers such as 结论/决定/confirm (seed 000).")
+    # design source: seed 000
+    importance_base: float = Field(0.5, description="Importance every statement starts at.")
+    # design source: seed 000
+    fact_bonus: float = Field(0.3, description="Added for a structured fact or a factual statement.")
+    # design source: seed 000
+    preference_bonus: float = Field(0.3, description="Added for preference/constraint markers.")
+    # design source: seed 000
+    decision_bonus: float = Field(0.2, description="Added for decision markers such as 结论/决定/confirm.")
     correction_bonus: float = Field(
         0.2, description="Added for corrections/negations (更正/改为/no longer/instead): an update the user insists on."
     )
@@ -324,13 +336,19 @@ class WriteSection(_Section):
         "time or one place ('for 10 minutes', 'in Tokyo', 'for 6:30 tomorrow morning': at most 2). Another clause "
         "with content ('check the weather in Tokyo, I'm flying there Friday') always keeps the text (write/rules.py)."
     )
-    short_penalty: float = Field(0.3, description="Subtracted for texts shorter than short_length characters (seed 000).")
+    # design source: seed 000
+    short_penalty: float = Field(0.3, description="Subtracted for texts shorter than short_length characters.")
     short_length: int = Field(4, ge=0, description="Characters (after trimming) below which short_penalty applies.")
+    # design source: seed 002: only certain statements become semantic
     uncertainty_penalty: float = Field(
-        0.2, description="Subtracted for questions, guesses and hedges (seed 002: only certain statements become semantic)."
+        0.2, description="Subtracted for questions, guesses and hedges (only certain statements become semantic)."
     )
     redact_pii: bool = Field(True, description="Replace PII by typed placeholders before embedding or storing.")
-    supersede_mode: SupersedeMode = Field(SupersedeMode.ARCHIVE, description="'archive' (seed 000/002) or 'pending_confirmation' (seed 004).")
+    # design source: archive seed 000/002, pending_confirmation seed 004
+    supersede_mode: SupersedeMode = Field(SupersedeMode.ARCHIVE, description=(
+        "What a correction does to the value it replaces: 'archive' archives the old memory at once (superseded_by "
+        "set, never deleted); 'pending_confirmation' marks it pending and archives it once the user has "
+        "repeated the new value lifecycle.confirm_repeats times."))
     supersede_similarity: float = Field(
         0.2,
         ge=0.0,
@@ -383,13 +401,15 @@ class WriteSection(_Section):
         0.1, ge=0.0, le=1.0, description="...and exceeds the next nearest memory's similarity by at least this "
         "(e5 on dev: named topic 0.26-0.58, next memory 0.14-0.41); otherwise nothing is forgotten."
     )
+    # provenance: session 7 (margin 0.2)
     forget_clause_margin: float = Field(
-        0.0, ge=0.0, le=1.0, description="A forget that names part of a multi-clause message ('forget my phone number' "
-        "for 'my number is 138..., and leave parcels with the guard') also takes a clause carrying none of the "
-        "target's terms when its rescaled similarity to the target exceeds the best carrying clause's less this. "
-        "0.0: only a clause closer to the target than the one carrying its words goes (e5: named clause 0.48-0.63, "
-        "a neighbouring detail 0.30-0.37, '生日是5月8号' beside '我电话[PHONE]' 0.37: the 0.2 of session 7 took it, "
-        "data loss); range 0-0.3, larger trades kept clauses for fewer leaks."
+        0.0, ge=0.0, le=1.0, description="A forget that names part of a multi-clause message ('forget my "
+        "phone number' for 'my number is 138..., and leave parcels with the guard') also takes a clause "
+        "carrying none of the target's terms when its rescaled similarity to the target exceeds the best "
+        "carrying clause's less this. 0.0: only a clause closer to the target than the one carrying its "
+        "words goes (e5: named clause 0.48-0.63, a neighbouring detail 0.30-0.37, '生日是5月8号' beside "
+        "'我电话[PHONE]' 0.37: a margin of 0.2 took it, data loss); range 0-0.3, larger trades kept clauses "
+        "for fewer leaks."
     )
     forget_matter_clause_margin: float = Field(
         0.25, ge=0.0, le=1.0, description="forget_clause_margin for a request naming a whole matter ('以后不用记我工资的"
@@ -614,7 +634,8 @@ class WriteSection(_Section):
         description="Rescaled similarity at which an older memory is related to a correction even without shared "
         "terms, or when both are negations (two constraints normally coexist).",
     )
-    candidate_promote_count: int = Field(2, ge=1, description="Sessions an uncertain item must recur in before promotion (seed 002).")
+    # design source: seed 002
+    candidate_promote_count: int = Field(2, ge=1, description="Sessions an uncertain item must recur in before promotion.")
     max_chars: int = Field(4000, ge=16, description="Longer texts are truncated before storing.")
     session_order_window_s: float = Field(
         1.0, ge=0.0, description="Seconds: a statement stamped at, or at most this long before, the latest memory of "
@@ -628,17 +649,25 @@ class WriteSection(_Section):
 
 
 class WeightedWeights(_Section):
-    similarity: float = Field(0.5, ge=0.0, description="Weight of dense similarity (seed 000).")
-    recency: float = Field(0.3, ge=0.0, description="Weight of exp(-dt/tau) recency (seed 000).")
-    importance: float = Field(0.2, ge=0.0, description="Weight of importance (seed 000).")
+    # design source: seed 000
+    similarity: float = Field(0.5, ge=0.0, description="Weight of dense similarity.")
+    # design source: seed 000
+    recency: float = Field(0.3, ge=0.0, description="Weight of exp(-dt/tau) recency.")
+    # design source: seed 000
+    importance: float = Field(0.2, ge=0.0, description="Weight of importance.")
 
 
 class FiveTermWeights(_Section):
-    vector: float = Field(0.4, ge=0.0, description="Weight of dense similarity (seed 002).")
-    keyword: float = Field(0.2, ge=0.0, description="Weight of query keyword coverage (seed 002).")
-    metadata: float = Field(0.1, ge=0.0, description="Weight of metadata match (topic/session/type) (seed 002).")
-    time: float = Field(0.2, ge=0.0, description="Weight of exp(-days/half_life) by type (seed 002).")
-    importance: float = Field(0.1, ge=0.0, description="Weight of importance (seed 002).")
+    # design source: seed 002
+    vector: float = Field(0.4, ge=0.0, description="Weight of dense similarity.")
+    # design source: seed 002
+    keyword: float = Field(0.2, ge=0.0, description="Weight of query keyword coverage.")
+    # design source: seed 002
+    metadata: float = Field(0.1, ge=0.0, description="Weight of metadata match (topic/session/type).")
+    # design source: seed 002
+    time: float = Field(0.2, ge=0.0, description="Weight of exp(-days/half_life) by type.")
+    # design source: seed 002
+    importance: float = Field(0.1, ge=0.0, description="Weight of importance.")
 
 
 class HybridWeights(_Section):
@@ -657,10 +686,13 @@ class HybridWeights(_Section):
 
 class HalfLives(_Section):
     working: float | None = Field(1.0, description="Half-life in days of working memories.")
-    episodic: float | None = Field(30.0, description="Half-life in days of episodic memories (seed 002).")
-    semantic: float | None = Field(90.0, description="Half-life in days of semantic memories (seed 002).")
+    # design source: seed 002
+    episodic: float | None = Field(30.0, description="Half-life in days of episodic memories.")
+    # design source: seed 002
+    semantic: float | None = Field(90.0, description="Half-life in days of semantic memories.")
     fact: float | None = Field(None, description="Facts never decay (None = no decay).")
-    procedural: float | None = Field(None, description="Procedural memories never decay (seed 002).")
+    # design source: seed 002
+    procedural: float | None = Field(None, description="Procedural memories never decay.")
 
 
 class RouteWeights(_Section):
@@ -677,31 +709,37 @@ class RetrievalSection(_Section):
         "and max-normalised BM25 with small recency and importance terms."
     )
     hybrid_weights: HybridWeights = Field(default_factory=HybridWeights, description="Weights of the 'hybrid' fusion.")
+    # provenance: issue 16
     keyword_scale: KeywordScale = Field(
-        KeywordScale.BEST, description="best | best_coverage: the scale of the hybrid fusion's keyword term (BM25 / "
-        "scale, in [0, 1]). 'best' gives the query's best keyword row 1.0 however little of the query it holds, so "
-        "one incidental shared word ('楼下') outranks the dense match; 'best_coverage' divides by best BM25 / the "
-        "share of the query's terms that row holds (issue 16, dev: implicit_recall_zh MRR 0.765 -> 0.822 and "
-        "paraphrase_recall 0.733 -> 0.799, but LoCoMo dev every-turn recall@10 0.771 -> 0.762, MRR 0.527 -> "
-        "0.505: English questions lean on a few shared names, so 'best' stays the default)."
+        KeywordScale.BEST, description="best | best_coverage: the scale of the hybrid fusion's keyword term "
+        "(BM25 / scale, in [0, 1]). 'best' gives the query's best keyword row 1.0 however little of the "
+        "query it holds, so one incidental shared word ('楼下') outranks the dense match; 'best_coverage' "
+        "divides by best BM25 / the share of the query's terms that row holds (dev suites: "
+        "implicit_recall_zh MRR 0.765 -> 0.822 and paraphrase_recall 0.733 -> 0.799, but LoCoMo dev "
+        "every-turn recall@10 0.771 -> 0.762, MRR 0.527 -> 0.505: English questions lean on a few shared "
+        "names, so 'best' stays the default)."
     )
+    # provenance: issue 16 session 9
     keyword_scale_cjk: KeywordScale | None = Field(
-        KeywordScale.BEST_COVERAGE, description="best | best_coverage | None (= keyword_scale): the keyword scale of a "
-        "Chinese statement of the user's present (retrieve/candidates.py is_cjk, text.is_lookup false: no question, "
-        "more than relative_lookup_max_terms terms). Such a conversational turn has ten or more content terms, and "
-        "under 'best' the row that shares one incidental word with it (又, 楼下) scores the whole keyword weight; "
-        "with zh_term_prior the share the best row holds is weighted by general IDF, so a row holding only 去 is "
-        "scaled to almost nothing (issue 16 session 9, dev experience_recall_zh). Questions and English queries "
-        "keep keyword_scale: a short question's best row holding two of its three words is a match (dev "
-        "fuzzy-reference q_refund), and LoCoMo dev lost recall under best_coverage."
+        KeywordScale.BEST_COVERAGE, description="best | best_coverage | None (= keyword_scale): the keyword "
+        "scale of a Chinese statement of the user's present (retrieve/candidates.py is_cjk, text.is_lookup "
+        "false: no question, more than relative_lookup_max_terms terms). Such a conversational turn has ten "
+        "or more content terms, and under 'best' the row that shares one incidental word with it (又, 楼下) "
+        "scores the whole keyword weight; with zh_term_prior the share the best row holds is weighted by "
+        "general IDF, so a row holding only 去 is scaled to almost nothing (dev suite experience_recall_zh). "
+        "Questions and English queries keep keyword_scale: a short question's best row holding two of its "
+        "three words is a match (dev fuzzy-reference q_refund), and LoCoMo dev lost recall under "
+        "best_coverage."
     )
+    # provenance: issue 16 session 9
     dense_scale_cjk: bool = Field(
-        True, description="In the 'hybrid' fusion, a Chinese statement of the user's present (as keyword_scale_cjk) "
-        "has its dense term divided by the query's best candidate similarity (capped at 1), as the keyword term is "
-        "divided by its best BM25 (CombSUM of max-normalised scores, Lee 1997). e5-small packs Chinese pairs so "
-        "tightly that the rescaled similarity of the right experience is 0.2-0.35, so unnormalised the dense term "
-        "spans a third of the keyword term's range. Questions keep the raw term: their dates and words decide "
-        "(dev dates-in-the-wild q_63); English queries are unchanged (issue 16 session 9, dev experience_recall_zh)."
+        True, description="In the 'hybrid' fusion, a Chinese statement of the user's present (as "
+        "keyword_scale_cjk) has its dense term divided by the query's best candidate similarity (capped at "
+        "1), as the keyword term is divided by its best BM25 (CombSUM of max-normalised scores, Lee 1997). "
+        "e5-small packs Chinese pairs so tightly that the rescaled similarity of the right experience is "
+        "0.2-0.35, so unnormalised the dense term spans a third of the keyword term's range. Questions keep "
+        "the raw term: their dates and words decide (dev dates-in-the-wild q_63); English queries are "
+        "unchanged (dev suite experience_recall_zh)."
     )
     zh_term_prior: bool = Field(
         True, description="Weigh a Chinese query term's keyword evidence by its general-corpus IDF (jieba's table "
@@ -726,17 +764,21 @@ class RetrievalSection(_Section):
     weights: WeightedWeights = Field(default_factory=WeightedWeights, description="Weights of the 'weighted' fusion.")
     five_term_weights: FiveTermWeights = Field(default_factory=FiveTermWeights, description="Weights of the 'five_term' fusion.")
     route_weights: RouteWeights = Field(default_factory=RouteWeights, description="Per-route weights of the 'rrf' fusion.")
-    tau_days: float = Field(7.0, gt=0.0, description="Recency time constant in days: recency = exp(-dt/tau) (seed 000).")
-    half_life_days: HalfLives = Field(default_factory=HalfLives, description="Per-type half-lives in days (seed 002).")
-    rrf_k: float = Field(60.0, gt=0.0, description="RRF constant k in 1/(k + rank) (seed 002/004).")
+    # design source: seed 000
+    tau_days: float = Field(7.0, gt=0.0, description="Recency time constant in days: recency = exp(-dt/tau).")
+    # design source: seed 002
+    half_life_days: HalfLives = Field(default_factory=HalfLives, description="Per-type half-lives in days.")
+    # design source: seed 002/004
+    rrf_k: float = Field(60.0, gt=0.0, description="RRF constant k in 1/(k + rank).")
+    # design source: seed 002 (its default was 0.45)
     floor: float = Field(
         0.25,
         ge=0.0,
         le=1.0,
-        description="Relevance floor (seed 002). Applies, for every fusion strategy, to a candidate's relevance = "
+        description="Relevance floor. Applies, for every fusion strategy, to a candidate's relevance = "
         "1 if an exact fact/identifier match, else 1-(1-sim)(1-coverage) of rescaled dense similarity and keyword "
         "coverage; never to the fused score, whose recency and importance terms say nothing about topic. 0.25 "
-        "(seed 002: 0.45): the middle of the range 0.20-0.30 where the golden dev suites pass every query and "
+        "(earlier default 0.45): the middle of the range 0.20-0.30 where the golden dev suites pass every query and "
         "return nothing for every unanswerable one with the default e5 embedder and its Chinese-pair baseline "
         "(issue-16 sweep, benchmarks/README.md); LoCoMo dev keeps more evidence the lower it is.",
     )
@@ -744,55 +786,63 @@ class RetrievalSection(_Section):
         None, ge=0.0, le=1.0, description="Once one candidate reaches retrieval.floor (the question is on a stored "
         "topic), the others need only this relevance (None = retrieval.floor; never above it)."
     )
+    # provenance: issue 16
     dense_keep: int = Field(
-        3, ge=0, description="Once one candidate reaches retrieval.floor (the question is on a stored topic), up to "
-        "this many candidates of highest calibrated dense similarity (the rescaled cosine, script-pair baseline) "
-        "pass the floor whatever their relevance (0 = off): a paraphrase that shares no word with its memory "
-        "('报名了全马，怕又撑不住' for the half-marathon cramp) has only its dense rank, and e5 packs Chinese pairs so "
-        "tightly that the right one sits at relevance 0.18-0.24 under a floor an unrelated pair also nearly reaches. "
-        "3 (issue 16, dev): paraphrase_recall 0.697 -> 0.848, LoCoMo dev every-turn recall@10 unchanged (0.771); "
-        "without dense_keep_share it let 20 irrelevant labels into small-store dev suites."
+        3, ge=0, description="Once one candidate reaches retrieval.floor (the question is on a stored "
+        "topic), up to this many candidates of highest calibrated dense similarity (the rescaled cosine, "
+        "script-pair baseline) pass the floor whatever their relevance (0 = off): a paraphrase that shares "
+        "no word with its memory ('报名了全马，怕又撑不住' for the half-marathon cramp) has only its dense rank, and "
+        "e5 packs Chinese pairs so tightly that the right one sits at relevance 0.18-0.24 under a floor an "
+        "unrelated pair also nearly reaches. 3 (dev suites): paraphrase_recall 0.697 -> 0.848, LoCoMo dev "
+        "every-turn recall@10 unchanged (0.771); without dense_keep_share it let 20 irrelevant labels into "
+        "small-store dev suites."
     )
     dense_keep_share: float = Field(
         0.1, ge=0.0, le=1.0, description="retrieval.dense_keep lifts at most this share of the query's candidates "
         "(rounded down): dense rank r among n candidates is evidence only when r/n is small (an unrelated memory "
         "lands at rank <= r with chance r/n), so in a store of six memories the top ones are not lifted."
     )
+    # provenance: issue 16 session 9
     statement_dense_keep: bool = Field(
-        True, description="For a query that states the user's present rather than looking something up (text."
-        "is_lookup: no question, more than relative_lookup_max_terms content terms; for a conversation, its last "
-        "user turn), the retrieval.dense_keep lift applies even when no candidate reaches retrieval.floor (False = "
-        "the floor's gate decides alone, as for a lookup). Such a turn ('路过宠物店，看到一个小家伙在跑轮上一直转') "
-        "calls for the experience it relates to, which shares no word with it and whose calibrated similarity "
-        "(e5-small, Chinese pairs 0.1-0.25) sits under a floor made to keep never-stored lookups empty (issue 16 "
-        "session 9, MADial-like dev suite experience_recall_zh)."
+        True, description="For a query that states the user's present rather than looking something up "
+        "(text.is_lookup: no question, more than relative_lookup_max_terms content terms; for a "
+        "conversation, its last user turn), the retrieval.dense_keep lift applies even when no candidate "
+        "reaches retrieval.floor (False = the floor's gate decides alone, as for a lookup). Such a turn "
+        "('路过宠物店，看到一个小家伙在跑轮上一直转') calls for the experience it relates to, which shares no word with it and "
+        "whose calibrated similarity (e5-small, Chinese pairs 0.1-0.25) sits under a floor made to keep "
+        "never-stored lookups empty (MADial-like dev suite experience_recall_zh)."
     )
     statement_min_similarity: float = Field(
         0.1, ge=0.0, le=1.0, description="The least calibrated dense similarity (rescaled against the script-pair "
         "baseline) of a candidate the statement_dense_keep lift passes when nothing reaches the floor (range 0-1; "
         "0.1: the true experiences of the dev suites sit at 0.13-0.25 on e5-small, unrelated pairs at 0-0.1)."
     )
+    # provenance: issue 16 session 10
     statement_keep: int = Field(
-        5, ge=0, description="For a statement of the user's present (statement_dense_keep), this many candidates of "
-        "highest calibrated dense similarity (at least statement_min_similarity) pass the floor, whether or not "
-        "another candidate reaches it, in place of retrieval.dense_keep (0 = dense_keep). A statement asks for no "
-        "fact that may be missing: it calls for the experience it relates to, and a memory system answers it with "
-        "its nearest experiences as dense retrieval does (MADial-Bench scores hit@5). 5 = the default top_k "
-        "(issue 16 session 10, dev experience_recall_zh)."
+        5, ge=0, description="For a statement of the user's present (statement_dense_keep), this many "
+        "candidates of highest calibrated dense similarity (at least statement_min_similarity) pass the "
+        "floor, whether or not another candidate reaches it, in place of retrieval.dense_keep (0 = "
+        "dense_keep). A statement asks for no fact that may be missing: it calls for the experience it "
+        "relates to, and a memory system answers it with its nearest experiences as dense retrieval does "
+        "(MADial-Bench scores hit@5). 5 = the default top_k (dev suite experience_recall_zh)."
     )
     statement_keep_share: float = Field(
         0.3, ge=0.0, le=1.0, description="...at most this share of the query's candidates (rounded down), as "
         "dense_keep_share: in a store of six memories the top ones are not lifted."
     )
-    top_k: int = Field(5, ge=1, description="Hits returned (seed 003: recall 5..8).")
-    token_budget: int = Field(1500, ge=0, description="Maximum tokens of memory content returned (seed 003/004).")
+    # design source: seed 003: recall 5..8
+    top_k: int = Field(5, ge=1, description="Hits returned (5..8 recommended).")
+    # design source: seed 003/004
+    token_budget: int = Field(1500, ge=0, description="Maximum tokens of memory content returned.")
     route_limit: int = Field(20, ge=1, description="Candidates fetched per route before fusion.")
-    recent_limit: int = Field(5, ge=0, description="Candidates of the recent-activity route (seed 000).")
+    # design source: seed 000
+    recent_limit: int = Field(5, ge=0, description="Candidates of the recent-activity route.")
     keyword_min_coverage: float = Field(
         0.0, ge=0.0, le=1.0, description="Keyword-route candidates below this query-term coverage are ignored."
     )
+    # design source: seed 004: user-stated > inferred
     user_stated_weight: float = Field(
-        1.0, ge=0.0, le=1.0, description="Multiplier on fused scores of user-stated memories (seed 004: user-stated > inferred)."
+        1.0, ge=0.0, le=1.0, description="Multiplier on fused scores of user-stated memories (user-stated > inferred)."
     )
     inferred_weight: float = Field(0.85, ge=0.0, le=1.0, description="Multiplier on fused scores of model-inferred memories.")
     declined_needs_addressee: bool = Field(
@@ -809,7 +859,8 @@ class RetrievalSection(_Section):
         0.85, ge=0.0, le=1.0, description="Multiplier on fused scores of tool / web content (source 'tool'): "
         "what a page said is not the user's statement."
     )
-    rewrite_vague: bool = Field(True, description="Expand vague queries (上次/那个/that one) with the session's recent topic terms (seed 000).")
+    # design source: seed 000
+    rewrite_vague: bool = Field(True, description="Expand vague queries (上次/那个/that one) with the session's recent topic terms.")
     rewrite_terms: int = Field(6, ge=0, description="Topic terms added to a vague query.")
     rewrite_memories: int = Field(3, ge=1, description="The session's latest memories whose words expand a vague query.")
     rewrite_max_terms: int = Field(
@@ -833,12 +884,13 @@ class RetrievalSection(_Section):
         "血压, 花生 covers 'peanuts'. Without it such a pair has coverage 0 and rests on e5-small's cross-lingual "
         "similarity, which does not separate true pairs from unrelated ones (dev, retrieve/crosslang.py)."
     )
+    # provenance: issue 16 class 3
     cross_language_gloss_share: float = Field(
-        0.5, gt=0.0, le=1.0, description="A dictionary gloss of three or more content terms bridges a Chinese word to "
-        "English text that carries at least this share of them (and at least two): CC-CEDICT's 出差 is 'to go on an "
-        "official or business trip' (4 terms), and \"a business trip\" carries 2. Glosses of one or two terms always "
-        "need every term (血压 'blood pressure' is not \"blood sugar\"). 1 = every term (the rule before issue 16 "
-        "class 3; dev suite implicit-recall-zh, q_en_trip_prep)."
+        0.5, gt=0.0, le=1.0, description="A dictionary gloss of three or more content terms bridges a "
+        "Chinese word to English text that carries at least this share of them (and at least two): "
+        "CC-CEDICT's 出差 is 'to go on an official or business trip' (4 terms), and \"a business trip\" carries "
+        "2. Glosses of one or two terms always need every term (血压 'blood pressure' is not \"blood sugar\"). "
+        "1 = every term (the earlier rule; dev suite implicit-recall-zh, q_en_trip_prep)."
     )
     word_families: bool = Field(
         True, description="Keyword coverage counts a query word as present when the memory has another form of it "
@@ -905,25 +957,28 @@ class RetrievalSection(_Section):
         "4), a long one names many in passing ('...听说会有一大波黑科技亮相...那个活动的持续时间是多久', MemDaily's noisy "
         "questions: 15-30), and any of them would find a memory naming another of its kind (range 0-..., 0 = off)."
     )
+    # provenance: issue 16 class 3
     relative_lookup_max_terms: int = Field(
-        4, ge=0, description="The relative mismatch applies only to a lookup (text.is_lookup): a query that asks "
-        "(question mark, 什么 / 哪 / 谁 / 吗, an opening wh-word) or a phrase of at most this many content terms "
-        "('我舅舅的生日': 2, 'my daughter's peanut allergy': 3). A longer statement of the user's present ('我儿子"
-        "最近天天抱着平板打游戏，我在想要不要直接没收', 9 terms) recalls experience, and the memory it relates to "
-        "may be about another relative (the user's father smashing their computer): implicit recall, issue 16 "
-        "class 3 (dev suite implicit-recall-zh). 0 = only questions count as lookups."
+        4, ge=0, description="The relative mismatch applies only to a lookup (text.is_lookup): a query that "
+        "asks (question mark, 什么 / 哪 / 谁 / 吗, an opening wh-word) or a phrase of at most this many content "
+        "terms ('我舅舅的生日': 2, 'my daughter's peanut allergy': 3). A longer statement of the user's present "
+        "('我儿子最近天天抱着平板打游戏，我在想要不要直接没收', 9 terms) recalls experience, and the memory it relates to may be "
+        "about another relative (the user's father smashing their computer): implicit recall (dev suite "
+        "implicit-recall-zh). 0 = only questions count as lookups."
     )
     entity_hops: bool = Field(
         True, description="Multi-hop: named entities of the top hits that the query does not name ('my manager' -> "
         "'Sarah Lee') are searched once more by keyword; memories found that way inherit the relevance of the "
         "hit that named them.",
     )
+    # provenance: issue 16 session 10
     hop_statements: bool = Field(
-        False, description="The entity hop also for a statement of the user's present (QueryPlan.last_turn_lookup "
-        "false). False = only a lookup follows entities: a multi-hop question needs the memory a hit names, while a "
-        "statement calls for one related experience, and memories sharing a word or name with the best dense match "
-        "inherited its relevance and passed the floor above the experience itself (issue 16 session 10, dev "
-        "experience_recall_zh q_wheel: three hop memories at the hamster's place)."
+        False, description="The entity hop also for a statement of the user's present "
+        "(QueryPlan.last_turn_lookup false). False = only a lookup follows entities: a multi-hop question "
+        "needs the memory a hit names, while a statement calls for one related experience, and memories "
+        "sharing a word or name with the best dense match inherited its relevance and passed the floor "
+        "above the experience itself (dev suite experience_recall_zh q_wheel: three hop memories at the "
+        "hamster's place)."
     )
     hop_discount: float = Field(
         0.9, ge=0.0, le=1.0, description="A memory found by an entity hop scores at most this x the fused score of "
@@ -942,16 +997,18 @@ class RetrievalSection(_Section):
         "shared common word ('quarter', '下周') links unrelated memories, a project's two words ('checkout redesign') "
         "do not."
     )
+    # provenance: session 10, measured against afc12fa
     hop_chain_focus: bool = Field(
-        False, description="When the top hit is linked to another kept memory (a chain: project -> dependency -> "
-        "blocker, pet -> vet -> address), a kept memory linked to no memory of the chain (no shared name, fewer "
-        "than hop_min_shared shared words outside the query) and below hop_chain_focus_share x the top hit's "
-        "relevance is dropped: it matched the query's generic words ('系统', '上线', '订') but is about another "
-        "subject (another project's review, the user's own dentist). Only when the top hit holds a name the question "
-        "names (the chain's subject) and the memory does not hold all of them. Off by default: on, whole dev 6 "
-        "queries up (needs-and-links q_ontime, four of chains-in-the-wild, experience-recall-zh q_feed_wedding), 2 "
-        "down (implicit-recall-zh q_qingming, experience-recall-zh q_d_canteen: an associative answer that shares "
-        "no word with the top hit is dropped), session 10, afc12fa. False = the order before session 10."
+        False, description="When the top hit is linked to another kept memory (a chain: project -> "
+        "dependency -> blocker, pet -> vet -> address), a kept memory linked to no memory of the chain (no "
+        "shared name, fewer than hop_min_shared shared words outside the query) and below "
+        "hop_chain_focus_share x the top hit's relevance is dropped: it matched the query's generic words "
+        "('系统', '上线', '订') but is about another subject (another project's review, the user's own dentist). "
+        "Only when the top hit holds a name the question names (the chain's subject) and the memory does "
+        "not hold all of them. Off by default: on, whole dev 6 queries up (needs-and-links q_ontime, four "
+        "of chains-in-the-wild, experience-recall-zh q_feed_wedding), 2 down (implicit-recall-zh "
+        "q_qingming, experience-recall-zh q_d_canteen: an associative answer that shares no word with the "
+        "top hit is dropped). False = the earlier order."
     )
     hop_chain_focus_share: float = Field(
         1.0, ge=0.0, le=1.0, description="With hop_chain_focus, an unlinked memory is dropped only when its "
@@ -970,22 +1027,24 @@ class RetrievalSection(_Section):
         "names a person, looking at most this many memories back (the recency baseline of pronoun resolution: "
         "the person just talked about; a longer window reaches people of other topics). 0 = off."
     )
+    # provenance: session 7
     hop_noun_names: bool = Field(
-        True, description="The entity hop counts every Chinese common noun as a name, so one shared noun links two "
-        "memories: '听说刘总要调去上海分公司' then reaches '公司咖啡机又坏了' through 公司. False = only names "
-        "(entities, 叫/named names, given names) link alone; a common noun is one of the hop_min_shared words (a "
-        "compound such as 支付网关 or 研讨会 brings two). Stays True: False cost MemDaily dev recall@10 through the "
-        "write path 0.968 -> 0.949 (`retrieval_study.py memdaily --write-path`, session 7), its questions reach "
-        "people's attributes through one shared noun."
+        True, description="The entity hop counts every Chinese common noun as a name, so one shared noun "
+        "links two memories: '听说刘总要调去上海分公司' then reaches '公司咖啡机又坏了' through 公司. False = only names "
+        "(entities, 叫/named names, given names) link alone; a common noun is one of the hop_min_shared "
+        "words (a compound such as 支付网关 or 研讨会 brings two). Stays True: False cost MemDaily dev recall@10 "
+        "through the write path 0.968 -> 0.949 (`benchmarks/retrieval_study.py memdaily --write-path`), its "
+        "questions reach people's attributes through one shared noun."
     )
+    # provenance: session 9
     hop_rank_by_query: bool = Field(
-        True, description="Of the memories the entity hop links to a top hit, the hop_limit it keeps are those "
-        "nearest the query (raw dense cosine, BM25 rank breaking ties), not those sharing most words with the "
-        "hit: a conditional question ('那个45岁的人叫什么名字') finds the person by its condition, and of the five "
-        "memories about that person the one naming them answers. False = best BM25 against the hit's words first "
-        "(the order before session 9). With the relation-noun link (text.relation_nouns): MemDaily dev conditional roles "
-        "recall@10 0.875 -> 0.980, all 8 dev files through the write path 0.968 -> 0.982 (retrieval_study.py memdaily "
-        "--write-path), golden dev suites 0 up / 0 down."
+        True, description="Of the memories the entity hop links to a top hit, the hop_limit it keeps are "
+        "those nearest the query (raw dense cosine, BM25 rank breaking ties), not those sharing most words "
+        "with the hit: a conditional question ('那个45岁的人叫什么名字') finds the person by its condition, and of "
+        "the five memories about that person the one naming them answers. False = best BM25 against the "
+        "hit's words first (the earlier order). With the relation-noun link (text.relation_nouns): MemDaily "
+        "dev conditional roles recall@10 0.875 -> 0.980, all 8 dev files through the write path 0.968 -> "
+        "0.982 (retrieval_study.py memdaily --write-path), golden dev suites 0 up / 0 down."
     )
     hop_gender_agreement: bool = Field(
         True, description="The pronoun link of the entity hop skips an earlier memory that names one person whose "
@@ -1038,9 +1097,10 @@ class RetrievalSection(_Section):
         0.95, gt=0.0, lt=1.0, description="A turn ranked below the named speaker's (retrieval.speaker_order) has its "
         "fused score capped at this x that turn's score: just below it, not out of the top k (like stale_discount)."
     )
+    # design source: seed 001: constraints block a scope
     constraints_on_recommend: bool = Field(
         True, description="Recommendation-type queries (推荐/recommend/suggest) also return the user's active "
-        "constraints through the fact route (seed 001: constraints block a scope).",
+        "constraints through the fact route (constraints block a scope).",
     )
     touch_on_hit: bool = Field(True, description="Hits update access_count and last_access_at.")
     fact_meaning_limit: int = Field(
@@ -1137,24 +1197,28 @@ class RetrievalSection(_Section):
         "count: metadata._succeeds); 'before' / 'used to' / '以前' / '之前' for an earlier one (no same-subject "
         "demotion, no reported-change link). False = the question's tense is ignored."
     )
+    # provenance: session 10, whole dev vs afc12fa
     stale_cjk_pairs: bool = Field(
         False, description="The stale-value stage rescales a pair of Chinese memories against "
-        "embedding.cjk_pair_baseline instead of the model's English one (retrieve/stale.PairRescale), and a Chinese "
-        "question without a time word gets the present treatment of retrieval.stale_tenseless_present. Off by "
-        "default (session 10, whole dev vs afc12fa, e5, 0.87): pass 0.898 -> 0.897, MRR 0.887 -> 0.888, stale@k "
-        "10 -> 9 of 208; +1 (the groceries, English), -2 that passed only because every Chinese pair cleared the "
-        "same-subject bars (hw-sleep-habit-zh: insomnia vs the white-noise habit, 0.44 < 0.5; dr-past-events-zh "
-        "q_exam: ten story memories of one user reshuffled). Without it Chinese tenseless questions keep no tense: "
-        "on the English baseline the present test demoted the right memory of ten zh queries (MRR 0.887 -> 0.883)."
+        "embedding.cjk_pair_baseline instead of the model's English one (retrieve/stale.PairRescale), and a "
+        "Chinese question without a time word gets the present treatment of "
+        "retrieval.stale_tenseless_present. Off by default (whole dev, e5, 0.87): pass 0.898 -> 0.897, MRR "
+        "0.887 -> 0.888, stale@k 10 -> 9 of 208; +1 (the groceries, English), -2 that passed only because "
+        "every Chinese pair cleared the same-subject bars (hw-sleep-habit-zh: insomnia vs the white-noise "
+        "habit, 0.44 < 0.5; dr-past-events-zh q_exam: ten story memories of one user reshuffled). Without "
+        "it Chinese tenseless questions keep no tense: on the English baseline the present test demoted the "
+        "right memory of ten zh queries (MRR 0.887 -> 0.883)."
     )
+    # provenance: session 10, whole dev vs afc12fa
     stale_tenseless_present: bool = Field(
         True, description="A one-line question with no time word whose grammar puts it in the present "
-        "(write/intents.present_question: a present operator, 'how do I get my groceries?', 'when is the plumber "
-        "coming?'; in Chinese no experiential 过 and no past deictic noun, '搬家是哪天？') asks for the value that "
-        "holds now like one that says 'now' (retrieval.stale_query_tense's present treatment); a past operator "
-        "('what did I do on June 10?') keeps the question tenseless. A Chinese question counts only with "
-        "retrieval.stale_cjk_pairs (on the English baseline the present test is void for Chinese pairs). False = "
-        "only the time words decide. Session 10, whole dev vs afc12fa: +1 query (cv-silent-groceries-en), no flip."
+        "(write/intents.present_question: a present operator, 'how do I get my groceries?', 'when is the "
+        "plumber coming?'; in Chinese no experiential 过 and no past deictic noun, '搬家是哪天？') asks for the "
+        "value that holds now like one that says 'now' (retrieval.stale_query_tense's present treatment); a "
+        "past operator ('what did I do on June 10?') keeps the question tenseless. A Chinese question "
+        "counts only with retrieval.stale_cjk_pairs (on the English baseline the present test is void for "
+        "Chinese pairs). False = only the time words decide. Whole dev: +1 query (cv-silent-groceries-en), "
+        "no flip."
     )
     stale_present_similarity: float = Field(
         0.5, ge=0.0, le=1.0, description="For a present-tense question, a newer statement of the same author that "
@@ -1182,13 +1246,15 @@ class RetrievalSection(_Section):
         True, description="Two memories of one session are never stale values of each other (a change inside one "
         "conversation is a correction, which the write path owns); false judges every close pair."
     )
+    # provenance: issue 16 session 10
     stale_for_statements: bool = Field(
-        False, description="Same-subject demotion (the older of two close memories ranks below the newer) also for a "
-        "statement of the user's present (QueryPlan.last_turn_lookup false). False = such a query is treated like a "
-        "past-tense question (stale_query_tense 'past'): it calls for a related past experience, not for the value "
-        "that holds now, and two experiences of one kind (two friends leaving, two hospital stays) are no update of "
-        "each other; explicit corrections and the user's precedence over the assistant still apply (issue 16 "
-        "session 10, dev experience_recall_zh: a newer experience capped three older ones of the same topic)."
+        False, description="Same-subject demotion (the older of two close memories ranks below the newer) "
+        "also for a statement of the user's present (QueryPlan.last_turn_lookup false). False = such a "
+        "query is treated like a past-tense question (stale_query_tense 'past'): it calls for a related "
+        "past experience, not for the value that holds now, and two experiences of one kind (two friends "
+        "leaving, two hospital stays) are no update of each other; explicit corrections and the user's "
+        "precedence over the assistant still apply (dev suite experience_recall_zh: a newer experience "
+        "capped three older ones of the same topic)."
     )
     stale_statements_only: bool = Field(
         True, description="A newer memory that is only a question ('what did you cook?') states no value and "
@@ -1214,13 +1280,15 @@ class RetrievalSection(_Section):
         0.2, ge=0.0, le=1.0, description="Only a neighbour with at least this relevance of its own borrows "
         "relevance from the turn next to it: an unrelated turn of a multi-topic session stays under the floor."
     )
+    # provenance: issue 16 session 10
     context_statements: bool = Field(
-        False, description="Conversation context also for a statement of the user's present (QueryPlan."
-        "last_turn_lookup false: no question, more than relative_lookup_max_terms terms; for a conversation its last "
-        "user turn). False = only a lookup borrows from neighbouring turns: the answer to a question sits in the turn "
-        "after the one that shares its words, while a statement calls for a related experience, a memory by itself, "
-        "and the turns told next to it are other experiences (issue 16 session 10, dev experience_recall_zh: "
-        "smoothing ranked a neighbour of the best dense match above the match itself; 38/49 -> 40/49 off)."
+        False, description="Conversation context also for a statement of the user's present "
+        "(QueryPlan.last_turn_lookup false: no question, more than relative_lookup_max_terms terms; for a "
+        "conversation its last user turn). False = only a lookup borrows from neighbouring turns: the "
+        "answer to a question sits in the turn after the one that shares its words, while a statement calls "
+        "for a related experience, a memory by itself, and the turns told next to it are other experiences "
+        "(dev suite experience_recall_zh: smoothing ranked a neighbour of the best dense match above the "
+        "match itself; 38/49 -> 40/49 off)."
     )
     context_width: int = Field(2, ge=0, description="Neighbours on each side of a top candidate (turns).")
     context_weight: float = Field(
@@ -1357,49 +1425,74 @@ class IntentSection(_Section):
 
 
 class LifecycleSection(_Section):
-    archive_after_days: float = Field(90.0, description="Archive memories with no hit for this many days (seed 000).")
-    archive_importance_below: float = Field(0.7, description="...when their importance is below this (seed 000).")
-    preference_ttl_days: float | None = Field(30.0, description="Expiry of preferences in days (seed 001).")
-    constraint_ttl_days: float | None = Field(90.0, description="Expiry of constraints in days (seed 001).")
-    long_term_ttl_days: float | None = Field(None, description="Optional TTL of other long-term memories (seed 003: 90).")
-    max_memories_per_user: int = Field(10_000, ge=1, description="Capacity of one user's pool; eviction by importance x recency (seed 002).")
-    consolidate_after_events: int = Field(50, ge=1, description="Consolidation trigger: new events per user (seed 002).")
-    consolidate_after_hours: float = Field(24.0, gt=0, description="Consolidation trigger: hours since last run (seed 002).")
-    relationship_ttl_days: float | None = Field(None, description="Expiry of relationships in days (seed 001: permanent = None).")
-    eviction_tau_days: float = Field(7.0, gt=0, description="Recency time constant of capacity eviction (importance x recency, seed 002).")
+    # design source: seed 000
+    archive_after_days: float = Field(90.0, description="Archive memories with no hit for this many days.")
+    # design source: seed 000
+    archive_importance_below: float = Field(0.7, description="...when their importance is below this.")
+    # design source: seed 001
+    preference_ttl_days: float | None = Field(30.0, description="Expiry of preferences in days.")
+    # design source: seed 001
+    constraint_ttl_days: float | None = Field(90.0, description="Expiry of constraints in days.")
+    # design source: seed 003: 90
+    long_term_ttl_days: float | None = Field(None, description="Optional TTL of other long-term memories (e.g. 90).")
+    # design source: seed 002
+    max_memories_per_user: int = Field(10_000, ge=1, description="Capacity of one user's pool; eviction by importance x recency.")
+    # design source: seed 002
+    consolidate_after_events: int = Field(50, ge=1, description="Consolidation trigger: new events per user.")
+    # design source: seed 002
+    consolidate_after_hours: float = Field(24.0, gt=0, description="Consolidation trigger: hours since last run.")
+    # design source: seed 001: permanent = None
+    relationship_ttl_days: float | None = Field(None, description="Expiry of relationships in days (None = permanent).")
+    # design source: seed 002
+    eviction_tau_days: float = Field(7.0, gt=0, description="Recency time constant of capacity eviction (importance x recency).")
     profile_min_sources: int = Field(3, ge=2, description="Scattered memories about one subject folded into a profile memory from this many on.")
-    extract_min_confidence: float = Field(0.85, ge=0, le=1, description="LLM-extracted facts below this confidence are dropped (seed 001: 0.85).")
+    # design source: seed 001: 0.85
+    extract_min_confidence: float = Field(0.85, ge=0, le=1, description="LLM-extracted facts below this confidence are dropped.")
     erase_warehouse: EraseMode = Field(EraseMode.DELETE, description="What erase_user does to the owner's spans and verdicts: delete | pseudonymise | keep.")
-    reactivate_on_keyword: bool = Field(True, description="A keyword hit on a memory archived for inactivity re-activates it (seed 000).")
+    # design source: seed 000
+    reactivate_on_keyword: bool = Field(True, description="A keyword hit on a memory archived for inactivity re-activates it.")
+    # design source: seed 004
     confirm_repeats: int = Field(
         2, ge=1, description="pending_confirmation mode: the new value is confirmed (old ones archived) once the user "
-        "has repeated it this many times (seed 004)."
+        "has repeated it this many times."
     )
 
 
 class WorkingSection(_Section):
-    recent_turns: int = Field(4, ge=0, description="Raw turns kept in context (seed 003: 3..5).")
+    # design source: seed 003: 3..5
+    recent_turns: int = Field(4, ge=0, description="Raw turns kept in context (3..5 recommended).")
     ttl_minutes: float = Field(120.0, gt=0, description="Session state expires after this idle time.")
-    summary_trigger: float = Field(0.8, gt=0, le=1.0, description="Summarise when the conversation block passes this share of its budget (seed 004).")
-    context_tokens: int = Field(8000, description="Context window in tokens (seed 004).")
-    system_tokens: int = Field(2000, description="System block budget (seed 004).")
-    conversation_tokens: int = Field(2500, description="Conversation block budget (seed 004).")
-    memory_tokens: int = Field(1500, description="Retrieved-memory block budget (seed 004).")
-    summary_tokens: int = Field(300, ge=0, description="Target size of the rolling summary (seed 003: 200..300 chars).")
+    # design source: seed 004
+    summary_trigger: float = Field(0.8, gt=0, le=1.0, description="Summarise when the conversation block passes this share of its budget.")
+    # design source: seed 004
+    context_tokens: int = Field(8000, description="Context window in tokens.")
+    # design source: seed 004
+    system_tokens: int = Field(2000, description="System block budget.")
+    # design source: seed 004
+    conversation_tokens: int = Field(2500, description="Conversation block budget.")
+    # design source: seed 004
+    memory_tokens: int = Field(1500, description="Retrieved-memory block budget.")
+    # design source: seed 003: 200..300 chars
+    summary_tokens: int = Field(300, ge=0, description="Target size of the rolling summary (200..300 chars).")
 
 
 class HealthSection(_Section):
+    # design source: seed 001: act below 95%
     key_attributes: list[str] = Field(
         default_factory=list,
-        description="Fact keys every user should have (coverage = their fill rate, seed 001: act below 95%).",
+        description="Fact keys every user should have (coverage = their fill rate).",
     )
     weight_freshness: float = Field(1.0, ge=0, description="Weight of freshness in the composite (seeds give none: equal).")
     weight_coverage: float = Field(1.0, ge=0, description="Weight of coverage in the composite.")
     weight_consistency: float = Field(1.0, ge=0, description="Weight of consistency in the composite.")
-    freshness_days: float = Field(7.0, gt=0, description="A fact not updated for longer is stale (seed 001: 7 days).")
-    freshness_alert: float = Field(0.15, ge=0, le=1, description="Alert when the stale share exceeds this (seed 001: 15%).")
-    coverage_alert: float = Field(0.95, ge=0, le=1, description="Alert when key-attribute coverage is below this (seed 001: 95%).")
-    composite_alert: float = Field(80.0, ge=0, le=100, description="Alert entry when the composite is below this (seed 001: 80).")
+    # design source: seed 001: 7 days
+    freshness_days: float = Field(7.0, gt=0, description="A fact not updated for longer is stale.")
+    # design source: seed 001: 15%
+    freshness_alert: float = Field(0.15, ge=0, le=1, description="Alert when the stale share exceeds this.")
+    # design source: seed 001: 95%
+    coverage_alert: float = Field(0.95, ge=0, le=1, description="Alert when key-attribute coverage is below this.")
+    # design source: seed 001: 80
+    composite_alert: float = Field(80.0, ge=0, le=100, description="Alert entry when the composite is below this.")
 
 
 class TracingSection(_Section):
@@ -1426,11 +1519,12 @@ class KeywordSection(_Section):
         1.2, gt=0.0, description="BM25 term-frequency saturation k1 (Robertson & Zaragoza 2009). A memory stores "
         "its distinct terms (tf = 1), so k1 only scales the length normalisation."
     )
+    # provenance: issue 16 (b was Lucene's 0.75 before)
     b: float = Field(
-        0.0, ge=0.0, le=1.0, description="BM25 length normalisation b, applied when a memory is written (stored "
-        "memories keep their weights until rewritten or re-embedded). 0 (Lucene's 0.75 before issue 16): a long "
-        "memory that names the query's rare words is no weaker evidence than a short one; LoCoMo dev recall@10 "
-        "+0.02, golden suites unchanged (sweep in benchmarks/README.md)."
+        0.0, ge=0.0, le=1.0, description="BM25 length normalisation b, applied when a memory is written "
+        "(stored memories keep their weights until rewritten or re-embedded). 0 (Lucene's default is 0.75): "
+        "a long memory that names the query's rare words is no weaker evidence than a short one; LoCoMo dev "
+        "recall@10 +0.02, golden suites unchanged (sweep in benchmarks/README.md)."
     )
     avg_len: float = Field(12.0, gt=0.0, description="Expected memory length in terms for the length normalisation.")
 
@@ -1550,7 +1644,8 @@ class EngineConfig(BaseSettings):
     lifecycle: LifecycleSection = Field(default_factory=LifecycleSection, description="Decay, archive, expiry, consolidation.")
     working: WorkingSection = Field(default_factory=WorkingSection, description="Working memory and context budgets.")
     tracing: TracingSection = Field(default_factory=TracingSection, description="Spans and exporters.")
-    health: HealthSection = Field(default_factory=HealthSection, description="Health score of the memory store (seed 001).")
+    # design source: seed 001
+    health: HealthSection = Field(default_factory=HealthSection, description="Health score of the memory store.")
     limits: LimitsSection = Field(default_factory=LimitsSection, description="Input bounds of the public calls.")
     pii: PiiSection = Field(default_factory=PiiSection, description="PII detectors and phone regions (write.redact_pii switches all).")
 
@@ -1623,7 +1718,7 @@ class EngineConfig(BaseSettings):
         try:
             data = tomllib.loads(p.read_text(encoding="utf-8"))
         except (OSError, tomllib.TOMLDecodeError) as e:
-            raise ConfigError(f"{p}: {e}") from e
+            raise ConfigError(f"{p}: {os_reason(e)}") from e
         base = cls().to_dict()
         _deep_merge(base, data)
         return _validated(base, source=str(p))

@@ -56,7 +56,7 @@ import numpy as np
 
 from ..config import IntentSection
 from ..embedding import CachedEmbedder
-from ..errors import ConfigError
+from ..errors import ConfigError, os_reason
 
 __all__ = ["NONE", "Categories", "CategoryLabel", "ExampleSet", "categories_of", "category_of", "load_examples"]
 
@@ -87,7 +87,7 @@ def load_examples(path: str | Path | None = None) -> ExampleSet:
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as e:
-        raise ConfigError(f"intent.exemplars: cannot read {p}: {e}", key="intent.exemplars") from e
+        raise ConfigError(f"intent.exemplars: cannot read {p}: {os_reason(e)}", key="intent.exemplars") from e
     req: dict[str, tuple[str, ...]] = {}
     facts: dict[str, tuple[str, ...]] = {}
     keys: dict[str, tuple[str, ...]] = {}
