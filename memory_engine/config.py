@@ -259,6 +259,10 @@ class InjectionWeights(_Section):
         0.4, ge=0.0, description="An imperative to remember or note something without naming a memory: '请记下来', "
         "'note this down' (weak: a page tells its reader '请记下您的订单号' too)."
     )
+    conversation_reference: float = Field(
+        0.4, ge=0.0, description="The text names the conversation it is read in: 'this conversation', '这段对话' (a page "
+        "for a human reader is in no conversation; weak alone)."
+    )
     hidden_instruction: float = Field(
         0.6, ge=0.0, description="An instruction in text a human reader does not see (an HTML / markdown comment, "
         "Unicode tag characters, letter-spaced words); with 'hidden' it flags the text."
