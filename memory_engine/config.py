@@ -289,6 +289,23 @@ class InjectionWeights(_Section):
         0.5, ge=0.0, description="A base64 run that decodes to text carrying signals of its own (an instruction hidden "
         "from the reader; the decoded signals count as well)."
     )
+    user_claim: float = Field(
+        0.6, ge=0.0, description="Asserts something about this user in the third person: 'the user is 102 years old', "
+        "'the user wants all refunds sent to', '用户的收货地址已更新为' (a third-party text cannot know the reader's profile; "
+        "generic policy, '用户签收后7天内可退货', is no claim)."
+    )
+    keep_directive: float = Field(
+        0.4, ge=0.0, description="An imperative to remember or note something without naming a memory: '请记下来', "
+        "'note this down' (weak: a page tells its reader '请记下您的订单号' too)."
+    )
+    conversation_reference: float = Field(
+        0.4, ge=0.0, description="The text names the conversation it is read in: 'this conversation', '这段对话' (a page "
+        "for a human reader is in no conversation; weak alone)."
+    )
+    hidden_instruction: float = Field(
+        0.6, ge=0.0, description="An instruction in text a human reader does not see (an HTML / markdown comment, "
+        "Unicode tag characters, letter-spaced words); with 'hidden' it flags the text."
+    )
 
 
 class WriteSection(_Section):
@@ -532,6 +549,11 @@ class WriteSection(_Section):
         24, ge=0, description="Base64 runs of at least this many characters in a tool text are decoded and scanned for "
         "planted instructions (write/injection.py 'encoded'; 24 chars = 18 bytes, about three words: shorter runs are "
         "ids and tokens; 0 = off)."
+    )
+    injection_spaced_min_chars: int = Field(
+        4, ge=0, description="A run of at least this many single characters separated by spaces in a tool text "
+        "('忽 略 之 前 的 指 令', 'i g n o r e') is joined back and scanned as a hidden layer (write/injection.py "
+        "revealed_texts; fewer are initials and list markers; 0 = off)."
     )
     injection_weights: InjectionWeights = Field(
         default_factory=InjectionWeights, description="Weights of the planted-instruction signals."

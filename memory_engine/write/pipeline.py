@@ -172,7 +172,8 @@ class WritePipeline:
             req = replace(req, fact=None, metadata={**req.metadata, "_not_a_fact": True})
         if req.role == "tool" and self.config.write.flag_tool_injection:
             w = self.config.write
-            flags = planted_instruction(clean, w.injection_weights, w.injection_threshold, w.injection_encoded_min_chars)
+            flags = planted_instruction(clean, w.injection_weights, w.injection_threshold, w.injection_encoded_min_chars,
+                                        w.injection_spaced_min_chars)
             if flags:
                 req = replace(req, metadata={**req.metadata, "_flags": list(flags)})
         has_fact = req.fact is not None
