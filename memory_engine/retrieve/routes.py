@@ -240,7 +240,7 @@ class IntentRoute:
         near = [p for p in near if p.id in vecs]
         if not near:
             return []
-        member = self.categories.membership(np.asarray([vecs[p.id] for p in near], dtype=np.float32), cat)
+        member = self.categories.membership(np.asarray([vecs[p.id] for p in near], dtype=np.float32), cat, q.vector)
         found = sorted(((float(m), p) for m, p in zip(member, near, strict=True) if m >= self.member_min),
                        key=lambda mp: -mp[0])
         return [ScoredPayload(p.id, round(m, 6), p.payload) for m, p in found[: self.limit]]
