@@ -20,7 +20,7 @@ def test_membership_blends_the_request_by_its_weight_and_ignores_it_at_zero(embe
     vecs = embedder.embed_documents(facts)
     req = embedder.embed_query("the restaurant wants a deposit, go ahead and pay it")
     plain = Categories(embedder, IntentSection(member_request_weight=0.0))
-    blend = Categories(embedder, IntentSection(member_request_weight=0.25))
+    blend = Categories(embedder, IntentSection(member_request_weight=0.25))  # any w in (0, 1]
     # weight 0, or no request: the examples-only score (the old rule)
     assert np.allclose(plain.membership(vecs, "payment", req), plain.membership(vecs, "payment"))
     assert np.allclose(blend.membership(vecs, "payment"), plain.membership(vecs, "payment"))
