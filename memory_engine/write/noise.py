@@ -187,7 +187,7 @@ def is_pleasantry(text: str) -> bool:
     acks = [is_acknowledgement(c) for c in clauses]
     # praise counts only beside thanks ("thanks, you're a lifesaver"): alone "you're a doctor" / "你太慢了"
     # may be the user's instruction or complaint
-    return all(a or is_closing(c) or (any(acks) and is_compliment(c)) for c, a in zip(clauses, acks))
+    return all(a or is_closing(c) or (any(acks) and is_compliment(c)) for c, a in zip(clauses, acks, strict=True))
 
 
 def noise_reason(text: str) -> str | None:
