@@ -1359,6 +1359,46 @@ class KeywordSection(_Section):
         "+0.02, golden suites unchanged (sweep in benchmarks/README.md)."
     )
     avg_len: float = Field(12.0, gt=0.0, description="Expected memory length in terms for the length normalisation.")
+    person_names: bool = Field(
+        True, description="Chinese people called by a surname and a prefix or a title (老周, 小李, 张总, 王老师, 刘经理) "
+        "are recognised by structure (memory_engine.text.zh_person_names) and kept as one term by the tokenizer, "
+        "and count as names for the entity hop, contrast and people checks. jieba tags 老周 a time word, cuts 小李 "
+        "into 小 / 李 and 张总 into 张 / 总, so '老周负责的项目' and '老周说接口卡在审批' shared no name. Names only: "
+        "the surname alone is no term (老周 and 小周 are two people). False = jieba's words alone (before session 11)."
+    )
+    name_surnames: str = Field(
+        "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭"
+        "陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤",
+        description="The single-character surnames person_names reads, one character each: the 100 most common "
+        "surnames of mainland China (Ministry of Public Security, 2020 national name report / 百家姓 by population; "
+        "about 85% of the population). Rare surnames that are common words (师, 时, 公, 区) are left out on purpose: "
+        "老师 / 小时 / 老公 / 小区 name no one.", min_length=1
+    )
+    name_prefixes: str = Field(
+        "老小", min_length=1, description="Characters before a surname that make a familiar name (老周, 小李)."
+    )
+    name_titles: list[str] = Field(
+        ["总", "总监", "总裁", "姐", "哥", "叔", "姨", "阿姨", "老师", "经理", "医生", "大夫", "师傅", "主任", "律师",
+         "教授", "老板", "工"],
+        description="Titles after a surname that name a person (张总, 周姐, 王老师, 刘经理, 王工); longest first when read."
+    )
+    name_word_freq: int = Field(
+        500, ge=0, description="A candidate name that is itself a jieba dictionary word of another part of speech "
+        "with at least this frequency (jieba dict.txt counts; 小于 873, 小孔 679) is that word, not a name (小马 "
+        "391, 老张 256 stay names). 0 = every dictionary word is refused."
+    )
+    name_boundary_freq: int = Field(
+        1000, ge=0, description="A candidate name is refused when its last character and the next one, or the "
+        "character before it and its first, form a jieba dictionary word of at least this frequency: 这周总结 (总结 "
+        "3346), 老高兴 (高兴 5387), 历史老师 (历史), 从小李 (从小 1254); also when the name and the next "
+        "character(s) are a dictionary word (小龙虾, 老毛病). 小张开车 (张开 452) and 今天王姐 (天王 495) keep "
+        "their names."
+    )
+    latin_in_cjk: bool = Field(
+        True, description="Latin and alphanumeric words inside Chinese text count as names (APP, Keep, iPad, SDK, "
+        "4S店 -> '4s') for the entity hop, and a two-character letters-and-digits token (4S, 3D, 5G) is kept whole "
+        "by the tokenizer as longer codes are. False = Latin words in Chinese are plain terms (before session 11)."
+    )
 
 
 class LimitsSection(_Section):

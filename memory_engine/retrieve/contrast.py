@@ -40,7 +40,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..text import _CJK, _stem, content_terms, pos_tags, relatives
+from ..text import _CJK, RECONFIGURE_HOOKS, _stem, content_terms, pos_tags, relatives
 from .crosslang import _PAREN, _dictionary, glosses
 
 __all__ = ["Slots", "contrasts", "slots"]
@@ -268,6 +268,9 @@ def slots(text: str) -> Slots:
     people = frozenset(k for k, _, kind, _ in toks if kind == "p")
     return Slots(frozenset(frames), frozenset(heads), people,
                  frozenset(k for k, _, _, _ in toks if k) | content_terms(text))
+
+
+RECONFIGURE_HOOKS.append(slots)
 
 
 def _known(word: str) -> bool:

@@ -41,7 +41,17 @@ import numpy as np
 from ..config import RetrievalSection
 from ..errors import ConfigError
 from ..store.base import ScoredPayload, StoreFilter, VectorStore
-from ..text import _CJK, _jieba, _jieba_lock, content_terms, entities, relation_nouns, relatives, sparse_query
+from ..text import (
+    _CJK,
+    RECONFIGURE_HOOKS,
+    _jieba,
+    _jieba_lock,
+    content_terms,
+    entities,
+    relation_nouns,
+    relatives,
+    sparse_query,
+)
 from .admission import Admission
 from .candidates import CandidateBuilder, is_cjk
 from .fusion import Candidate, rank_key
@@ -129,6 +139,9 @@ def _link_words(content: str, given_chars: int = 0, nouns: bool = True) -> tuple
     Cached: a store's memories recur across queries and jieba's tagger costs about a millisecond a sentence."""
     names = (hop_terms(content) if nouns else entities(content)) | named_terms(content)
     return names | given_names(person_names(content), given_chars), content_terms(content)
+
+
+RECONFIGURE_HOOKS.append(_link_words)
 
 
 def _people_count(content: str, names: frozenset[str]) -> int:
