@@ -924,6 +924,14 @@ class RetrievalSection(_Section):
         "given name: when the top hits name 'Helen Chen', 'Dr. Chen' stands for her and 'Kevin Chen from "
         "accounting' is someone else (one referent per name, retrieve/referents.py). False = a shared surname links."
     )
+    hop_person_conflict: bool = Field(
+        False, description="Two Chinese memories that each name a person (memory_engine.text.zh_person_words: "
+        "老周, 张总, jieba person words) and share none of them are not linked by common words: '小刘下午都在工位' "
+        "shares 下午 / 找 with '刘经理习惯上午开会，下午基本找不到人' but is about someone else, as '陈总最爱吃芒果千层' "
+        "is beside '小陈芒果过敏' (eval_sets/names_and_chains.yaml). Applies to the hop's reach and to "
+        "hop_chain_focus's chain. Off by default: it also cuts a project told by two people ('老周负责智能客服' / "
+        "'小李说智能客服的接口卡了'). False = common words link whoever the memories name."
+    )
     fact_scan_limit: int = Field(200, ge=1, description="Facts of one user the fact route scans (facts are few per user).")
     temporal_weight: float = Field(
         0.3, ge=0.0, description="Added to the fused score of memories whose event time falls in the date range the "

@@ -51,6 +51,7 @@ from ..text import (
     relation_nouns,
     relatives,
     sparse_query,
+    zh_person_words,
 )
 from .admission import Admission
 from .candidates import CandidateBuilder, is_cjk
@@ -185,6 +186,7 @@ class EntityHop:
         self.by_query = rcfg.hop_rank_by_query
         self.relation_paths = rcfg.relation_paths
         self.chain_focus, self.focus_share = rcfg.hop_chain_focus, rcfg.hop_chain_focus_share
+        self.person_conflict = rcfg.hop_person_conflict
         # a search for every word of the parent ranks rows sharing one common word high: read as many rows as a
         # route does, then keep only the linked ones
         self.search_limit = rcfg.route_limit
@@ -251,6 +253,8 @@ class EntityHop:
             shared = ((words | names) & (c_words | c_names)) - plan.terms
             if not (shared & (names | c_names)) and len(shared) < self.min_shared:
                 continue  # one common word ('quarter', '下周') is no link
+            if self._other_people(parent_pl.get("content", ""), str(p.payload.get("content", "")), shared):
+                continue  # common words between two memories about two people ('小刘下午都在工位' / '刘经理…下午')
             if self.check_names and known and name_conflict(known, full_names(str(p.payload.get("content", "")))):
                 continue  # the shared surname stands for someone else here ('Kevin Chen' when 'Helen Chen' is asked)
             if (self.relation_paths and all(relatives(t) for t in shared)
@@ -329,7 +333,18 @@ class EntityHop:
         b_names, b_words = _link_words(b, self.given_chars, self.noun_names)
         shared = {t for t in ((a_names | a_words) & (b_names | b_words)) - plan.terms
                   if t not in _HONORIFICS and not _split_in(t, plan.query)}
+        if self._other_people(a, b, shared):
+            return False
         return bool(shared & (a_names | b_names)) or len(shared) >= self.min_shared
+
+    def _other_people(self, a: str, b: str, shared: set[str] | frozenset[str]) -> bool:
+        """Whether, with ``retrieval.hop_person_conflict``, memories ``a`` and ``b`` are about two different people:
+        each names a person (:func:`memory_engine.text.zh_person_words`), they name none in common and the
+        ``shared`` terms hold none of them."""
+        if not self.person_conflict:
+            return False
+        pa, pb = zh_person_words(a), zh_person_words(b)
+        return bool(pa and pb and not (pa & pb) and not (set(shared) & (pa | pb)))
 
     def focus(self, kept: list[Candidate], below: list[Candidate], payloads: dict[str, dict[str, Any]],
               plan: QueryPlan) -> tuple[list[Candidate], list[Candidate]]:

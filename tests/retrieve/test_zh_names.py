@@ -80,13 +80,32 @@ def _add(engine: MemoryEngine, user: str, texts: list[str]) -> dict[str, str]:
             for i, t in enumerate(texts)}
 
 
+_PROJECT = ["智能客服这季度是老周负责", "老周说供应商合同还没盖章", "小周下周去深圳出差", "张总让我周五前交预算",
+            "王老师说周三开家长会"]
+
+
+def _hop_routes(eng: MemoryEngine, user: str) -> tuple[dict[str, str], list[str], dict[str, dict[str, int]]]:
+    ids = _add(eng, user, _PROJECT)
+    res = eng.retrieve("智能客服那边推进到哪了？", user_id=user, now=T0 + timedelta(days=9), explain=True)
+    return ids, [h.memory_id for h in res.hits], {e.memory_id: e.route_ranks for e in res.explanations}
+
+
 def test_the_hop_links_a_project_to_its_owners_report_through_the_name(engine):
-    """The question names the project only; 老周's report of the blocker is reached through 老周 (before: 老周 was
-    no name, and the report shared no other word with the project)."""
-    user = "names-hop"
-    ids = _add(engine, user, ["会员积分改版这期是老周在牵头", "老周说接口卡在法务审批，这周肯定出不来",
-                              "小周说周报模板已经改好发群里了"])
-    res = engine.retrieve("会员积分改版现在卡在哪一步了？", user_id=user, now=T0 + timedelta(days=6), explain=True)
-    got = [h.memory_id for h in res.hits]
-    assert ids["会员积分改版这期是老周在牵头"] in got
-    assert ids["老周说接口卡在法务审批，这周肯定出不来"] in got
+    """The question names the project only; 老周's report shares nothing else with it and is reached through
+    老周, ranked after the project; 小周 (the same surname) is not reached."""
+    ids, got, via = _hop_routes(engine, "names-hop")
+    report = ids["老周说供应商合同还没盖章"]
+    assert report in got and "hop" in via[report]
+    assert got.index(ids["智能客服这季度是老周负责"]) < got.index(report)
+    assert "hop" not in via.get(ids["小周下周去深圳出差"], {})
+
+
+def test_without_names_the_report_is_not_reached(make_engine):
+    """keyword.person_names=false: 老周 is jieba's time word again, no name, and the hop does not reach the report
+    (the behaviour before session 11)."""
+    eng = make_engine({"keyword.person_names": False})
+    try:
+        ids, _, via = _hop_routes(eng, "names-hop-off")
+        assert "hop" not in via.get(ids["老周说供应商合同还没盖章"], {})
+    finally:
+        configure_names(KeywordSection())
