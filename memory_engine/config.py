@@ -925,9 +925,9 @@ class RetrievalSection(_Section):
         "accounting' is someone else (one referent per name, retrieve/referents.py). False = a shared surname links."
     )
     hop_person_conflict: bool = Field(
-        False, description="Two Chinese memories that each name a person (memory_engine.text.zh_person_words: "
-        "老周, 张总, jieba person words) and share none of them are not linked by common words: '小刘下午都在工位' "
-        "shares 下午 / 找 with '刘经理习惯上午开会，下午基本找不到人' but is about someone else, as '陈总最爱吃芒果千层' "
+        False, description="Two Chinese memories that each name a person by surname and prefix or title "
+        "(memory_engine.text.zh_names: 老周, 张总, 小刘; not jieba's person tag, which falls on 柯基 and 过敏) "
+        "and share none of them are not linked by common words: '小刘下午都在工位' shares 下午 / 找 with '刘经理习惯上午开会，下午基本找不到人' but is about someone else, as '陈总最爱吃芒果千层' "
         "is beside '小陈芒果过敏' (eval_sets/names_and_chains.yaml). Applies to the hop's reach and to "
         "hop_chain_focus's chain. Off by default: it also cuts a project told by two people ('老周负责智能客服' / "
         "'小李说智能客服的接口卡了'). False = common words link whoever the memories name."

@@ -93,7 +93,7 @@ def configure_names(section) -> None:  # noqa: ANN001 - a KeywordSection
     old, _names = _names, new
     if old is None and new.key() == _default_names().key():
         return
-    for f in (_tokenize_cached, people, zh_person_names, zh_person_words, *RECONFIGURE_HOOKS):
+    for f in (_tokenize_cached, people, zh_person_names, *RECONFIGURE_HOOKS):
         f.cache_clear()
 
 #: Chinese numerals and weekday names, shared by the date reader (retrieve/temporal.py) and the repair of a
@@ -549,15 +549,6 @@ def people(text: str) -> frozenset[str]:
         out |= {w for w, flag in pos_tags(text) if flag in ("nr", "nrt") and len(w) > 1}
         out |= zh_names(text)
     return frozenset(out)
-
-
-@lru_cache(maxsize=65_536)
-def zh_person_words(text: str) -> frozenset[str]:
-    """The people a Chinese ``text`` names as words: jieba person words (nr, nrt; two characters or more) and
-    :func:`zh_names`; no relatives (:func:`people` has those as ids). Empty for text without Chinese."""
-    if not _CJK.search(text):
-        return frozenset()
-    return frozenset({w for w, flag in pos_tags(text) if flag in ("nr", "nrt") and len(w) > 1} | zh_names(text))
 
 
 def term_id(term: str) -> int:

@@ -51,7 +51,7 @@ from ..text import (
     relation_nouns,
     relatives,
     sparse_query,
-    zh_person_words,
+    zh_names,
 )
 from .admission import Admission
 from .candidates import CandidateBuilder, is_cjk
@@ -339,11 +339,11 @@ class EntityHop:
 
     def _other_people(self, a: str, b: str, shared: set[str] | frozenset[str]) -> bool:
         """Whether, with ``retrieval.hop_person_conflict``, memories ``a`` and ``b`` are about two different people:
-        each names a person (:func:`memory_engine.text.zh_person_words`), they name none in common and the
-        ``shared`` terms hold none of them."""
+        each names a person by surname and prefix or title (:func:`memory_engine.text.zh_names`: jieba's person
+        tag also falls on 柯基 and 过敏), they name none in common and the ``shared`` terms hold none of them."""
         if not self.person_conflict:
             return False
-        pa, pb = zh_person_words(a), zh_person_words(b)
+        pa, pb = zh_names(a), zh_names(b)
         return bool(pa and pb and not (pa & pb) and not (set(shared) & (pa | pb)))
 
     def focus(self, kept: list[Candidate], below: list[Candidate], payloads: dict[str, dict[str, Any]],

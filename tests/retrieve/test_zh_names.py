@@ -109,3 +109,15 @@ def test_without_names_the_report_is_not_reached(make_engine):
         assert "hop" not in via.get(ids["老周说供应商合同还没盖章"], {})
     finally:
         configure_names(KeywordSection())
+
+
+def test_contrast_tells_two_people_of_one_surname_apart():
+    """retrieve/contrast.py: 老周 (jieba's time word) and 小周 (cut 小 / 周家) are two person words; the same
+    person, or a word that only holds the surname and a title (这周总结), is no contrast."""
+    from memory_engine.retrieve.contrast import contrasts
+
+    assert contrasts("老周孩子考得怎么样？", "小周家孩子刚上幼儿园，天天哭着不肯去") == ("老周", "小周")
+    assert contrasts("老周孩子考得怎么样？", "老周家孩子今年高考，考了六百二十多分") is None
+    assert contrasts("张总对什么过敏？", "张姐不吃辣，点菜的时候要注意") == ("张总", "张姐")
+    assert contrasts("张总对什么过敏？", "张总海鲜过敏") is None
+    assert contrasts("周总交代的事情要什么时候交？", "这周总结会挪到周四下午开") is None
