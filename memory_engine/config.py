@@ -70,7 +70,28 @@ _HOLIDAY_PERIODS: dict[str, str] = {
     "xmas": "12-24..12-26", "new year's eve": "12-31..12-31", "new year's day": "01-01..01-01",
     "new year's": "12-31..01-01", "halloween": "10-31..10-31", "valentine's day": "02-14..02-14",
     "fourth of july": "07-04..07-04", "boxing day": "12-26..12-26",
+    # holidays that move every year: 'CC[-SUBDIV]:Name|Name' = the days the `holidays` package's calendar of
+    # that country gives those names (English names, 'Name (observed)' included); the lunar festivals of
+    # China's calendar (春节 = its eve and the festival days, 清明, 端午, 中秋) and the Western movable feasts
+    "春节": "CN:Chinese New Year's Eve|Chinese New Year", "过年": "CN:Chinese New Year's Eve|Chinese New Year",
+    "过年期间": "CN:Chinese New Year's Eve|Chinese New Year", "除夕": "CN:Chinese New Year's Eve",
+    "大年三十": "CN:Chinese New Year's Eve", "年三十": "CN:Chinese New Year's Eve",
+    "大年初一": "CN:Chinese New Year", "清明": "CN:Tomb-Sweeping Day", "端午": "CN:Dragon Boat Festival",
+    "中秋": "CN:Mid-Autumn Festival",
+    "chinese new year": "CN:Chinese New Year's Eve|Chinese New Year",
+    "chinese new year's eve": "CN:Chinese New Year's Eve", "lunar new year's eve": "CN:Chinese New Year's Eve",
+    "lunar new year": "CN:Chinese New Year's Eve|Chinese New Year",
+    "spring festival": "CN:Chinese New Year's Eve|Chinese New Year", "mid-autumn": "CN:Mid-Autumn Festival",
+    "moon festival": "CN:Mid-Autumn Festival", "dragon boat festival": "CN:Dragon Boat Festival",
+    "thanksgiving": "US:Thanksgiving Day", "memorial day": "US:Memorial Day", "labor day": "US:Labor Day",
+    "easter": "GB-ENG:Good Friday|Easter Monday", "good friday": "GB-ENG:Good Friday",
+    "easter monday": "GB-ENG:Easter Monday",
 }
+
+#: the default of memory.holiday_breaks: the movable holidays a user names for the whole time off around them
+_HOLIDAY_BREAKS: tuple[str, ...] = ("春节", "过年", "过年期间", "清明", "端午", "中秋", "chinese new year",
+                                    "lunar new year", "spring festival", "mid-autumn", "moon festival",
+                                    "dragon boat festival", "thanksgiving", "memorial day", "labor day", "easter")
 
 
 class _Section(BaseModel):
@@ -126,7 +147,22 @@ class MemorySection(_Section):
         "one for a future one, the nearest without a tense cue. Defaults: China's statutory holidays at fixed "
         "Gregorian dates with the usual adjusted week (State Council, 全国年节及纪念日放假办法, 2024 revision: "
         "National Day 1-7 October, Labour Day 1-5 May, New Year's Day) and the US / UK holiday season and fixed "
-        "days; lunar holidays (春节, 中秋, 端午) move every year and are not listed. {} = off.",
+        "days. A holiday that moves every year is 'CC[-SUBDIV]:Name|Name' instead: the days the `holidays` "
+        "package's calendar of country CC (ISO 3166, optional subdivision) gives those English names in that "
+        "year ('Name (observed)' too); defaults: the lunar festivals of China's calendar (春节 / 过年 = "
+        "Chinese New Year's Eve and the festival days, 除夕, 清明, 端午, 中秋) and the US / English movable "
+        "days (Thanksgiving, Memorial Day, Labor Day, Easter = Good Friday to Easter Monday). {} = off.",
+    )
+    holiday_breaks: list[str] = Field(
+        default_factory=lambda: list(_HOLIDAY_BREAKS), description="Names of memory.holiday_periods' movable "
+        "holidays that mean the whole time off around them ('春节期间' is the week off, 'over Thanksgiving' the "
+        "long weekend): their period runs on through the adjacent weekend days and the calendar's other days "
+        "off (China's substituted days off), at most memory.holiday_break_max_days in all. Others (除夕, "
+        "Good Friday) are their own days. [] = every movable holiday is its own days.",
+    )
+    holiday_break_max_days: int = Field(
+        10, ge=1, le=31, description="The longest a holiday break of memory.holiday_breaks may run, in days "
+        "(China's Spring Festival break is 8-9 days with its substituted days off).",
     )
 
 
