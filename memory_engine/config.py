@@ -905,15 +905,18 @@ class RetrievalSection(_Section):
         "do not."
     )
     hop_chain_focus: bool = Field(
-        False, description="When the top hit is linked to another kept memory (a chain: project -> dependency -> "
+        True, description="When the top hit is linked to another kept memory (a chain: project -> dependency -> "
         "blocker, pet -> vet -> address), a kept memory linked to no memory of the chain (no shared name, fewer "
         "than hop_min_shared shared words outside the query) and below hop_chain_focus_share x the top hit's "
         "relevance is dropped: it matched the query's generic words ('系统', '上线', '订') but is about another "
-        "subject (another project's review, the user's own dentist). Only when the top hit holds a name the question "
-        "names (the chain's subject) and the memory does not hold all of them. Off by default: on, whole dev 6 "
-        "queries up (needs-and-links q_ontime, four of chains-in-the-wild, experience-recall-zh q_feed_wedding), 2 "
-        "down (implicit-recall-zh q_qingming, experience-recall-zh q_d_canteen: an associative answer that shares "
-        "no word with the top hit is dropped), session 10, afc12fa. False = the order before session 10."
+        "subject (another project's review, the user's own dentist). Only for a lookup (a question or a short "
+        "phrase, not a conversation or a statement of the user's present: those ask for an association that shares "
+        "no word with the top hit), and only when the top hit holds a name the question names (the chain's "
+        "subject) and the memory does not hold all of them. On since session 11 (with keyword.person_names and "
+        "the lookup condition): whole dev +7 / -0 (chains-in-the-wild q_book, q_hospital, q_where, q_fruit, "
+        "q_stuck; needs-and-links q_ontime; needs-in-the-wild q_why) and names-and-chains +2; without the lookup "
+        "condition it lost dialogue-recall q_drown and implicit-recall-zh q_qingming. False = the order before "
+        "session 10."
     )
     hop_chain_focus_share: float = Field(
         1.0, ge=0.0, le=1.0, description="With hop_chain_focus, an unlinked memory is dropped only when its "

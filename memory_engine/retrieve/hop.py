@@ -357,9 +357,11 @@ class EntityHop:
         review through 系统, the user's own dentist through 'Dr.') and is dropped, unless it holds every name the
         question shares with the top hit (the anchor: then it is about the same subject). Link words leave out
         the query's terms, English honorifics and Chinese terms the query holds split (:func:`_split_in`).
-        Nothing changes with fewer than three kept memories, when the top hit links to nothing, or when it holds
-        no name of the question."""
-        if not self.chain_focus or len(kept) < 3:
+        Nothing changes with fewer than three kept memories, when the top hit links to nothing, when it holds
+        no name of the question, or when the query is no lookup (:attr:`QueryPlan.lookup`: a conversation or a
+        statement of the user's present, '清明快到了，我想回老家给老人扫扫墓', asks for an association, which shares
+        no word with the top hit by nature)."""
+        if not self.chain_focus or len(kept) < 3 or not plan.lookup:
             return kept, below
         text = {c.memory_id: str(payloads.get(c.memory_id, {}).get("content", "")) for c in kept}
         chain = [kept[0].memory_id]
