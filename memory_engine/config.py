@@ -461,6 +461,36 @@ class WriteSection(_Section):
         7.0, ge=0.0, description="Days during which MemoryEngine.undo_forget restores what a forget instruction or a "
         "correction archived."
     )
+    fact_correction_enabled: bool = Field(
+        True, description="A user statement that corrects a structured fact in plain speech ('actually my shipping "
+        "address changed, send things to ...', '不对，我已经搬到重庆了，不在成都了') supersedes the fact it names, with "
+        "evidence and the write.undo_days window (write/fact_correction.py); false = facts change only by a new "
+        "fact write of the same key."
+    )
+    fact_correction_below_threshold: bool = Field(
+        True, description="A statement scored below write.threshold (kept as an uncurated episodic memory) may still "
+        "retire the fact it names ('我现在不喝燕麦拿铁了，改喝美式' scores 0.50): the fact path's own evidence (the "
+        "value negated or replaced, or every subject word with a change) stands in for the importance score; false = "
+        "only curated statements retire facts, like every other correction."
+    )
+    fact_correction_similarity: float = Field(
+        0.2, ge=0.0, le=1.0, description="Rescaled dense similarity between a correction and a fact's text, at "
+        "least, for the correction to retire the fact (write/fact_correction.py)."
+    )
+    fact_correction_value_share: float = Field(
+        0.5, ge=0.0, le=1.0, description="Share of the stored value's countable terms (numbers normalised) that a "
+        "correction must negate or name as replaced to retire the fact by its value ('I no longer work at Acme' "
+        "names 1 of the 2 terms of 'Acme Corp'); 0 never counts as naming."
+    )
+    fact_correction_subject_share: float = Field(
+        1.0, ge=0.0, le=1.0, description="Share of the fact's subject words (its text's countable terms without the "
+        "value's: 'My shipping address is X' -> shipping, address) a correction that reports a change must carry "
+        "to retire the fact by its subject ('my shipping address changed' yes; 'her address is now' no)."
+    )
+    fact_correction_subject_min_terms: int = Field(
+        2, ge=1, description="Subject words a fact's text must have, at least, to be retired by its subject alone "
+        "(one shared word such as 'work' is too little to name a fact)."
+    )
     flag_tool_injection: bool = Field(
         True, description="Tool / web content (role 'tool') carrying planted instructions ('ignore previous "
         "instructions', '忽略之前的指令', system-prompt-like text) is stored flagged (payload 'flagged', metadata "
