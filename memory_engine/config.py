@@ -1432,7 +1432,7 @@ class IntentSection(_Section):
         "noisy-OR with its own similarity. Dev calibration (needs-everyday, needs-and-links, needs-in-the-wild, "
         "facts-by-intent, needs-requests; routed requests, judged pairs, floor 0.25): min 0 / full 0.15 passes 62 "
         "of 68 needed memories and 4 of 104 unneeded ones; full 0.3: 60 / 4; tags at a flat 0.45 only: 54 / 3; "
-        "a flat 0.45 for membership >= 0.05: 58 / 5. Session 11, with `member_request_weight` 0.15 (which lowers "
+        "a flat 0.45 for membership >= 0.05: 58 / 5. With `member_request_weight` 0.15 (which lowers "
         "the scale): min -0.015 / full 0.135 (needs suites + facts-by-intent + needs-in-speech, 159 queries: +2 / -0 "
         "against weight 0 with 0 / 0.15; weight 0.25 with -0.03 / 0.12 also +2 / -0 there but lost an untagged "
         "window seat for a flight request in tests/retrieve/test_facts_by_intent.py; a ramp of -0.03 / 0.12 at "
