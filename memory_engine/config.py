@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from .errors import ConfigError
+from .errors import ConfigError, os_reason
 
 
 class FusionStrategy(StrEnum):
@@ -70,7 +70,28 @@ _HOLIDAY_PERIODS: dict[str, str] = {
     "xmas": "12-24..12-26", "new year's eve": "12-31..12-31", "new year's day": "01-01..01-01",
     "new year's": "12-31..01-01", "halloween": "10-31..10-31", "valentine's day": "02-14..02-14",
     "fourth of july": "07-04..07-04", "boxing day": "12-26..12-26",
+    # holidays that move every year: 'CC[-SUBDIV]:Name|Name' = the days the `holidays` package's calendar of
+    # that country gives those names (English names, 'Name (observed)' included); the lunar festivals of
+    # China's calendar (春节 = its eve and the festival days, 清明, 端午, 中秋) and the Western movable feasts
+    "春节": "CN:Chinese New Year's Eve|Chinese New Year", "过年": "CN:Chinese New Year's Eve|Chinese New Year",
+    "过年期间": "CN:Chinese New Year's Eve|Chinese New Year", "除夕": "CN:Chinese New Year's Eve",
+    "大年三十": "CN:Chinese New Year's Eve", "年三十": "CN:Chinese New Year's Eve",
+    "大年初一": "CN:Chinese New Year", "清明": "CN:Tomb-Sweeping Day", "端午": "CN:Dragon Boat Festival",
+    "中秋": "CN:Mid-Autumn Festival",
+    "chinese new year": "CN:Chinese New Year's Eve|Chinese New Year",
+    "chinese new year's eve": "CN:Chinese New Year's Eve", "lunar new year's eve": "CN:Chinese New Year's Eve",
+    "lunar new year": "CN:Chinese New Year's Eve|Chinese New Year",
+    "spring festival": "CN:Chinese New Year's Eve|Chinese New Year", "mid-autumn": "CN:Mid-Autumn Festival",
+    "moon festival": "CN:Mid-Autumn Festival", "dragon boat festival": "CN:Dragon Boat Festival",
+    "thanksgiving": "US:Thanksgiving Day", "memorial day": "US:Memorial Day", "labor day": "US:Labor Day",
+    "easter": "GB-ENG:Good Friday|Easter Monday", "good friday": "GB-ENG:Good Friday",
+    "easter monday": "GB-ENG:Easter Monday",
 }
+
+#: the default of memory.holiday_breaks: the movable holidays a user names for the whole time off around them
+_HOLIDAY_BREAKS: tuple[str, ...] = ("春节", "过年", "过年期间", "清明", "端午", "中秋", "chinese new year",
+                                    "lunar new year", "spring festival", "mid-autumn", "moon festival",
+                                    "dragon boat festival", "thanksgiving", "memorial day", "labor day", "easter")
 
 
 class _Section(BaseModel):
@@ -78,7 +99,8 @@ class _Section(BaseModel):
 
 
 class MemorySection(_Section):
-    enabled: bool = Field(True, description="Kill switch: false turns every memory read and write off (seed 000).")
+    # design source: seed 000
+    enabled: bool = Field(True, description="Kill switch: false turns every memory read and write off.")
     timezone: str | None = Field(
         None, description="The users' time zone (IANA name such as 'Asia/Shanghai', or an offset '+08:00') in which "
         "dates in memories and queries ('yesterday', '6月3号', 'last Friday') are resolved to calendar days. "
@@ -88,12 +110,13 @@ class MemorySection(_Section):
         "mdy", pattern="^(mdy|dmy|off)$", description="How '3/6' is read in memories and queries: month/day "
         "('mdy': US and Chinese usage, 6 March), day/month ('dmy': most of Europe, 3 June) or not as a date ('off').",
     )
+    # provenance: issue 16, class 2 counts the previous day as the failure
     day_start_hour: int = Field(
-        0, ge=0, le=12, description="Local hour at which a user's day starts: a note written before it belongs to "
-        "the day that just ended ('had the interview this morning' typed at 00:30 is about the day before midnight; "
-        "'tomorrow' then is the coming day). 0 = days end at midnight, the default: a UTC+8 user's note written "
-        "after local midnight is filed under the new local day (issue 16, class 2 counts the previous day as the "
-        "failure), and 'yesterday' typed at 00:30 is the calendar day before.",
+        0, ge=0, le=12, description="Local hour at which a user's day starts: a note written before it "
+        "belongs to the day that just ended ('had the interview this morning' typed at 00:30 is about the "
+        "day before midnight; 'tomorrow' then is the coming day). 0 = days end at midnight, the default: a "
+        "UTC+8 user's note written after local midnight is filed under the new local day, and 'yesterday' "
+        "typed at 00:30 is the calendar day before.",
     )
     month_part_days: int = Field(
         10, ge=1, le=15, description="Days of a part of a month: 'early March' / 月初 / 上旬 = its first N days, "
@@ -107,11 +130,12 @@ class MemorySection(_Section):
         "next_week", pattern="^(next_week|nearest)$", description="'next Friday': the Friday of next Monday-based "
         "week like 下周五 ('next_week': said on a Wednesday, 9 days on) or the nearest coming Friday ('nearest').",
     )
+    # provenance: issue 16, session 10
     writer_day: bool = Field(
-        True, description="A memory's written day is the calendar day in the UTC offset it was written in (kept "
-        "as utc_offset on the record), not in the offset of the later question: a Los Angeles note typed at 00:15 "
-        "PDT on 31 October is still about 31 October when asked in PST (daylight saving ended) or from another "
-        "zone. False = the question's zone (the behaviour before issue 16, session 10); records without "
+        True, description="A memory's written day is the calendar day in the UTC offset it was written in "
+        "(kept as utc_offset on the record), not in the offset of the later question: a Los Angeles note "
+        "typed at 00:15 PDT on 31 October is still about 31 October when asked in PST (daylight saving "
+        "ended) or from another zone. False = the question's zone (the earlier behaviour); records without "
         "utc_offset always use it.",
     )
     few_days_back: int = Field(
@@ -126,7 +150,22 @@ class MemorySection(_Section):
         "one for a future one, the nearest without a tense cue. Defaults: China's statutory holidays at fixed "
         "Gregorian dates with the usual adjusted week (State Council, 全国年节及纪念日放假办法, 2024 revision: "
         "National Day 1-7 October, Labour Day 1-5 May, New Year's Day) and the US / UK holiday season and fixed "
-        "days; lunar holidays (春节, 中秋, 端午) move every year and are not listed. {} = off.",
+        "days. A holiday that moves every year is 'CC[-SUBDIV]:Name|Name' instead: the days the `holidays` "
+        "package's calendar of country CC (ISO 3166, optional subdivision) gives those English names in that "
+        "year ('Name (observed)' too); defaults: the lunar festivals of China's calendar (春节 / 过年 = "
+        "Chinese New Year's Eve and the festival days, 除夕, 清明, 端午, 中秋) and the US / English movable "
+        "days (Thanksgiving, Memorial Day, Labor Day, Easter = Good Friday to Easter Monday). {} = off.",
+    )
+    holiday_breaks: list[str] = Field(
+        default_factory=lambda: list(_HOLIDAY_BREAKS), description="Names of memory.holiday_periods' movable "
+        "holidays that mean the whole time off around them ('春节期间' is the week off, 'over Thanksgiving' the "
+        "long weekend): their period runs on through the adjacent weekend days and the calendar's other days "
+        "off (China's substituted days off), at most memory.holiday_break_max_days in all. Others (除夕, "
+        "Good Friday) are their own days. [] = every movable holiday is its own days.",
+    )
+    holiday_break_max_days: int = Field(
+        10, ge=1, le=31, description="The longest a holiday break of memory.holiday_breaks may run, in days "
+        "(China's Spring Festival break is 8-9 days with its substituted days off).",
     )
 
 
@@ -250,33 +289,59 @@ class InjectionWeights(_Section):
         0.5, ge=0.0, description="A base64 run that decodes to text carrying signals of its own (an instruction hidden "
         "from the reader; the decoded signals count as well)."
     )
+    user_claim: float = Field(
+        0.6, ge=0.0, description="Asserts something about this user in the third person: 'the user is 102 years old', "
+        "'the user wants all refunds sent to', '用户的收货地址已更新为' (a third-party text cannot know the reader's profile; "
+        "generic policy, '用户签收后7天内可退货', is no claim)."
+    )
+    keep_directive: float = Field(
+        0.4, ge=0.0, description="An imperative to remember or note something without naming a memory: '请记下来', "
+        "'note this down' (weak: a page tells its reader '请记下您的订单号' too)."
+    )
+    conversation_reference: float = Field(
+        0.4, ge=0.0, description="The text names the conversation it is read in: 'this conversation', '这段对话' (a page "
+        "for a human reader is in no conversation; weak alone)."
+    )
+    hidden_instruction: float = Field(
+        0.6, ge=0.0, description="An instruction in text a human reader does not see (an HTML / markdown comment, "
+        "Unicode tag characters, letter-spaced words); with 'hidden' it flags the text."
+    )
 
 
 class WriteSection(_Section):
+    # design source: seed 000: 0.5 let too much in
     threshold: float = Field(
         0.6, ge=0.0, le=1.0, description="Minimum importance for a statement to become a curated memory (semantic, "
-        "procedural, constraint; seed 000: 0.5 let too much in). Below it a substantive statement is kept as an "
+        "procedural, constraint; an earlier 0.5 let too much in). Below it a substantive statement is kept as an "
         "episodic memory (keep_below_threshold) or rejected."
     )
+    # provenance: issue 16; false = the seed's rejection
     keep_below_threshold: bool = Field(
-        True, description="Keep every substantive statement below the threshold as an episodic memory (decaying and "
-        "archived by the lifecycle rules) instead of rejecting it: only noise (chit-chat, acknowledgements, "
-        "content-free lines, one-off commands) is rejected (issue 16). false = the seed's rejection."
+        True, description="Keep every substantive statement below the threshold as an episodic memory "
+        "(decaying and archived by the lifecycle rules) instead of rejecting it: only noise (chit-chat, "
+        "acknowledgements, content-free lines, one-off commands) is rejected. false = reject everything "
+        "below the threshold (the original design)."
     )
+    # design source: seed 002
     uncertain_mode: str = Field(
         "episodic", pattern="^(episodic|candidate)$", description="Uncertain texts without a hedge word (questions, "
         "'I think ...'): 'episodic' keeps them as current episodic memories (the user's words exist; never curated "
         "into semantic); 'candidate' sends them to the candidate pool like hedges ('maybe', '也许', '要不试试'), "
-        "which wait there (seed 002) until they recur in write.candidate_promote_count sessions."
+        "which wait there until they recur in write.candidate_promote_count sessions."
     )
     dedup_candidates: int = Field(3, ge=1, description="Nearest same-type memories checked for a duplicate or a recurring candidate.")
+    # design source: seed 000
     dedup_similarity: float = Field(
-        0.92, ge=0.0, le=1.0, description="Raw cosine at or above which a new memory merges into an existing one (seed 000)."
+        0.92, ge=0.0, le=1.0, description="Raw cosine at or above which a new memory merges into an existing one."
     )
-    importance_base: float = Field(0.5, description="Importance every statement starts at (seed 000).")
-    fact_bonus: float = Field(0.3, description="Added for a structured fact or a factual statement (seed 000).")
-    preference_bonus: float = Field(0.3, description="Added for preference/constraint markers (seed 000).")
-    decision_bonus: float = Field(0.2, description="Added for decision markers such as 结论/决定/confirm (seed 000).")
+    # design source: seed 000
+    importance_base: float = Field(0.5, description="Importance every statement starts at.")
+    # design source: seed 000
+    fact_bonus: float = Field(0.3, description="Added for a structured fact or a factual statement.")
+    # design source: seed 000
+    preference_bonus: float = Field(0.3, description="Added for preference/constraint markers.")
+    # design source: seed 000
+    decision_bonus: float = Field(0.2, description="Added for decision markers such as 结论/决定/confirm.")
     correction_bonus: float = Field(
         0.2, description="Added for corrections/negations (更正/改为/no longer/instead): an update the user insists on."
     )
@@ -288,13 +353,19 @@ class WriteSection(_Section):
         "time or one place ('for 10 minutes', 'in Tokyo', 'for 6:30 tomorrow morning': at most 2). Another clause "
         "with content ('check the weather in Tokyo, I'm flying there Friday') always keeps the text (write/rules.py)."
     )
-    short_penalty: float = Field(0.3, description="Subtracted for texts shorter than short_length characters (seed 000).")
+    # design source: seed 000
+    short_penalty: float = Field(0.3, description="Subtracted for texts shorter than short_length characters.")
     short_length: int = Field(4, ge=0, description="Characters (after trimming) below which short_penalty applies.")
+    # design source: seed 002: only certain statements become semantic
     uncertainty_penalty: float = Field(
-        0.2, description="Subtracted for questions, guesses and hedges (seed 002: only certain statements become semantic)."
+        0.2, description="Subtracted for questions, guesses and hedges (only certain statements become semantic)."
     )
     redact_pii: bool = Field(True, description="Replace PII by typed placeholders before embedding or storing.")
-    supersede_mode: SupersedeMode = Field(SupersedeMode.ARCHIVE, description="'archive' (seed 000/002) or 'pending_confirmation' (seed 004).")
+    # design source: archive seed 000/002, pending_confirmation seed 004
+    supersede_mode: SupersedeMode = Field(SupersedeMode.ARCHIVE, description=(
+        "What a correction does to the value it replaces: 'archive' archives the old memory at once (superseded_by "
+        "set, never deleted); 'pending_confirmation' marks it pending and archives it once the user has "
+        "repeated the new value lifecycle.confirm_repeats times."))
     supersede_similarity: float = Field(
         0.2,
         ge=0.0,
@@ -347,13 +418,15 @@ class WriteSection(_Section):
         0.1, ge=0.0, le=1.0, description="...and exceeds the next nearest memory's similarity by at least this "
         "(e5 on dev: named topic 0.26-0.58, next memory 0.14-0.41); otherwise nothing is forgotten."
     )
+    # provenance: session 7 (margin 0.2)
     forget_clause_margin: float = Field(
-        0.0, ge=0.0, le=1.0, description="A forget that names part of a multi-clause message ('forget my phone number' "
-        "for 'my number is 138..., and leave parcels with the guard') also takes a clause carrying none of the "
-        "target's terms when its rescaled similarity to the target exceeds the best carrying clause's less this. "
-        "0.0: only a clause closer to the target than the one carrying its words goes (e5: named clause 0.48-0.63, "
-        "a neighbouring detail 0.30-0.37, '生日是5月8号' beside '我电话[PHONE]' 0.37: the 0.2 of session 7 took it, "
-        "data loss); range 0-0.3, larger trades kept clauses for fewer leaks."
+        0.0, ge=0.0, le=1.0, description="A forget that names part of a multi-clause message ('forget my "
+        "phone number' for 'my number is 138..., and leave parcels with the guard') also takes a clause "
+        "carrying none of the target's terms when its rescaled similarity to the target exceeds the best "
+        "carrying clause's less this. 0.0: only a clause closer to the target than the one carrying its "
+        "words goes (e5: named clause 0.48-0.63, a neighbouring detail 0.30-0.37, '生日是5月8号' beside "
+        "'我电话[PHONE]' 0.37: a margin of 0.2 took it, data loss); range 0-0.3, larger trades kept clauses "
+        "for fewer leaks."
     )
     forget_matter_clause_margin: float = Field(
         0.25, ge=0.0, le=1.0, description="forget_clause_margin for a request naming a whole matter ('以后不用记我工资的"
@@ -392,6 +465,14 @@ class WriteSection(_Section):
         "'终于搬到深圳了', write/changes.py) links the older memory it replaces ('I live in Chengdu') when their rescaled "
         "dense similarity is at least this (e5: moves 0.40-0.57) and one entity replaces another."
     )
+    change_final_similarity: float = Field(
+        0.3, ge=0.0, le=1.0, description="A statement of a time that follows a provisional one ('the plumber can come "
+        "Wednesday, he'd let me know' -> 'Dave texted back, Friday 10am works'; write/changes.py) links the nearest "
+        "older provisional memory that states a time too (metadata._replaces, rule provisional_final) when their "
+        "rescaled dense similarity is at least this (e5 on updates-current-value / updates-in-speech: such pairs "
+        "0.32-0.76, a provisional plan and a same-topic detail without a time 0.25-0.69: the time tells them apart). "
+        "1 = off."
+    )
     change_start_similarity: float = Field(
         0.25, ge=0.0, le=1.0, description="A new state told only by its beginning ('just started at Tencent last "
         "week', write/intents.starts_state) links the older memory whose entity it replaces in the same role (the same "
@@ -425,6 +506,36 @@ class WriteSection(_Section):
         7.0, ge=0.0, description="Days during which MemoryEngine.undo_forget restores what a forget instruction or a "
         "correction archived."
     )
+    fact_correction_enabled: bool = Field(
+        True, description="A user statement that corrects a structured fact in plain speech ('actually my shipping "
+        "address changed, send things to ...', '不对，我已经搬到重庆了，不在成都了') supersedes the fact it names, with "
+        "evidence and the write.undo_days window (write/fact_correction.py); false = facts change only by a new "
+        "fact write of the same key."
+    )
+    fact_correction_below_threshold: bool = Field(
+        True, description="A statement scored below write.threshold (kept as an uncurated episodic memory) may still "
+        "retire the fact it names ('我现在不喝燕麦拿铁了，改喝美式' scores 0.50): the fact path's own evidence (the "
+        "value negated or replaced, or every subject word with a change) stands in for the importance score; false = "
+        "only curated statements retire facts, like every other correction."
+    )
+    fact_correction_similarity: float = Field(
+        0.2, ge=0.0, le=1.0, description="Rescaled dense similarity between a correction and a fact's text, at "
+        "least, for the correction to retire the fact (write/fact_correction.py)."
+    )
+    fact_correction_value_share: float = Field(
+        0.5, ge=0.0, le=1.0, description="Share of the stored value's countable terms (numbers normalised) that a "
+        "correction must negate or name as replaced to retire the fact by its value ('I no longer work at Acme' "
+        "names 1 of the 2 terms of 'Acme Corp'); 0 never counts as naming."
+    )
+    fact_correction_subject_share: float = Field(
+        1.0, ge=0.0, le=1.0, description="Share of the fact's subject words (its text's countable terms without the "
+        "value's: 'My shipping address is X' -> shipping, address) a correction that reports a change must carry "
+        "to retire the fact by its subject ('my shipping address changed' yes; 'her address is now' no)."
+    )
+    fact_correction_subject_min_terms: int = Field(
+        2, ge=1, description="Subject words a fact's text must have, at least, to be retired by its subject alone "
+        "(one shared word such as 'work' is too little to name a fact)."
+    )
     flag_tool_injection: bool = Field(
         True, description="Tool / web content (role 'tool') carrying planted instructions ('ignore previous "
         "instructions', '忽略之前的指令', system-prompt-like text) is stored flagged (payload 'flagged', metadata "
@@ -438,6 +549,11 @@ class WriteSection(_Section):
         24, ge=0, description="Base64 runs of at least this many characters in a tool text are decoded and scanned for "
         "planted instructions (write/injection.py 'encoded'; 24 chars = 18 bytes, about three words: shorter runs are "
         "ids and tokens; 0 = off)."
+    )
+    injection_spaced_min_chars: int = Field(
+        4, ge=0, description="A run of at least this many single characters separated by spaces in a tool text "
+        "('忽 略 之 前 的 指 令', 'i g n o r e') is joined back and scanned as a hidden layer (write/injection.py "
+        "revealed_texts; fewer are initials and list markers; 0 = off)."
     )
     injection_weights: InjectionWeights = Field(
         default_factory=InjectionWeights, description="Weights of the planted-instruction signals."
@@ -540,7 +656,8 @@ class WriteSection(_Section):
         description="Rescaled similarity at which an older memory is related to a correction even without shared "
         "terms, or when both are negations (two constraints normally coexist).",
     )
-    candidate_promote_count: int = Field(2, ge=1, description="Sessions an uncertain item must recur in before promotion (seed 002).")
+    # design source: seed 002
+    candidate_promote_count: int = Field(2, ge=1, description="Sessions an uncertain item must recur in before promotion.")
     max_chars: int = Field(4000, ge=16, description="Longer texts are truncated before storing.")
     session_order_window_s: float = Field(
         1.0, ge=0.0, description="Seconds: a statement stamped at, or at most this long before, the latest memory of "
@@ -554,17 +671,25 @@ class WriteSection(_Section):
 
 
 class WeightedWeights(_Section):
-    similarity: float = Field(0.5, ge=0.0, description="Weight of dense similarity (seed 000).")
-    recency: float = Field(0.3, ge=0.0, description="Weight of exp(-dt/tau) recency (seed 000).")
-    importance: float = Field(0.2, ge=0.0, description="Weight of importance (seed 000).")
+    # design source: seed 000
+    similarity: float = Field(0.5, ge=0.0, description="Weight of dense similarity.")
+    # design source: seed 000
+    recency: float = Field(0.3, ge=0.0, description="Weight of exp(-dt/tau) recency.")
+    # design source: seed 000
+    importance: float = Field(0.2, ge=0.0, description="Weight of importance.")
 
 
 class FiveTermWeights(_Section):
-    vector: float = Field(0.4, ge=0.0, description="Weight of dense similarity (seed 002).")
-    keyword: float = Field(0.2, ge=0.0, description="Weight of query keyword coverage (seed 002).")
-    metadata: float = Field(0.1, ge=0.0, description="Weight of metadata match (topic/session/type) (seed 002).")
-    time: float = Field(0.2, ge=0.0, description="Weight of exp(-days/half_life) by type (seed 002).")
-    importance: float = Field(0.1, ge=0.0, description="Weight of importance (seed 002).")
+    # design source: seed 002
+    vector: float = Field(0.4, ge=0.0, description="Weight of dense similarity.")
+    # design source: seed 002
+    keyword: float = Field(0.2, ge=0.0, description="Weight of query keyword coverage.")
+    # design source: seed 002
+    metadata: float = Field(0.1, ge=0.0, description="Weight of metadata match (topic/session/type).")
+    # design source: seed 002
+    time: float = Field(0.2, ge=0.0, description="Weight of exp(-days/half_life) by type.")
+    # design source: seed 002
+    importance: float = Field(0.1, ge=0.0, description="Weight of importance.")
 
 
 class HybridWeights(_Section):
@@ -583,10 +708,13 @@ class HybridWeights(_Section):
 
 class HalfLives(_Section):
     working: float | None = Field(1.0, description="Half-life in days of working memories.")
-    episodic: float | None = Field(30.0, description="Half-life in days of episodic memories (seed 002).")
-    semantic: float | None = Field(90.0, description="Half-life in days of semantic memories (seed 002).")
+    # design source: seed 002
+    episodic: float | None = Field(30.0, description="Half-life in days of episodic memories.")
+    # design source: seed 002
+    semantic: float | None = Field(90.0, description="Half-life in days of semantic memories.")
     fact: float | None = Field(None, description="Facts never decay (None = no decay).")
-    procedural: float | None = Field(None, description="Procedural memories never decay (seed 002).")
+    # design source: seed 002
+    procedural: float | None = Field(None, description="Procedural memories never decay.")
 
 
 class RouteWeights(_Section):
@@ -603,31 +731,37 @@ class RetrievalSection(_Section):
         "and max-normalised BM25 with small recency and importance terms."
     )
     hybrid_weights: HybridWeights = Field(default_factory=HybridWeights, description="Weights of the 'hybrid' fusion.")
+    # provenance: issue 16
     keyword_scale: KeywordScale = Field(
-        KeywordScale.BEST, description="best | best_coverage: the scale of the hybrid fusion's keyword term (BM25 / "
-        "scale, in [0, 1]). 'best' gives the query's best keyword row 1.0 however little of the query it holds, so "
-        "one incidental shared word ('楼下') outranks the dense match; 'best_coverage' divides by best BM25 / the "
-        "share of the query's terms that row holds (issue 16, dev: implicit_recall_zh MRR 0.765 -> 0.822 and "
-        "paraphrase_recall 0.733 -> 0.799, but LoCoMo dev every-turn recall@10 0.771 -> 0.762, MRR 0.527 -> "
-        "0.505: English questions lean on a few shared names, so 'best' stays the default)."
+        KeywordScale.BEST, description="best | best_coverage: the scale of the hybrid fusion's keyword term "
+        "(BM25 / scale, in [0, 1]). 'best' gives the query's best keyword row 1.0 however little of the "
+        "query it holds, so one incidental shared word ('楼下') outranks the dense match; 'best_coverage' "
+        "divides by best BM25 / the share of the query's terms that row holds (dev suites: "
+        "implicit_recall_zh MRR 0.765 -> 0.822 and paraphrase_recall 0.733 -> 0.799, but LoCoMo dev "
+        "every-turn recall@10 0.771 -> 0.762, MRR 0.527 -> 0.505: English questions lean on a few shared "
+        "names, so 'best' stays the default)."
     )
+    # provenance: issue 16 session 9
     keyword_scale_cjk: KeywordScale | None = Field(
-        KeywordScale.BEST_COVERAGE, description="best | best_coverage | None (= keyword_scale): the keyword scale of a "
-        "Chinese statement of the user's present (retrieve/candidates.py is_cjk, text.is_lookup false: no question, "
-        "more than relative_lookup_max_terms terms). Such a conversational turn has ten or more content terms, and "
-        "under 'best' the row that shares one incidental word with it (又, 楼下) scores the whole keyword weight; "
-        "with zh_term_prior the share the best row holds is weighted by general IDF, so a row holding only 去 is "
-        "scaled to almost nothing (issue 16 session 9, dev experience_recall_zh). Questions and English queries "
-        "keep keyword_scale: a short question's best row holding two of its three words is a match (dev "
-        "fuzzy-reference q_refund), and LoCoMo dev lost recall under best_coverage."
+        KeywordScale.BEST_COVERAGE, description="best | best_coverage | None (= keyword_scale): the keyword "
+        "scale of a Chinese statement of the user's present (retrieve/candidates.py is_cjk, text.is_lookup "
+        "false: no question, more than relative_lookup_max_terms terms). Such a conversational turn has ten "
+        "or more content terms, and under 'best' the row that shares one incidental word with it (又, 楼下) "
+        "scores the whole keyword weight; with zh_term_prior the share the best row holds is weighted by "
+        "general IDF, so a row holding only 去 is scaled to almost nothing (dev suite experience_recall_zh). "
+        "Questions and English queries keep keyword_scale: a short question's best row holding two of its "
+        "three words is a match (dev fuzzy-reference q_refund), and LoCoMo dev lost recall under "
+        "best_coverage."
     )
+    # provenance: issue 16 session 9
     dense_scale_cjk: bool = Field(
-        True, description="In the 'hybrid' fusion, a Chinese statement of the user's present (as keyword_scale_cjk) "
-        "has its dense term divided by the query's best candidate similarity (capped at 1), as the keyword term is "
-        "divided by its best BM25 (CombSUM of max-normalised scores, Lee 1997). e5-small packs Chinese pairs so "
-        "tightly that the rescaled similarity of the right experience is 0.2-0.35, so unnormalised the dense term "
-        "spans a third of the keyword term's range. Questions keep the raw term: their dates and words decide "
-        "(dev dates-in-the-wild q_63); English queries are unchanged (issue 16 session 9, dev experience_recall_zh)."
+        True, description="In the 'hybrid' fusion, a Chinese statement of the user's present (as "
+        "keyword_scale_cjk) has its dense term divided by the query's best candidate similarity (capped at "
+        "1), as the keyword term is divided by its best BM25 (CombSUM of max-normalised scores, Lee 1997). "
+        "e5-small packs Chinese pairs so tightly that the rescaled similarity of the right experience is "
+        "0.2-0.35, so unnormalised the dense term spans a third of the keyword term's range. Questions keep "
+        "the raw term: their dates and words decide (dev dates-in-the-wild q_63); English queries are "
+        "unchanged (dev suite experience_recall_zh)."
     )
     zh_term_prior: bool = Field(
         True, description="Weigh a Chinese query term's keyword evidence by its general-corpus IDF (jieba's table "
@@ -652,17 +786,21 @@ class RetrievalSection(_Section):
     weights: WeightedWeights = Field(default_factory=WeightedWeights, description="Weights of the 'weighted' fusion.")
     five_term_weights: FiveTermWeights = Field(default_factory=FiveTermWeights, description="Weights of the 'five_term' fusion.")
     route_weights: RouteWeights = Field(default_factory=RouteWeights, description="Per-route weights of the 'rrf' fusion.")
-    tau_days: float = Field(7.0, gt=0.0, description="Recency time constant in days: recency = exp(-dt/tau) (seed 000).")
-    half_life_days: HalfLives = Field(default_factory=HalfLives, description="Per-type half-lives in days (seed 002).")
-    rrf_k: float = Field(60.0, gt=0.0, description="RRF constant k in 1/(k + rank) (seed 002/004).")
+    # design source: seed 000
+    tau_days: float = Field(7.0, gt=0.0, description="Recency time constant in days: recency = exp(-dt/tau).")
+    # design source: seed 002
+    half_life_days: HalfLives = Field(default_factory=HalfLives, description="Per-type half-lives in days.")
+    # design source: seed 002/004
+    rrf_k: float = Field(60.0, gt=0.0, description="RRF constant k in 1/(k + rank).")
+    # design source: seed 002 (its default was 0.45)
     floor: float = Field(
         0.25,
         ge=0.0,
         le=1.0,
-        description="Relevance floor (seed 002). Applies, for every fusion strategy, to a candidate's relevance = "
+        description="Relevance floor. Applies, for every fusion strategy, to a candidate's relevance = "
         "1 if an exact fact/identifier match, else 1-(1-sim)(1-coverage) of rescaled dense similarity and keyword "
         "coverage; never to the fused score, whose recency and importance terms say nothing about topic. 0.25 "
-        "(seed 002: 0.45): the middle of the range 0.20-0.30 where the golden dev suites pass every query and "
+        "(earlier default 0.45): the middle of the range 0.20-0.30 where the golden dev suites pass every query and "
         "return nothing for every unanswerable one with the default e5 embedder and its Chinese-pair baseline "
         "(issue-16 sweep, benchmarks/README.md); LoCoMo dev keeps more evidence the lower it is.",
     )
@@ -670,55 +808,63 @@ class RetrievalSection(_Section):
         None, ge=0.0, le=1.0, description="Once one candidate reaches retrieval.floor (the question is on a stored "
         "topic), the others need only this relevance (None = retrieval.floor; never above it)."
     )
+    # provenance: issue 16
     dense_keep: int = Field(
-        3, ge=0, description="Once one candidate reaches retrieval.floor (the question is on a stored topic), up to "
-        "this many candidates of highest calibrated dense similarity (the rescaled cosine, script-pair baseline) "
-        "pass the floor whatever their relevance (0 = off): a paraphrase that shares no word with its memory "
-        "('报名了全马，怕又撑不住' for the half-marathon cramp) has only its dense rank, and e5 packs Chinese pairs so "
-        "tightly that the right one sits at relevance 0.18-0.24 under a floor an unrelated pair also nearly reaches. "
-        "3 (issue 16, dev): paraphrase_recall 0.697 -> 0.848, LoCoMo dev every-turn recall@10 unchanged (0.771); "
-        "without dense_keep_share it let 20 irrelevant labels into small-store dev suites."
+        3, ge=0, description="Once one candidate reaches retrieval.floor (the question is on a stored "
+        "topic), up to this many candidates of highest calibrated dense similarity (the rescaled cosine, "
+        "script-pair baseline) pass the floor whatever their relevance (0 = off): a paraphrase that shares "
+        "no word with its memory ('报名了全马，怕又撑不住' for the half-marathon cramp) has only its dense rank, and "
+        "e5 packs Chinese pairs so tightly that the right one sits at relevance 0.18-0.24 under a floor an "
+        "unrelated pair also nearly reaches. 3 (dev suites): paraphrase_recall 0.697 -> 0.848, LoCoMo dev "
+        "every-turn recall@10 unchanged (0.771); without dense_keep_share it let 20 irrelevant labels into "
+        "small-store dev suites."
     )
     dense_keep_share: float = Field(
         0.1, ge=0.0, le=1.0, description="retrieval.dense_keep lifts at most this share of the query's candidates "
         "(rounded down): dense rank r among n candidates is evidence only when r/n is small (an unrelated memory "
         "lands at rank <= r with chance r/n), so in a store of six memories the top ones are not lifted."
     )
+    # provenance: issue 16 session 9
     statement_dense_keep: bool = Field(
-        True, description="For a query that states the user's present rather than looking something up (text."
-        "is_lookup: no question, more than relative_lookup_max_terms content terms; for a conversation, its last "
-        "user turn), the retrieval.dense_keep lift applies even when no candidate reaches retrieval.floor (False = "
-        "the floor's gate decides alone, as for a lookup). Such a turn ('路过宠物店，看到一个小家伙在跑轮上一直转') "
-        "calls for the experience it relates to, which shares no word with it and whose calibrated similarity "
-        "(e5-small, Chinese pairs 0.1-0.25) sits under a floor made to keep never-stored lookups empty (issue 16 "
-        "session 9, MADial-like dev suite experience_recall_zh)."
+        True, description="For a query that states the user's present rather than looking something up "
+        "(text.is_lookup: no question, more than relative_lookup_max_terms content terms; for a "
+        "conversation, its last user turn), the retrieval.dense_keep lift applies even when no candidate "
+        "reaches retrieval.floor (False = the floor's gate decides alone, as for a lookup). Such a turn "
+        "('路过宠物店，看到一个小家伙在跑轮上一直转') calls for the experience it relates to, which shares no word with it and "
+        "whose calibrated similarity (e5-small, Chinese pairs 0.1-0.25) sits under a floor made to keep "
+        "never-stored lookups empty (MADial-like dev suite experience_recall_zh)."
     )
     statement_min_similarity: float = Field(
         0.1, ge=0.0, le=1.0, description="The least calibrated dense similarity (rescaled against the script-pair "
         "baseline) of a candidate the statement_dense_keep lift passes when nothing reaches the floor (range 0-1; "
         "0.1: the true experiences of the dev suites sit at 0.13-0.25 on e5-small, unrelated pairs at 0-0.1)."
     )
+    # provenance: issue 16 session 10
     statement_keep: int = Field(
-        5, ge=0, description="For a statement of the user's present (statement_dense_keep), this many candidates of "
-        "highest calibrated dense similarity (at least statement_min_similarity) pass the floor, whether or not "
-        "another candidate reaches it, in place of retrieval.dense_keep (0 = dense_keep). A statement asks for no "
-        "fact that may be missing: it calls for the experience it relates to, and a memory system answers it with "
-        "its nearest experiences as dense retrieval does (MADial-Bench scores hit@5). 5 = the default top_k "
-        "(issue 16 session 10, dev experience_recall_zh)."
+        5, ge=0, description="For a statement of the user's present (statement_dense_keep), this many "
+        "candidates of highest calibrated dense similarity (at least statement_min_similarity) pass the "
+        "floor, whether or not another candidate reaches it, in place of retrieval.dense_keep (0 = "
+        "dense_keep). A statement asks for no fact that may be missing: it calls for the experience it "
+        "relates to, and a memory system answers it with its nearest experiences as dense retrieval does "
+        "(MADial-Bench scores hit@5). 5 = the default top_k (dev suite experience_recall_zh)."
     )
     statement_keep_share: float = Field(
         0.3, ge=0.0, le=1.0, description="...at most this share of the query's candidates (rounded down), as "
         "dense_keep_share: in a store of six memories the top ones are not lifted."
     )
-    top_k: int = Field(5, ge=1, description="Hits returned (seed 003: recall 5..8).")
-    token_budget: int = Field(1500, ge=0, description="Maximum tokens of memory content returned (seed 003/004).")
+    # design source: seed 003: recall 5..8
+    top_k: int = Field(5, ge=1, description="Hits returned (5..8 recommended).")
+    # design source: seed 003/004
+    token_budget: int = Field(1500, ge=0, description="Maximum tokens of memory content returned.")
     route_limit: int = Field(20, ge=1, description="Candidates fetched per route before fusion.")
-    recent_limit: int = Field(5, ge=0, description="Candidates of the recent-activity route (seed 000).")
+    # design source: seed 000
+    recent_limit: int = Field(5, ge=0, description="Candidates of the recent-activity route.")
     keyword_min_coverage: float = Field(
         0.0, ge=0.0, le=1.0, description="Keyword-route candidates below this query-term coverage are ignored."
     )
+    # design source: seed 004: user-stated > inferred
     user_stated_weight: float = Field(
-        1.0, ge=0.0, le=1.0, description="Multiplier on fused scores of user-stated memories (seed 004: user-stated > inferred)."
+        1.0, ge=0.0, le=1.0, description="Multiplier on fused scores of user-stated memories (user-stated > inferred)."
     )
     inferred_weight: float = Field(0.85, ge=0.0, le=1.0, description="Multiplier on fused scores of model-inferred memories.")
     declined_needs_addressee: bool = Field(
@@ -735,7 +881,8 @@ class RetrievalSection(_Section):
         0.85, ge=0.0, le=1.0, description="Multiplier on fused scores of tool / web content (source 'tool'): "
         "what a page said is not the user's statement."
     )
-    rewrite_vague: bool = Field(True, description="Expand vague queries (上次/那个/that one) with the session's recent topic terms (seed 000).")
+    # design source: seed 000
+    rewrite_vague: bool = Field(True, description="Expand vague queries (上次/那个/that one) with the session's recent topic terms.")
     rewrite_terms: int = Field(6, ge=0, description="Topic terms added to a vague query.")
     rewrite_memories: int = Field(3, ge=1, description="The session's latest memories whose words expand a vague query.")
     rewrite_max_terms: int = Field(
@@ -759,12 +906,13 @@ class RetrievalSection(_Section):
         "血压, 花生 covers 'peanuts'. Without it such a pair has coverage 0 and rests on e5-small's cross-lingual "
         "similarity, which does not separate true pairs from unrelated ones (dev, retrieve/crosslang.py)."
     )
+    # provenance: issue 16 class 3
     cross_language_gloss_share: float = Field(
-        0.5, gt=0.0, le=1.0, description="A dictionary gloss of three or more content terms bridges a Chinese word to "
-        "English text that carries at least this share of them (and at least two): CC-CEDICT's 出差 is 'to go on an "
-        "official or business trip' (4 terms), and \"a business trip\" carries 2. Glosses of one or two terms always "
-        "need every term (血压 'blood pressure' is not \"blood sugar\"). 1 = every term (the rule before issue 16 "
-        "class 3; dev suite implicit-recall-zh, q_en_trip_prep)."
+        0.5, gt=0.0, le=1.0, description="A dictionary gloss of three or more content terms bridges a "
+        "Chinese word to English text that carries at least this share of them (and at least two): "
+        "CC-CEDICT's 出差 is 'to go on an official or business trip' (4 terms), and \"a business trip\" carries "
+        "2. Glosses of one or two terms always need every term (血压 'blood pressure' is not \"blood sugar\"). "
+        "1 = every term (the earlier rule; dev suite implicit-recall-zh, q_en_trip_prep)."
     )
     word_families: bool = Field(
         True, description="Keyword coverage counts a query word as present when the memory has another form of it "
@@ -831,25 +979,28 @@ class RetrievalSection(_Section):
         "4), a long one names many in passing ('...听说会有一大波黑科技亮相...那个活动的持续时间是多久', MemDaily's noisy "
         "questions: 15-30), and any of them would find a memory naming another of its kind (range 0-..., 0 = off)."
     )
+    # provenance: issue 16 class 3
     relative_lookup_max_terms: int = Field(
-        4, ge=0, description="The relative mismatch applies only to a lookup (text.is_lookup): a query that asks "
-        "(question mark, 什么 / 哪 / 谁 / 吗, an opening wh-word) or a phrase of at most this many content terms "
-        "('我舅舅的生日': 2, 'my daughter's peanut allergy': 3). A longer statement of the user's present ('我儿子"
-        "最近天天抱着平板打游戏，我在想要不要直接没收', 9 terms) recalls experience, and the memory it relates to "
-        "may be about another relative (the user's father smashing their computer): implicit recall, issue 16 "
-        "class 3 (dev suite implicit-recall-zh). 0 = only questions count as lookups."
+        4, ge=0, description="The relative mismatch applies only to a lookup (text.is_lookup): a query that "
+        "asks (question mark, 什么 / 哪 / 谁 / 吗, an opening wh-word) or a phrase of at most this many content "
+        "terms ('我舅舅的生日': 2, 'my daughter's peanut allergy': 3). A longer statement of the user's present "
+        "('我儿子最近天天抱着平板打游戏，我在想要不要直接没收', 9 terms) recalls experience, and the memory it relates to may be "
+        "about another relative (the user's father smashing their computer): implicit recall (dev suite "
+        "implicit-recall-zh). 0 = only questions count as lookups."
     )
     entity_hops: bool = Field(
         True, description="Multi-hop: named entities of the top hits that the query does not name ('my manager' -> "
         "'Sarah Lee') are searched once more by keyword; memories found that way inherit the relevance of the "
         "hit that named them.",
     )
+    # provenance: issue 16 session 10
     hop_statements: bool = Field(
-        False, description="The entity hop also for a statement of the user's present (QueryPlan.last_turn_lookup "
-        "false). False = only a lookup follows entities: a multi-hop question needs the memory a hit names, while a "
-        "statement calls for one related experience, and memories sharing a word or name with the best dense match "
-        "inherited its relevance and passed the floor above the experience itself (issue 16 session 10, dev "
-        "experience_recall_zh q_wheel: three hop memories at the hamster's place)."
+        False, description="The entity hop also for a statement of the user's present "
+        "(QueryPlan.last_turn_lookup false). False = only a lookup follows entities: a multi-hop question "
+        "needs the memory a hit names, while a statement calls for one related experience, and memories "
+        "sharing a word or name with the best dense match inherited its relevance and passed the floor "
+        "above the experience itself (dev suite experience_recall_zh q_wheel: three hop memories at the "
+        "hamster's place)."
     )
     hop_discount: float = Field(
         0.9, ge=0.0, le=1.0, description="A memory found by an entity hop scores at most this x the fused score of "
@@ -868,16 +1019,17 @@ class RetrievalSection(_Section):
         "shared common word ('quarter', '下周') links unrelated memories, a project's two words ('checkout redesign') "
         "do not."
     )
+    # provenance: session 10 (off: +6 / -2 on dev), on in session 11 with keyword.person_names and the lookup
+    # condition: whole dev +7 / -0; without the lookup condition it lost dialogue-recall q_drown, implicit-recall-zh q_qingming
     hop_chain_focus: bool = Field(
-        False, description="When the top hit is linked to another kept memory (a chain: project -> dependency -> "
+        True, description="When the top hit is linked to another kept memory (a chain: project -> dependency -> "
         "blocker, pet -> vet -> address), a kept memory linked to no memory of the chain (no shared name, fewer "
         "than hop_min_shared shared words outside the query) and below hop_chain_focus_share x the top hit's "
         "relevance is dropped: it matched the query's generic words ('系统', '上线', '订') but is about another "
-        "subject (another project's review, the user's own dentist). Only when the top hit holds a name the question "
-        "names (the chain's subject) and the memory does not hold all of them. Off by default: on, whole dev 6 "
-        "queries up (needs-and-links q_ontime, four of chains-in-the-wild, experience-recall-zh q_feed_wedding), 2 "
-        "down (implicit-recall-zh q_qingming, experience-recall-zh q_d_canteen: an associative answer that shares "
-        "no word with the top hit is dropped), session 10, afc12fa. False = the order before session 10."
+        "subject (another project's review, the user's own dentist). Only for a lookup (a question or a short "
+        "phrase, not a conversation or a statement of the user's present: those ask for an association that shares "
+        "no word with the top hit), and only when the top hit holds a name the question names (the chain's "
+        "subject) and the memory does not hold all of them. False = the order without chain focus."
     )
     hop_chain_focus_share: float = Field(
         1.0, ge=0.0, le=1.0, description="With hop_chain_focus, an unlinked memory is dropped only when its "
@@ -896,22 +1048,24 @@ class RetrievalSection(_Section):
         "names a person, looking at most this many memories back (the recency baseline of pronoun resolution: "
         "the person just talked about; a longer window reaches people of other topics). 0 = off."
     )
+    # provenance: session 7
     hop_noun_names: bool = Field(
-        True, description="The entity hop counts every Chinese common noun as a name, so one shared noun links two "
-        "memories: '听说刘总要调去上海分公司' then reaches '公司咖啡机又坏了' through 公司. False = only names "
-        "(entities, 叫/named names, given names) link alone; a common noun is one of the hop_min_shared words (a "
-        "compound such as 支付网关 or 研讨会 brings two). Stays True: False cost MemDaily dev recall@10 through the "
-        "write path 0.968 -> 0.949 (`retrieval_study.py memdaily --write-path`, session 7), its questions reach "
-        "people's attributes through one shared noun."
+        True, description="The entity hop counts every Chinese common noun as a name, so one shared noun "
+        "links two memories: '听说刘总要调去上海分公司' then reaches '公司咖啡机又坏了' through 公司. False = only names "
+        "(entities, 叫/named names, given names) link alone; a common noun is one of the hop_min_shared "
+        "words (a compound such as 支付网关 or 研讨会 brings two). Stays True: False cost MemDaily dev recall@10 "
+        "through the write path 0.968 -> 0.949 (`benchmarks/retrieval_study.py memdaily --write-path`), its "
+        "questions reach people's attributes through one shared noun."
     )
+    # provenance: session 9
     hop_rank_by_query: bool = Field(
-        True, description="Of the memories the entity hop links to a top hit, the hop_limit it keeps are those "
-        "nearest the query (raw dense cosine, BM25 rank breaking ties), not those sharing most words with the "
-        "hit: a conditional question ('那个45岁的人叫什么名字') finds the person by its condition, and of the five "
-        "memories about that person the one naming them answers. False = best BM25 against the hit's words first "
-        "(the order before session 9). With the relation-noun link (text.relation_nouns): MemDaily dev conditional roles "
-        "recall@10 0.875 -> 0.980, all 8 dev files through the write path 0.968 -> 0.982 (retrieval_study.py memdaily "
-        "--write-path), golden dev suites 0 up / 0 down."
+        True, description="Of the memories the entity hop links to a top hit, the hop_limit it keeps are "
+        "those nearest the query (raw dense cosine, BM25 rank breaking ties), not those sharing most words "
+        "with the hit: a conditional question ('那个45岁的人叫什么名字') finds the person by its condition, and of "
+        "the five memories about that person the one naming them answers. False = best BM25 against the "
+        "hit's words first (the earlier order). With the relation-noun link (text.relation_nouns): MemDaily "
+        "dev conditional roles recall@10 0.875 -> 0.980, all 8 dev files through the write path 0.968 -> "
+        "0.982 (retrieval_study.py memdaily --write-path), golden dev suites 0 up / 0 down."
     )
     hop_gender_agreement: bool = Field(
         True, description="The pronoun link of the entity hop skips an earlier memory that names one person whose "
@@ -923,6 +1077,14 @@ class RetrievalSection(_Section):
         True, description="The entity hop does not reach a memory that names a surname of the chain under another "
         "given name: when the top hits name 'Helen Chen', 'Dr. Chen' stands for her and 'Kevin Chen from "
         "accounting' is someone else (one referent per name, retrieve/referents.py). False = a shared surname links."
+    )
+    hop_person_conflict: bool = Field(
+        False, description="Two Chinese memories that each name a person by surname and prefix or title "
+        "(memory_engine.text.zh_names: 老周, 张总, 小刘; not jieba's person tag, which falls on 柯基 and 过敏) "
+        "and share none of them are not linked by common words: '小刘下午都在工位' shares 下午 / 找 with '刘经理习惯上午开会，下午基本找不到人' but is about someone else, as '陈总最爱吃芒果千层' "
+        "is beside '小陈芒果过敏' (eval_sets/names_and_chains.yaml). Applies to the hop's reach and to "
+        "hop_chain_focus's chain. Off by default: it also cuts a project told by two people ('老周负责智能客服' / "
+        "'小李说智能客服的接口卡了'). False = common words link whoever the memories name."
     )
     fact_scan_limit: int = Field(200, ge=1, description="Facts of one user the fact route scans (facts are few per user).")
     temporal_weight: float = Field(
@@ -964,9 +1126,10 @@ class RetrievalSection(_Section):
         0.95, gt=0.0, lt=1.0, description="A turn ranked below the named speaker's (retrieval.speaker_order) has its "
         "fused score capped at this x that turn's score: just below it, not out of the top k (like stale_discount)."
     )
+    # design source: seed 001: constraints block a scope
     constraints_on_recommend: bool = Field(
         True, description="Recommendation-type queries (推荐/recommend/suggest) also return the user's active "
-        "constraints through the fact route (seed 001: constraints block a scope).",
+        "constraints through the fact route (constraints block a scope).",
     )
     touch_on_hit: bool = Field(True, description="Hits update access_count and last_access_at.")
     fact_meaning_limit: int = Field(
@@ -1063,24 +1226,28 @@ class RetrievalSection(_Section):
         "count: metadata._succeeds); 'before' / 'used to' / '以前' / '之前' for an earlier one (no same-subject "
         "demotion, no reported-change link). False = the question's tense is ignored."
     )
+    # provenance: session 10, whole dev vs afc12fa
     stale_cjk_pairs: bool = Field(
         False, description="The stale-value stage rescales a pair of Chinese memories against "
-        "embedding.cjk_pair_baseline instead of the model's English one (retrieve/stale.PairRescale), and a Chinese "
-        "question without a time word gets the present treatment of retrieval.stale_tenseless_present. Off by "
-        "default (session 10, whole dev vs afc12fa, e5, 0.87): pass 0.898 -> 0.897, MRR 0.887 -> 0.888, stale@k "
-        "10 -> 9 of 208; +1 (the groceries, English), -2 that passed only because every Chinese pair cleared the "
-        "same-subject bars (hw-sleep-habit-zh: insomnia vs the white-noise habit, 0.44 < 0.5; dr-past-events-zh "
-        "q_exam: ten story memories of one user reshuffled). Without it Chinese tenseless questions keep no tense: "
-        "on the English baseline the present test demoted the right memory of ten zh queries (MRR 0.887 -> 0.883)."
+        "embedding.cjk_pair_baseline instead of the model's English one (retrieve/stale.PairRescale), and a "
+        "Chinese question without a time word gets the present treatment of "
+        "retrieval.stale_tenseless_present. Off by default (whole dev, e5, 0.87): pass 0.898 -> 0.897, MRR "
+        "0.887 -> 0.888, stale@k 10 -> 9 of 208; +1 (the groceries, English), -2 that passed only because "
+        "every Chinese pair cleared the same-subject bars (hw-sleep-habit-zh: insomnia vs the white-noise "
+        "habit, 0.44 < 0.5; dr-past-events-zh q_exam: ten story memories of one user reshuffled). Without "
+        "it Chinese tenseless questions keep no tense: on the English baseline the present test demoted the "
+        "right memory of ten zh queries (MRR 0.887 -> 0.883)."
     )
+    # provenance: session 10, whole dev vs afc12fa
     stale_tenseless_present: bool = Field(
         True, description="A one-line question with no time word whose grammar puts it in the present "
-        "(write/intents.present_question: a present operator, 'how do I get my groceries?', 'when is the plumber "
-        "coming?'; in Chinese no experiential 过 and no past deictic noun, '搬家是哪天？') asks for the value that "
-        "holds now like one that says 'now' (retrieval.stale_query_tense's present treatment); a past operator "
-        "('what did I do on June 10?') keeps the question tenseless. A Chinese question counts only with "
-        "retrieval.stale_cjk_pairs (on the English baseline the present test is void for Chinese pairs). False = "
-        "only the time words decide. Session 10, whole dev vs afc12fa: +1 query (cv-silent-groceries-en), no flip."
+        "(write/intents.present_question: a present operator, 'how do I get my groceries?', 'when is the "
+        "plumber coming?'; in Chinese no experiential 过 and no past deictic noun, '搬家是哪天？') asks for the "
+        "value that holds now like one that says 'now' (retrieval.stale_query_tense's present treatment); a "
+        "past operator ('what did I do on June 10?') keeps the question tenseless. A Chinese question "
+        "counts only with retrieval.stale_cjk_pairs (on the English baseline the present test is void for "
+        "Chinese pairs). False = only the time words decide. Whole dev: +1 query (cv-silent-groceries-en), "
+        "no flip."
     )
     stale_perfect_is_past: bool = Field(
         True, description="A question in the perfect ('What books has Melanie read?', 'Where have you camped?': "
@@ -1133,13 +1300,15 @@ class RetrievalSection(_Section):
         True, description="Two memories of one session are never stale values of each other (a change inside one "
         "conversation is a correction, which the write path owns); false judges every close pair."
     )
+    # provenance: issue 16 session 10
     stale_for_statements: bool = Field(
-        False, description="Same-subject demotion (the older of two close memories ranks below the newer) also for a "
-        "statement of the user's present (QueryPlan.last_turn_lookup false). False = such a query is treated like a "
-        "past-tense question (stale_query_tense 'past'): it calls for a related past experience, not for the value "
-        "that holds now, and two experiences of one kind (two friends leaving, two hospital stays) are no update of "
-        "each other; explicit corrections and the user's precedence over the assistant still apply (issue 16 "
-        "session 10, dev experience_recall_zh: a newer experience capped three older ones of the same topic)."
+        False, description="Same-subject demotion (the older of two close memories ranks below the newer) "
+        "also for a statement of the user's present (QueryPlan.last_turn_lookup false). False = such a "
+        "query is treated like a past-tense question (stale_query_tense 'past'): it calls for a related "
+        "past experience, not for the value that holds now, and two experiences of one kind (two friends "
+        "leaving, two hospital stays) are no update of each other; explicit corrections and the user's "
+        "precedence over the assistant still apply (dev suite experience_recall_zh: a newer experience "
+        "capped three older ones of the same topic)."
     )
     stale_statements_only: bool = Field(
         True, description="A newer memory that is only a question ('what did you cook?') states no value and "
@@ -1165,13 +1334,15 @@ class RetrievalSection(_Section):
         0.2, ge=0.0, le=1.0, description="Only a neighbour with at least this relevance of its own borrows "
         "relevance from the turn next to it: an unrelated turn of a multi-topic session stays under the floor."
     )
+    # provenance: issue 16 session 10
     context_statements: bool = Field(
-        False, description="Conversation context also for a statement of the user's present (QueryPlan."
-        "last_turn_lookup false: no question, more than relative_lookup_max_terms terms; for a conversation its last "
-        "user turn). False = only a lookup borrows from neighbouring turns: the answer to a question sits in the turn "
-        "after the one that shares its words, while a statement calls for a related experience, a memory by itself, "
-        "and the turns told next to it are other experiences (issue 16 session 10, dev experience_recall_zh: "
-        "smoothing ranked a neighbour of the best dense match above the match itself; 38/49 -> 40/49 off)."
+        False, description="Conversation context also for a statement of the user's present "
+        "(QueryPlan.last_turn_lookup false: no question, more than relative_lookup_max_terms terms; for a "
+        "conversation its last user turn). False = only a lookup borrows from neighbouring turns: the "
+        "answer to a question sits in the turn after the one that shares its words, while a statement calls "
+        "for a related experience, a memory by itself, and the turns told next to it are other experiences "
+        "(dev suite experience_recall_zh: smoothing ranked a neighbour of the best dense match above the "
+        "match itself; 38/49 -> 40/49 off)."
     )
     context_width: int = Field(2, ge=0, description="Neighbours on each side of a top candidate (turns).")
     context_weight: float = Field(
@@ -1274,23 +1445,40 @@ class IntentSection(_Section):
         "newest first (0 = route off; tagging at write still runs)."
     )
     member_min: float = Field(
-        0.0, ge=-2.0, le=2.0, description="A memory not tagged with the routed category at write still joins as one "
+        -0.015, ge=-2.0, le=2.0, description="A memory not tagged with the routed category at write still joins as one "
         "when its query-time membership (write/categories.py `Categories.membership`: mean-centred cosine to its "
         "`member_k` nearest example facts of the category minus the same to the reject class; range about "
         "-0.4..0.6) is at least this: 0 = nearer the category than the reject class. Its category evidence ramps "
         "from 0 here to 1 at `member_full` (retrieve/candidates.py `member_evidence`). 2 = off (tags only)."
     )
     member_full: float = Field(
-        0.15, ge=-2.0, le=2.0, description="Membership at which an untagged memory earns the whole `relevance` (as a "
+        0.135, ge=-2.0, le=2.0, description="Membership at which an untagged memory earns the whole `relevance` (as a "
         "write-time tag does); between `member_min` and this it earns a linear share, and the floor sees the "
         "noisy-OR with its own similarity. Dev calibration (needs-everyday, needs-and-links, needs-in-the-wild, "
         "facts-by-intent, needs-requests; routed requests, judged pairs, floor 0.25): min 0 / full 0.15 passes 62 "
         "of 68 needed memories and 4 of 104 unneeded ones; full 0.3: 60 / 4; tags at a flat 0.45 only: 54 / 3; "
-        "a flat 0.45 for membership >= 0.05: 58 / 5."
+        "a flat 0.45 for membership >= 0.05: 58 / 5. With `member_request_weight` 0.15 (which lowers "
+        "the scale): min -0.015 / full 0.135 (needs suites + facts-by-intent + needs-in-speech, 159 queries: +2 / -0 "
+        "against weight 0 with 0 / 0.15; weight 0.25 with -0.03 / 0.12 also +2 / -0 there but lost an untagged "
+        "window seat for a flight request in tests/retrieve/test_facts_by_intent.py; a ramp of -0.03 / 0.12 at "
+        "weight 0: +1 / -3, a never-stored control among the losses)."
     )
     member_k: int = Field(
         2, ge=1, description="Nearest example facts per class averaged by the membership score (1 = the nearest only; "
         "dev AUC 0.931 at 1, 0.944 at 2, 0.949 at 3 with fewer needed memories above a 4-error threshold)."
+    )
+    member_request_weight: float = Field(
+        0.15, ge=0.0, le=1.0, description="Weight w of the request itself as one more example of the kind it needs, in "
+        "query-time membership (write/categories.py `Categories.membership`): a memory's category score becomes "
+        "(1 - w) x its mean-centred cosine to its `member_k` nearest example facts of the category + w x its "
+        "mean-centred cosine to the request (same centring), minus the same to the reject class. The bundled "
+        "examples are a few shapes per kind; the request says which of them this user's need takes ('grab me a "
+        "coffee' needs a drink habit, not an allergy), and a memory that is near the kind's examples but far from "
+        "the request (a tea habit for a flight request) loses its lead. 0 = examples only (the old rule); "
+        "0.15: the request is a small share, the examples still carry the kind. e5-small dev "
+        "needs suites, routed requests, needed memories against the rest: AUC 0.923 at 0, 0.936 at 0.5; the scale "
+        "shifts down, so `member_min` / `member_full` are calibrated per weight (0.15 with -0.015 / 0.135; 0.5 lost "
+        "gift facts: a relative's hobby is far from the request that needs it, 'gift for dad' / 'dad fishes')."
     )
     member_scan: int = Field(
         20, ge=0, description="Memories of the owner examined for query-time membership per routed category: the "
@@ -1308,49 +1496,74 @@ class IntentSection(_Section):
 
 
 class LifecycleSection(_Section):
-    archive_after_days: float = Field(90.0, description="Archive memories with no hit for this many days (seed 000).")
-    archive_importance_below: float = Field(0.7, description="...when their importance is below this (seed 000).")
-    preference_ttl_days: float | None = Field(30.0, description="Expiry of preferences in days (seed 001).")
-    constraint_ttl_days: float | None = Field(90.0, description="Expiry of constraints in days (seed 001).")
-    long_term_ttl_days: float | None = Field(None, description="Optional TTL of other long-term memories (seed 003: 90).")
-    max_memories_per_user: int = Field(10_000, ge=1, description="Capacity of one user's pool; eviction by importance x recency (seed 002).")
-    consolidate_after_events: int = Field(50, ge=1, description="Consolidation trigger: new events per user (seed 002).")
-    consolidate_after_hours: float = Field(24.0, gt=0, description="Consolidation trigger: hours since last run (seed 002).")
-    relationship_ttl_days: float | None = Field(None, description="Expiry of relationships in days (seed 001: permanent = None).")
-    eviction_tau_days: float = Field(7.0, gt=0, description="Recency time constant of capacity eviction (importance x recency, seed 002).")
+    # design source: seed 000
+    archive_after_days: float = Field(90.0, description="Archive memories with no hit for this many days.")
+    # design source: seed 000
+    archive_importance_below: float = Field(0.7, description="...when their importance is below this.")
+    # design source: seed 001
+    preference_ttl_days: float | None = Field(30.0, description="Expiry of preferences in days.")
+    # design source: seed 001
+    constraint_ttl_days: float | None = Field(90.0, description="Expiry of constraints in days.")
+    # design source: seed 003: 90
+    long_term_ttl_days: float | None = Field(None, description="Optional TTL of other long-term memories (e.g. 90).")
+    # design source: seed 002
+    max_memories_per_user: int = Field(10_000, ge=1, description="Capacity of one user's pool; eviction by importance x recency.")
+    # design source: seed 002
+    consolidate_after_events: int = Field(50, ge=1, description="Consolidation trigger: new events per user.")
+    # design source: seed 002
+    consolidate_after_hours: float = Field(24.0, gt=0, description="Consolidation trigger: hours since last run.")
+    # design source: seed 001: permanent = None
+    relationship_ttl_days: float | None = Field(None, description="Expiry of relationships in days (None = permanent).")
+    # design source: seed 002
+    eviction_tau_days: float = Field(7.0, gt=0, description="Recency time constant of capacity eviction (importance x recency).")
     profile_min_sources: int = Field(3, ge=2, description="Scattered memories about one subject folded into a profile memory from this many on.")
-    extract_min_confidence: float = Field(0.85, ge=0, le=1, description="LLM-extracted facts below this confidence are dropped (seed 001: 0.85).")
+    # design source: seed 001: 0.85
+    extract_min_confidence: float = Field(0.85, ge=0, le=1, description="LLM-extracted facts below this confidence are dropped.")
     erase_warehouse: EraseMode = Field(EraseMode.DELETE, description="What erase_user does to the owner's spans and verdicts: delete | pseudonymise | keep.")
-    reactivate_on_keyword: bool = Field(True, description="A keyword hit on a memory archived for inactivity re-activates it (seed 000).")
+    # design source: seed 000
+    reactivate_on_keyword: bool = Field(True, description="A keyword hit on a memory archived for inactivity re-activates it.")
+    # design source: seed 004
     confirm_repeats: int = Field(
         2, ge=1, description="pending_confirmation mode: the new value is confirmed (old ones archived) once the user "
-        "has repeated it this many times (seed 004)."
+        "has repeated it this many times."
     )
 
 
 class WorkingSection(_Section):
-    recent_turns: int = Field(4, ge=0, description="Raw turns kept in context (seed 003: 3..5).")
+    # design source: seed 003: 3..5
+    recent_turns: int = Field(4, ge=0, description="Raw turns kept in context (3..5 recommended).")
     ttl_minutes: float = Field(120.0, gt=0, description="Session state expires after this idle time.")
-    summary_trigger: float = Field(0.8, gt=0, le=1.0, description="Summarise when the conversation block passes this share of its budget (seed 004).")
-    context_tokens: int = Field(8000, description="Context window in tokens (seed 004).")
-    system_tokens: int = Field(2000, description="System block budget (seed 004).")
-    conversation_tokens: int = Field(2500, description="Conversation block budget (seed 004).")
-    memory_tokens: int = Field(1500, description="Retrieved-memory block budget (seed 004).")
-    summary_tokens: int = Field(300, ge=0, description="Target size of the rolling summary (seed 003: 200..300 chars).")
+    # design source: seed 004
+    summary_trigger: float = Field(0.8, gt=0, le=1.0, description="Summarise when the conversation block passes this share of its budget.")
+    # design source: seed 004
+    context_tokens: int = Field(8000, description="Context window in tokens.")
+    # design source: seed 004
+    system_tokens: int = Field(2000, description="System block budget.")
+    # design source: seed 004
+    conversation_tokens: int = Field(2500, description="Conversation block budget.")
+    # design source: seed 004
+    memory_tokens: int = Field(1500, description="Retrieved-memory block budget.")
+    # design source: seed 003: 200..300 chars
+    summary_tokens: int = Field(300, ge=0, description="Target size of the rolling summary (200..300 chars).")
 
 
 class HealthSection(_Section):
+    # design source: seed 001: act below 95%
     key_attributes: list[str] = Field(
         default_factory=list,
-        description="Fact keys every user should have (coverage = their fill rate, seed 001: act below 95%).",
+        description="Fact keys every user should have (coverage = their fill rate).",
     )
     weight_freshness: float = Field(1.0, ge=0, description="Weight of freshness in the composite (seeds give none: equal).")
     weight_coverage: float = Field(1.0, ge=0, description="Weight of coverage in the composite.")
     weight_consistency: float = Field(1.0, ge=0, description="Weight of consistency in the composite.")
-    freshness_days: float = Field(7.0, gt=0, description="A fact not updated for longer is stale (seed 001: 7 days).")
-    freshness_alert: float = Field(0.15, ge=0, le=1, description="Alert when the stale share exceeds this (seed 001: 15%).")
-    coverage_alert: float = Field(0.95, ge=0, le=1, description="Alert when key-attribute coverage is below this (seed 001: 95%).")
-    composite_alert: float = Field(80.0, ge=0, le=100, description="Alert entry when the composite is below this (seed 001: 80).")
+    # design source: seed 001: 7 days
+    freshness_days: float = Field(7.0, gt=0, description="A fact not updated for longer is stale.")
+    # design source: seed 001: 15%
+    freshness_alert: float = Field(0.15, ge=0, le=1, description="Alert when the stale share exceeds this.")
+    # design source: seed 001: 95%
+    coverage_alert: float = Field(0.95, ge=0, le=1, description="Alert when key-attribute coverage is below this.")
+    # design source: seed 001: 80
+    composite_alert: float = Field(80.0, ge=0, le=100, description="Alert entry when the composite is below this.")
 
 
 class TracingSection(_Section):
@@ -1377,13 +1590,54 @@ class KeywordSection(_Section):
         1.2, gt=0.0, description="BM25 term-frequency saturation k1 (Robertson & Zaragoza 2009). A memory stores "
         "its distinct terms (tf = 1), so k1 only scales the length normalisation."
     )
+    # provenance: issue 16 (b was Lucene's 0.75 before)
     b: float = Field(
-        0.0, ge=0.0, le=1.0, description="BM25 length normalisation b, applied when a memory is written (stored "
-        "memories keep their weights until rewritten or re-embedded). 0 (Lucene's 0.75 before issue 16): a long "
-        "memory that names the query's rare words is no weaker evidence than a short one; LoCoMo dev recall@10 "
-        "+0.02, golden suites unchanged (sweep in benchmarks/README.md)."
+        0.0, ge=0.0, le=1.0, description="BM25 length normalisation b, applied when a memory is written "
+        "(stored memories keep their weights until rewritten or re-embedded). 0 (Lucene's default is 0.75): "
+        "a long memory that names the query's rare words is no weaker evidence than a short one; LoCoMo dev "
+        "recall@10 +0.02, golden suites unchanged (sweep in benchmarks/README.md)."
     )
     avg_len: float = Field(12.0, gt=0.0, description="Expected memory length in terms for the length normalisation.")
+    person_names: bool = Field(
+        True, description="Chinese people called by a surname and a prefix or a title (老周, 小李, 张总, 王老师, 刘经理) "
+        "are recognised by structure (memory_engine.text.zh_person_names) and kept as one term by the tokenizer, "
+        "and count as names for the entity hop, contrast and people checks. jieba tags 老周 a time word, cuts 小李 "
+        "into 小 / 李 and 张总 into 张 / 总, so '老周负责的项目' and '老周说接口卡在审批' shared no name. Names only: "
+        "the surname alone is no term (老周 and 小周 are two people). False = jieba's words alone."
+    )
+    name_surnames: str = Field(
+        "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭"
+        "陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤",
+        description="The single-character surnames person_names reads, one character each: the 100 most common "
+        "surnames of mainland China (Ministry of Public Security, 2020 national name report / 百家姓 by population; "
+        "about 85% of the population). Rare surnames that are common words (师, 时, 公, 区) are left out on purpose: "
+        "老师 / 小时 / 老公 / 小区 name no one.", min_length=1
+    )
+    name_prefixes: str = Field(
+        "老小", min_length=1, description="Characters before a surname that make a familiar name (老周, 小李)."
+    )
+    name_titles: list[str] = Field(
+        ["总", "总监", "总裁", "姐", "哥", "叔", "姨", "阿姨", "老师", "经理", "医生", "大夫", "师傅", "主任", "律师",
+         "教授", "老板", "工"],
+        description="Titles after a surname that name a person (张总, 周姐, 王老师, 刘经理, 王工); longest first when read."
+    )
+    name_word_freq: int = Field(
+        500, ge=0, description="A candidate name that is itself a jieba dictionary word of another part of speech "
+        "with at least this frequency (jieba dict.txt counts; 小于 873, 小孔 679) is that word, not a name (小马 "
+        "391, 老张 256 stay names). 0 = every dictionary word is refused."
+    )
+    name_boundary_freq: int = Field(
+        1000, ge=0, description="A candidate name is refused when its last character and the next one, or the "
+        "character before it and its first, form a jieba dictionary word of at least this frequency: 这周总结 (总结 "
+        "3346), 老高兴 (高兴 5387), 历史老师 (历史), 从小李 (从小 1254); also when the name and the next "
+        "character(s) are a dictionary word (小龙虾, 老毛病). 小张开车 (张开 452) and 今天王姐 (天王 495) keep "
+        "their names."
+    )
+    latin_in_cjk: bool = Field(
+        True, description="Latin and alphanumeric words inside Chinese text count as names (APP, Keep, iPad, SDK, "
+        "4S店 -> '4s') for the entity hop, and a two-character letters-and-digits token (4S, 3D, 5G) is kept whole "
+        "by the tokenizer as longer codes are. False = Latin words in Chinese are plain terms."
+    )
 
 
 class LimitsSection(_Section):
@@ -1501,7 +1755,8 @@ class EngineConfig(BaseSettings):
     lifecycle: LifecycleSection = Field(default_factory=LifecycleSection, description="Decay, archive, expiry, consolidation.")
     working: WorkingSection = Field(default_factory=WorkingSection, description="Working memory and context budgets.")
     tracing: TracingSection = Field(default_factory=TracingSection, description="Spans and exporters.")
-    health: HealthSection = Field(default_factory=HealthSection, description="Health score of the memory store (seed 001).")
+    # design source: seed 001
+    health: HealthSection = Field(default_factory=HealthSection, description="Health score of the memory store.")
     limits: LimitsSection = Field(default_factory=LimitsSection, description="Input bounds of the public calls.")
     pii: PiiSection = Field(default_factory=PiiSection, description="PII detectors and phone regions (write.redact_pii switches all).")
 
@@ -1574,7 +1829,7 @@ class EngineConfig(BaseSettings):
         try:
             data = tomllib.loads(p.read_text(encoding="utf-8"))
         except (OSError, tomllib.TOMLDecodeError) as e:
-            raise ConfigError(f"{p}: {e}") from e
+            raise ConfigError(f"{p}: {os_reason(e)}") from e
         base = cls().to_dict()
         _deep_merge(base, data)
         return _validated(base, source=str(p))

@@ -18,6 +18,15 @@ class MemoryEngineError(Exception):
     """Root of every error this package raises on purpose."""
 
 
+def os_reason(e: BaseException) -> str:
+    """What went wrong, without the file name: ``e.strerror`` of an ``OSError`` that has one
+    (``str(OSError)`` is ``"[Errno 2] No such file or directory: 'x.json'"``, which repeats the path a
+    message already names), else ``str(e)``. Use it wherever a message puts the path in front itself."""
+    if isinstance(e, OSError) and e.strerror:
+        return e.strerror
+    return str(e)
+
+
 class ConfigError(MemoryEngineError, ValueError):
     """A configuration value is unknown, malformed or out of range.
 

@@ -29,7 +29,7 @@ def require_owner(user_id: Any, tenant_id: Any) -> tuple[str, str]:
     """``(user_id, tenant_id)`` when both are non-empty strings (seed 004: every memory has an owner;
     no owner, no read or write). Raises ValidationError (``field`` = the missing one)."""
     if not isinstance(user_id, str) or not user_id.strip():
-        raise ValidationError("user_id is required: every memory has an owner (seed 004)", field="user_id")
+        raise ValidationError("user_id is required: every memory has an owner", field="user_id")  # seed 004
     return user_id, require_tenant(tenant_id)
 
 

@@ -18,6 +18,8 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
+from .errors import ValidationError
+
 NO_DATA = "no data"
 
 _SERIES_COLS = ("bucket", "value", "numerator", "denominator", "low", "high")
@@ -392,20 +394,40 @@ def _defined(xs: Any) -> list[float]:
     return [float(x) for x in xs if x is not None and not (isinstance(x, float) and x != x)]
 
 
-def eval_groups_frame(rows: Sequence[Mapping[str, Any]], by: str, metrics: Sequence[str] = EVAL_METRICS) -> pd.DataFrame:
+GROUP_CHART_TOP = 12
+"""Groups a per-group chart names (the Golden eval page's "By category"); the others are pooled into one
+``other (N groups)`` bar, so 40 categories do not crowd the axis into unreadable slanted labels."""
+
+
+def eval_groups_frame(rows: Sequence[Mapping[str, Any]], by: str, metrics: Sequence[str] = EVAL_METRICS, *,
+                      top: int | None = None) -> pd.DataFrame:
     """Mean of each metric per group over stored eval query rows (``metrics`` and
     ``details`` mappings, as :meth:`Warehouse.eval_queries` returns them).
 
     ``by`` is a ``details`` key (``category``, ``lang``, ``suite``). Columns:
     ``group, metric, value, n`` where ``n`` counts the queries defining the
     metric; a metric no query defines is left out (no data, not 0).
+
+    Groups come in name order. With ``top`` (>= 1) and more than ``top + 1`` groups, only the ``top``
+    groups with the most queries (ties by name) are kept, largest first, and the queries of all the
+    others are pooled into one last group ``other (K groups)``: at most ``top + 1`` groups, and the
+    pooled means are over those queries (not a mean of group means). Raises ValidationError for ``top`` < 1.
     """
+    if top is not None and top < 1:
+        raise ValidationError(f"top must be >= 1, got {top}", field="top")
     groups: dict[str, list[Mapping[str, Any]]] = {}
     for r in rows:
         g = str((r.get("details") or {}).get(by) or "unspecified")
         groups.setdefault(g, []).append(r)
+    order = sorted(groups)
+    if top is not None and len(groups) > top + 1:  # pooling a single group would only rename it
+        ranked = sorted(groups, key=lambda g: (-len(groups[g]), g))
+        rest = ranked[top:]
+        other = f"other ({len(rest)} groups)"
+        groups = {g: groups[g] for g in ranked[:top]} | {other: [r for g in rest for r in groups[g]]}
+        order = [*ranked[:top], other]
     out = []
-    for g in sorted(groups):
+    for g in order:
         for m in metrics:
             vals = _defined((r.get("metrics") or {}).get(m) for r in groups[g])
             if vals:
@@ -495,6 +517,6 @@ class Score:
 
 
 __all__ = [
-    "EVAL_METRICS", "NO_DATA", "Score", "fact_ages_frame", "first_with_hits", "compare_runs_frame", "eval_groups_frame", "failed_queries_frame", "Tile", "components_figure", "delta_figure", "grouped_bar_figure", "highlight_citations",
+    "EVAL_METRICS", "GROUP_CHART_TOP", "NO_DATA", "Score", "fact_ages_frame", "first_with_hits", "compare_runs_frame", "eval_groups_frame", "failed_queries_frame", "Tile", "components_figure", "delta_figure", "grouped_bar_figure", "highlight_citations",
     "hits_figure", "kpi_tile", "records_frame", "series_frame", "stacked_count_figure", "supersede_edges", "timeseries_figure",
 ]

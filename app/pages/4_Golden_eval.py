@@ -154,8 +154,9 @@ for bench, groups in qf.official.items():
         st.dataframe(pd.DataFrame([{"group": g, **v} for g, v in groups.items()]), hide_index=True, width="stretch")
 
 g1, g2 = st.columns(2)
-g1.plotly_chart(viz.grouped_bar_figure(viz.eval_groups_frame(rows_a, "category"), x="group", y="value", color="metric",
-                                       title="By category", y_range=(0, 1.05)), width="stretch", key="ge_cat")
+by_cat = viz.eval_groups_frame(rows_a, "category", top=viz.GROUP_CHART_TOP)  # many categories: the largest + "other"
+g1.plotly_chart(viz.grouped_bar_figure(by_cat, x="group", y="value", color="metric", title="By category",
+                                       y_range=(0, 1.05)), width="stretch", key="ge_cat")
 g2.plotly_chart(viz.grouped_bar_figure(viz.eval_groups_frame(rows_a, "lang"), x="group", y="value", color="metric",
                                        title="By language", y_range=(0, 1.05)), width="stretch", key="ge_lang")
 

@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # app/ holds the s
 import workbench_ui as ui  # noqa: E402
 
 from memory_engine import viz  # noqa: E402
-from memory_engine.errors import MemoryEngineError  # noqa: E402
+from memory_engine.errors import MemoryEngineError, TraceIngestError  # noqa: E402
 from memory_engine.observability.ingest import ingest_file  # noqa: E402
 from memory_engine.observability.spool import find_owner, pending  # noqa: E402
 
@@ -33,8 +33,10 @@ if uploads and st.button("Ingest", key="ing_go", type="primary"):
             try:
                 res = ingest_file(wh, path)
             except MemoryEngineError as e:
-                st.error(f"{up.name}: {e}")
-                rows.append({"file": up.name, "error": str(e)})
+                # a TraceIngestError names the temporary copy already: show the uploaded name once, then why
+                why = e.reason if isinstance(e, TraceIngestError) else str(e)
+                st.error(f"{up.name}: {why}")
+                rows.append({"file": up.name, "error": why})
                 continue
         rows.append({"file": up.name, "received": res.received, "ingested": res.ingested, "duplicate": res.duplicate,
                      "rejected": res.rejected, "malformed": res.malformed, "warnings": res.warnings})

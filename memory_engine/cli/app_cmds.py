@@ -14,15 +14,12 @@ from typing import Annotated
 import typer
 
 from memory_engine.cli import app
+from memory_engine.cli.options import WorkspaceOpt
 from memory_engine.errors import MemoryEngineError
 
 APP_ENTRY = Path(__file__).resolve().parents[2] / "app" / "Home.py"
 """The Streamlit entry script (``app/Home.py`` beside the package)."""
 
-WorkspaceOpt = Annotated[
-    Path | None,
-    typer.Option("--workspace", "-w", help="Workspace folder (sets MEMWB_HOME; default $MEMWB_HOME or .memwb)."),
-]
 
 
 def _workspace(ws: Path | None) -> Path:
@@ -112,8 +109,8 @@ def app_cmd(
     """Start the Streamlit workbench on the embedded default (Qdrant shard + DuckDB file + bundled model).
 
     On an empty workspace the demo workspace is built first, with a progress bar. The app owns the
-    workspace's warehouse while it runs: it receives OTLP/HTTP spans itself (``--otlp-port``, 4318 by
-    default) and applies what other commands queue for it (``memwb ingest``, ``eval``, ``ci``, ``sweep``,
+    workspace's warehouse while it runs: it receives OTLP/HTTP spans itself (--otlp-port, 4318 by
+    default) and applies what other commands queue for it (memwb ingest, eval, ci, sweep,
     an engine in another process), so none of them fails on the file lock."""
     from memory_engine import demo
     from memory_engine.observability.spool import Owner, find_owner

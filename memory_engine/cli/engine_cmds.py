@@ -13,15 +13,13 @@ from rich.console import Console
 from rich.table import Table
 
 from ..config import EngineConfig
-from ..config import load_config as _load
 from ..errors import ConfigError, MemoryEngineError
 from . import app
+from .options import ConfigOpt, WorkspaceOpt, command_config, set_help
 
 console = Console()
 
-SetOpt = Annotated[list[str] | None, typer.Option("--set", help="Override a config field, dotted.key=value (repeatable).")]
-ConfigOpt = Annotated[Path | None, typer.Option("--config", help="Engine configuration TOML file.")]
-WorkspaceOpt = Annotated[Path | None, typer.Option("--workspace", help="Workspace folder (default $MEMWB_HOME or .memwb).")]
+SetOpt = Annotated[list[str] | None, typer.Option("--set", help=set_help("retrieval.top_k=5"))]
 UserOpt = Annotated[str, typer.Option("--user", "-u", help="Owner user id (required: memories always have an owner).")]
 TenantOpt = Annotated[str, typer.Option("--tenant", "-t", help="Tenant id.")]
 
@@ -29,8 +27,7 @@ TenantOpt = Annotated[str, typer.Option("--tenant", "-t", help="Tenant id.")]
 def cli_config(config: Path | None, sets: list[str] | None, workspace: Path | None = None) -> EngineConfig:
     """Config from TOML (or defaults) + ``--set k=v`` overrides; exits 2 with the key named on error."""
     try:
-        cfg = _load(config, sets or ())
-        return cfg.with_overrides({"workspace": str(workspace)}) if workspace is not None else cfg
+        return command_config(config, sets, workspace)
     except ConfigError as e:
         console.print(f"[red]config error:[/red] {e}")
         raise typer.Exit(2) from e
@@ -40,13 +37,14 @@ def cli_config(config: Path | None, sets: list[str] | None, workspace: Path | No
 def config_cmd(
     config: ConfigOpt = None,
     set_: SetOpt = None,
+    workspace: WorkspaceOpt = None,
     toml: Annotated[bool, typer.Option("--toml", help="Print the effective config as TOML (loadable by --config).")] = False,
     grep: Annotated[str | None, typer.Option("--grep", help="Only keys containing this text.")] = None,
 ) -> None:
     """List every config field by dotted name: effective value (bold when it differs from the
     built-in default because of --config, --set or MEMWB_* environment variables), default, meaning.
     Every field is sweepable by this name."""
-    cfg = cli_config(config, set_)
+    cfg = cli_config(config, set_, workspace)
     if toml:
         typer.echo(cfg.to_toml())
         return

@@ -15,7 +15,8 @@ from typing import Annotated
 import typer
 
 from memory_engine.cli import app
-from memory_engine.config import EngineConfig, load_config
+from memory_engine.cli.options import ConfigOpt, WorkspaceOpt, command_config, set_help
+from memory_engine.config import EngineConfig
 from memory_engine.errors import ConfigError, MemoryEngineError, SuiteError
 
 FORMATS = ("table", "json", "markdown")
@@ -26,8 +27,8 @@ def _fail(msg: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
-def _load_config(config: Path | None, sets: list[str] | None) -> EngineConfig:
-    return load_config(config, sets or ())
+def _load_config(config: Path | None, sets: list[str] | None, workspace: Path | None = None) -> EngineConfig:
+    return command_config(config, sets, workspace)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,13 +44,13 @@ class SplitOpts:
 
 
 def _prepare(paths: list[Path], config: Path | None, sets: list[str] | None,  # noqa: ANN202
-             split: SplitOpts | None = None):
+             split: SplitOpts | None = None, workspace: Path | None = None):
     """Config, the suites to run (one split part when asked) and the split record (or None)."""
     from memory_engine.evaluation.splits import load_split
 
     split = split or SplitOpts()
     try:
-        cfg = _load_config(config, sets)
+        cfg = _load_config(config, sets, workspace)
         suites, sp = load_split(paths, test_paths=split.test or (), method=split.split_by, test_tag=split.test_tag,
                                 test_share=split.test_share, seed=split.seed)
         if sp is None and split.part != "all":
@@ -103,13 +104,10 @@ def _store(run, cfg: EngineConfig, store: bool) -> None:  # noqa: ANN001
 
 
 PathsArg = Annotated[list[Path], typer.Argument(help="Suite YAML files or folders (every *.yaml below is loaded).")]
-ConfigOpt = Annotated[Path | None, typer.Option("--config", help="Engine configuration TOML file (default: built-in defaults).")]
-SetOpt = Annotated[
-    list[str] | None,
-    typer.Option("--set", help="Override one config field, dotted.key=value (repeatable), e.g. retrieval.floor=0.4."),
-]
+SetOpt = Annotated[list[str] | None, typer.Option("--set", help=set_help("retrieval.floor=0.4"))]
 RagasOpt = Annotated[
-    bool, typer.Option("--ragas/--no-ragas", help="Also compute ragas ID-based and non-LLM context precision/recall.")
+    bool, typer.Option("--ragas/--no-ragas", help="Also compute ragas ID-based and non-LLM context precision/recall "
+                                                  "(slow; needs the memwb\\[eval] extra).")
 ]
 StoreOpt = Annotated[
     bool, typer.Option("--store/--no-store", help="Save the run (config, hash, commit, per-query rows) in the workspace warehouse.")
@@ -131,12 +129,13 @@ def eval_cmd(
     paths: PathsArg,
     config: ConfigOpt = None,
     set_: SetOpt = None,
+    workspace: WorkspaceOpt = None,
     fmt: Annotated[str, typer.Option("--format", help="Report printed on stdout: table | json | markdown.")] = "table",
     out: Annotated[
         Path | None,
         typer.Option("--out", help="Folder for report.json, report.md, report.html and junit.xml of this run."),
     ] = None,
-    ragas: RagasOpt = True,
+    ragas: RagasOpt = False,
     store: StoreOpt = True,
     quiet: QuietOpt = False,
     test: TestOpt = None,
@@ -155,7 +154,8 @@ def eval_cmd(
         raise _fail(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     from memory_engine.evaluation import reports
 
-    cfg, suites, rec = _prepare(paths, config, set_, SplitOpts(test, split_by, test_tag, test_share, seed, split))
+    cfg, suites, rec = _prepare(paths, config, set_, SplitOpts(test, split_by, test_tag, test_share, seed, split),
+                                workspace)
     run = _run(suites, cfg, ragas=ragas, quiet=quiet, split=rec)
     _store(run, cfg, store)
     if out is not None:
@@ -192,6 +192,7 @@ def ci_cmd(
     ] = False,
     config: ConfigOpt = None,
     set_: SetOpt = None,
+    workspace: WorkspaceOpt = None,
     ragas: RagasOpt = False,
     store: StoreOpt = True,
     quiet: QuietOpt = False,
@@ -208,12 +209,13 @@ def ci_cmd(
     not_contains string is returned, or a metric drops more than --max-drop below
     the baseline (overall or in a category); 2 on bad input; 0 otherwise.
 
-    ``--split test`` gates on the held-out cases only (e.g. ``memwb ci eval_sets
-    --test eval_sets_test --split test --baseline ...``)."""
+    --split test gates on the held-out cases only, e.g. memwb ci eval_sets
+    --test eval_sets_test --split test --baseline eval_sets/baseline.json."""
     from memory_engine.evaluation import reports
     from memory_engine.evaluation.ci import BaselineError, compare, load_baseline, save_baseline
 
-    cfg, suites, rec = _prepare(paths, config, set_, SplitOpts(test, split_by, test_tag, test_share, seed, split))
+    cfg, suites, rec = _prepare(paths, config, set_, SplitOpts(test, split_by, test_tag, test_share, seed, split),
+                                workspace)
     base = None
     if baseline.exists() or not update_baseline:
         try:
@@ -273,6 +275,7 @@ def compare_cmd(
     fmt: Annotated[str, typer.Option("--format", help="table | json")] = "table",
     config: ConfigOpt = None,
     set_: SetOpt = None,
+    workspace: WorkspaceOpt = None,
 ) -> None:
     """Two stored eval runs side by side: the config parameters that differ, per-category deltas
     with 95% paired-bootstrap intervals, and the queries that flipped (pass -> fail, fail -> pass)."""
@@ -283,7 +286,7 @@ def compare_cmd(
     if fmt not in ("table", "json"):
         raise _fail(f"--format must be table or json, got {fmt!r}")
     try:
-        cfg = _load_config(config, set_)
+        cfg = _load_config(config, set_, workspace)
         wh = open_reader(cfg.workspace)  # the owner's while `memwb app`/`collect` owns the workspace
     except ConfigError as e:
         raise _fail(f"invalid configuration: {e}") from None

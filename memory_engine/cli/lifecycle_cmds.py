@@ -17,15 +17,14 @@ from typing import Any
 import typer
 
 from memory_engine.cli import app
-from memory_engine.config import EmbeddingSection, EngineConfig, load_config
+from memory_engine.cli.options import CONFIG_HELP, WorkspaceOpt, command_config, set_help
+from memory_engine.config import EmbeddingSection, EngineConfig
 from memory_engine.errors import ConfigError, MemoryEngineError
 from memory_engine.workspace import workspace_paths
 
 lifecycle_app = typer.Typer(help="Memory lifecycle: archive/expiry/eviction job, forget, erase.", no_args_is_help=True)
 app.add_typer(lifecycle_app, name="lifecycle")
 
-_CONFIG_HELP = "Engine config TOML file (default: built-in defaults + MEMWB_* env)."
-_SET_HELP = "Override a config field, dotted.key=value (repeatable), e.g. lifecycle.archive_after_days=60."
 _NOW_HELP = "Simulated current time, ISO 8601 (e.g. 2025-06-01T00:00:00+00:00; no offset = UTC). Default: now."
 _JSON_HELP = "Print the report as JSON instead of a table."
 
@@ -35,9 +34,9 @@ def _fail(msg: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
-def _config(config: Path | None, sets: list[str] | None) -> EngineConfig:
+def _config(config: Path | None, sets: list[str] | None, workspace: Path | None = None) -> EngineConfig:
     try:
-        return load_config(config, sets or ())
+        return command_config(config, sets, workspace)
     except ConfigError as e:
         raise _fail(f"invalid configuration: {e}") from None
 
@@ -91,14 +90,18 @@ def lifecycle_run(
     user: str | None = typer.Option(None, "--user", help="Only this user's pool (default: every user of the tenant)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Report what would change without writing."),
     as_json: bool = typer.Option(False, "--json", help=_JSON_HELP),
-    config: Path | None = typer.Option(None, "--config", help=_CONFIG_HELP),
-    sets: list[str] | None = typer.Option(None, "--set", help=_SET_HELP),
+    config: Path | None = typer.Option(None, "--config", help=CONFIG_HELP),
+    sets: list[str] | None = typer.Option(None, "--set", help=set_help("lifecycle.archive_after_days=60")),
+    workspace: WorkspaceOpt = None,
 ) -> None:
     """Archive memories without a hit for 90 days (importance < 0.7), expire by type
-    (preferences 30 d, constraints 90 d), evict over capacity; report every change and why."""
+    (preferences 30 d, constraints 90 d), evict over capacity; report every change and why.
+
+    The figures are the defaults of lifecycle.archive_after_days, archive_importance_below,
+    preference_ttl_days, constraint_ttl_days and max_memories_per_user (see memwb config --grep lifecycle)."""
     from memory_engine.lifecycle.runner import run_lifecycle
 
-    cfg = _config(config, sets)
+    cfg = _config(config, sets, workspace)
     ts = _now(now)
     try:
         with _engine(cfg) as eng:
@@ -122,13 +125,14 @@ def lifecycle_forget(
     until: str | None = typer.Option(None, "--until", help="Only memories created at/before this ISO time."),
     dry_run: bool = typer.Option(False, "--dry-run", help="List what would be deleted without deleting."),
     as_json: bool = typer.Option(False, "--json", help=_JSON_HELP),
-    config: Path | None = typer.Option(None, "--config", help=_CONFIG_HELP),
-    sets: list[str] | None = typer.Option(None, "--set", help=_SET_HELP),
+    config: Path | None = typer.Option(None, "--config", help=CONFIG_HELP),
+    sets: list[str] | None = typer.Option(None, "--set", help=set_help("storage.path=/srv/memwb/qdrant")),
+    workspace: WorkspaceOpt = None,
 ) -> None:
     """Explicit forget: by id, or by filter (type, topic, time range). A hard delete."""
     from memory_engine.lifecycle.forget import forget_where
 
-    cfg = _config(config, sets)
+    cfg = _config(config, sets, workspace)
     try:
         with _engine(cfg) as eng:
             deleted: list[str] = []
@@ -162,8 +166,9 @@ def lifecycle_erase_user(
     compact: bool = typer.Option(False, "--compact", help="Then rewrite the vector shard and the DuckDB file so the "
                                  "erased bytes leave the disk (deleting only marks them; see docs/safety.md)."),
     as_json: bool = typer.Option(False, "--json", help=_JSON_HELP),
-    config: Path | None = typer.Option(None, "--config", help=_CONFIG_HELP),
-    sets: list[str] | None = typer.Option(None, "--set", help=_SET_HELP),
+    config: Path | None = typer.Option(None, "--config", help=CONFIG_HELP),
+    sets: list[str] | None = typer.Option(None, "--set", help=set_help("lifecycle.erase_warehouse=pseudonymise")),
+    workspace: WorkspaceOpt = None,
 ) -> None:
     """GDPR-style erase: every record of the owner leaves the vector store; warehouse rows are deleted or pseudonymised.
 
@@ -173,7 +178,7 @@ def lifecycle_erase_user(
 
     if warehouse is not None and warehouse not in {m.value for m in EraseMode}:
         raise _fail(f"--warehouse must be one of {', '.join(m.value for m in EraseMode)}")
-    cfg = _config(config, sets)
+    cfg = _config(config, sets, workspace)
     try:
         with _workspace(cfg) as ws:
             rep = ws.erase_user(user, tenant_id=tenant, mode=warehouse, salt=salt)
@@ -207,18 +212,19 @@ def consolidate_cmd(
     llm: bool = typer.Option(False, "--llm", help="Also extract facts with the LLM at MEMWB_LLM_BASE_URL / MEMWB_LLM_MODEL."),
     min_confidence: float | None = typer.Option(None, "--min-confidence", min=0.0, max=1.0,
                                                 help="Extracted facts below this confidence are skipped "
-                                                     "(default: lifecycle.extract_min_confidence, seed 001: 0.85)."),
+                                                     "(default: lifecycle.extract_min_confidence, 0.85)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Plan without writing."),
     as_json: bool = typer.Option(False, "--json", help=_JSON_HELP),
-    config: Path | None = typer.Option(None, "--config", help=_CONFIG_HELP),
-    sets: list[str] | None = typer.Option(None, "--set", help=_SET_HELP),
+    config: Path | None = typer.Option(None, "--config", help=CONFIG_HELP),
+    sets: list[str] | None = typer.Option(None, "--set", help=set_help("write.dedup_similarity=0.9")),
+    workspace: WorkspaceOpt = None,
 ) -> None:
     """Merge near-duplicates, resolve conflicts (source, then time), fold facts of one topic into a profile;
     merged sources are archived with superseded_by, never deleted."""
     from memory_engine.lifecycle.consolidate import LLMExtractor, consolidate
     from memory_engine.lifecycle.llm import client_from_env
 
-    cfg = _config(config, sets)
+    cfg = _config(config, sets, workspace)
     ts = _now(now)
     try:
         extractor = None
@@ -249,8 +255,11 @@ def reembed_cmd(
     batch_size: int = typer.Option(64, "--batch-size", min=1, help="Records embedded per batch."),
     tenant: list[str] | None = typer.Option(None, "--tenant", help="Tenant to copy (repeatable; default: default)."),
     as_json: bool = typer.Option(False, "--json", help=_JSON_HELP),
-    config: Path | None = typer.Option(None, "--config", help=_CONFIG_HELP),
-    sets: list[str] | None = typer.Option(None, "--set", help=_SET_HELP),
+    config: Path | None = typer.Option(None, "--config", help=CONFIG_HELP),
+    sets: list[str] | None = typer.Option(None, "--set", help=set_help(
+        "storage.path=/srv/memwb/qdrant", "Applies to the store that is copied; the new model comes from "
+        "--model, --backend and --batch-size.")),
+    workspace: WorkspaceOpt = None,
 ) -> None:
     """Re-embed every record with a new model in batches (resumable), then switch the active embedding version."""
     from rich.progress import Progress
@@ -258,7 +267,7 @@ def reembed_cmd(
     from memory_engine.embedding import make_embedder
     from memory_engine.lifecycle.reembed import reembed
 
-    cfg = _config(config, sets)
+    cfg = _config(config, sets, workspace)
     section = EmbeddingSection(backend=backend, model=model, batch_size=batch_size)
     try:
         new = make_embedder(section)
@@ -277,15 +286,17 @@ def replay_dead_letters_cmd(
     path: Path | None = typer.Argument(None, help="Dead-letter JSONL file (default <workspace>/dead_letters.jsonl)."),
     mode: str = typer.Option("pipeline", "--mode", help="How the requests were written: pipeline | events."),
     as_json: bool = typer.Option(False, "--json", help=_JSON_HELP),
-    config: Path | None = typer.Option(None, "--config", help=_CONFIG_HELP),
-    sets: list[str] | None = typer.Option(None, "--set", help=_SET_HELP),
+    config: Path | None = typer.Option(None, "--config", help=CONFIG_HELP),
+    sets: list[str] | None = typer.Option(None, "--set", help=set_help(
+        "write.threshold=0.5", "Applies to the write pipeline the requests are re-applied through.")),
+    workspace: WorkspaceOpt = None,
 ) -> None:
     """Re-apply failed async writes; applied ones leave the file, failing and malformed ones stay."""
     from memory_engine.lifecycle.writer import WriteMode, replay_dead_letters
 
     if mode not in {m.value for m in WriteMode}:
         raise _fail(f"--mode must be one of {', '.join(m.value for m in WriteMode)}")
-    cfg = _config(config, sets)
+    cfg = _config(config, sets, workspace)
     p = path or workspace_paths(cfg).dead_letters
     try:
         with _engine(cfg) as eng:

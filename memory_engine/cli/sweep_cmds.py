@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from memory_engine.cli import app
+from memory_engine.cli.options import CONFIG_HELP, WorkspaceOpt, command_config, set_help
 
 _PARAM_HELP = (
     "Swept config field by dotted name: KEY=LOW:HIGH:STEP (inclusive grid), KEY=LOW:HIGH (continuous, "
@@ -42,7 +43,7 @@ def sweep(
     constraint: Annotated[list[str] | None, typer.Option(
         help="Discard trials that break METRIC(==|!=|<=|>=|<|>)NUMBER, e.g. violations==0, pass>=0.9, "
              "recall@5:temporal>=0.8. Repeatable.")] = None,
-    jobs: Annotated[int, typer.Option(help="Worker processes sharing the study's storage (2 cores here: 1).",
+    jobs: Annotated[int, typer.Option(help="Worker processes sharing the study's storage (at most one per free CPU core).",
                                       min=1)] = 1,
     seed: Annotated[int, typer.Option(help="Sampler seed (worker i uses seed+i).")] = 0,
     study: Annotated[str | None, typer.Option(
@@ -54,9 +55,10 @@ def sweep(
     export_best: Annotated[Path | None, typer.Option(
         "--export-best", help="Write the best trial's config as TOML loadable by --config.")] = None,
     config: Annotated[Path | None, typer.Option(
-        "--config", help="Base config TOML (the sweep varies fields of it; deltas are against it).")] = None,
+        "--config", help=CONFIG_HELP + " The base config: the sweep varies fields of it; deltas are against it.")] = None,
     set_: Annotated[list[str] | None, typer.Option(
-        "--set", help="Override a base config field: KEY=VALUE (repeatable).")] = None,
+        "--set", help=set_help("retrieval.top_k=5", "Changes the base config, not a swept field."))] = None,
+    workspace: WorkspaceOpt = None,
     top: Annotated[int, typer.Option(help="Rows of the top-trials table.", min=1)] = 10,
     figures: Annotated[Path | None, typer.Option(
         help="Folder to write the Plotly figures (parallel coordinates, heatmap, Pareto front, "
@@ -93,7 +95,6 @@ def sweep(
     significant. Exit code 0 when a feasible trial exists, 1 when none does,
     2 on bad input.
     """
-    from memory_engine.config import EngineConfig
     from memory_engine.errors import MemoryEngineError
     from memory_engine.evaluation.splits import load_split
     from memory_engine.evaluation.sweep import (
@@ -109,15 +110,7 @@ def sweep(
     from memory_engine.evaluation.sweep_study import export_best as export_best_toml
 
     try:
-        base = EngineConfig.from_toml(config) if config else EngineConfig()
-        if set_:
-            sets = {}
-            for s in set_:
-                k, eq, v = s.partition("=")
-                if not eq:
-                    _fail(f"--set {s!r}: expected KEY=VALUE")
-                sets[k.strip()] = v
-            base = base.with_overrides(sets)
+        base = command_config(config, set_, workspace)
         specs = parse_params(param, base)
         mode = SearchMode(search) if search else (
             SearchMode.GRID if all(p.gridable for p in specs) else SearchMode.TPE)

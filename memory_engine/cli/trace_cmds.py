@@ -20,12 +20,8 @@ from typing import Annotated, Any
 import typer
 
 from memory_engine.cli import app
-from memory_engine.errors import MemoryEngineError, TraceIngestError
-
-WorkspaceOpt = Annotated[
-    Path | None,
-    typer.Option("--workspace", "-w", help="Workspace folder holding warehouse.duckdb (default $MEMWB_HOME or .memwb)."),
-]
+from memory_engine.cli.options import WorkspaceOpt
+from memory_engine.errors import MemoryEngineError, TraceIngestError, os_reason
 
 
 def _ws(ws: Path | None) -> Path:
@@ -95,8 +91,8 @@ def ingest_cmd(
                 wh, f, progress=progress and sys.stderr.isatty(),
                 max_decompressed_bytes=int(max_decompressed_mb * 1024 * 1024), max_gzip_ratio=max_gzip_ratio,
             )  # fmt: skip
-        except TraceIngestError as e:
-            typer.echo(f"{f}: {e}", err=True)
+        except TraceIngestError as e:  # its message already starts with the file
+            typer.echo(str(e), err=True)
             unreadable += 1
             continue
         except MemoryEngineError as e:
@@ -339,7 +335,7 @@ def health_cmd(
         try:
             data = json.loads(input_file.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as e:
-            _fail(f"{input_file}: {e}")
+            _fail(f"{input_file}: {os_reason(e)}")
         from memory_engine import EngineConfig
 
         r = health_report_for(data.get("memories", []), data.get("facts", []), EngineConfig().health,

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import BaselineError, ValidationError
+from ..errors import BaselineError, ValidationError, os_reason
 from .aggregate import Summary, aggregate, summarize
 from .metrics import PairedDelta, paired_bootstrap_delta
 from .runner import EvalRun, QueryResult
@@ -83,7 +83,7 @@ def load_baseline(path: str | Path) -> dict[str, Any]:
     except FileNotFoundError as e:
         raise BaselineError("baseline file not found (create it with --update-baseline)", path=str(p)) from e
     except (OSError, json.JSONDecodeError) as e:
-        raise BaselineError(f"cannot read baseline: {e}", path=str(p)) from e
+        raise BaselineError(f"cannot read baseline: {os_reason(e)}", path=str(p)) from e
     if not isinstance(doc, dict) or doc.get("format") != BASELINE_FORMAT:
         raise BaselineError(f"not a memwb baseline (expected format {BASELINE_FORMAT!r})", path=str(p))
     for key in ("groups", "queries"):

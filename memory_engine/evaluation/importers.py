@@ -32,7 +32,7 @@ from typing import Any
 
 import yaml
 
-from ..errors import SuiteError, ValidationError
+from ..errors import SuiteError, ValidationError, os_reason
 from .suite import parse_suite
 
 #: LoCoMo QA categories (from the official evaluation script).
@@ -78,7 +78,7 @@ def _read_json(path: Path) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as e:
-        raise SuiteError(f"cannot read benchmark JSON: {e}", file=str(path)) from e
+        raise SuiteError(f"cannot read benchmark JSON: {os_reason(e)}", file=str(path)) from e
 
 
 def _bad(path: Path, msg: str, case: str | None = None, fld: str | None = None) -> SuiteError:

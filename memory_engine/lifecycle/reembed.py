@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..config import EmbeddingSection
 from ..embedding import CachedEmbedder
-from ..errors import ReembedError, StoreError, ValidationError
+from ..errors import ReembedError, StoreError, ValidationError, os_reason
 from ..observability.tracing import SPAN_CONSOLIDATE, set_attrs
 from ..paths import ACTIVE_EMBEDDING_FILE, workspace_paths
 from ..store.base import ScoredPayload, StoredPoint, StoreFilter, VectorStore
@@ -114,7 +114,7 @@ def load_active_embedding(workspace: str | os.PathLike[str]) -> dict[str, Any] |
     try:
         data = json.loads(f.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
-        raise ReembedError(f"unreadable {f}: {e}") from e
+        raise ReembedError(f"unreadable {f}: {os_reason(e)}") from e
     if not isinstance(data, dict) or "version" not in data:
         raise ReembedError(f"{f} lacks 'version'")
     return data

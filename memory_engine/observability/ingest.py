@@ -43,7 +43,7 @@ import numpy as np
 import orjson
 import pyarrow as pa
 
-from ..errors import WarehouseError
+from ..errors import WarehouseError, os_reason
 from .fastpath import (
     DERIVED_TABLES,
     SPANS_SCHEMA,
@@ -483,7 +483,7 @@ def ingest_file(
     try:
         data = _open_bytes(p, max_decompressed_bytes, max_gzip_ratio)
     except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as e:
-        raise TraceIngestError(f"cannot read: {e}", source=str(p)) from e
+        raise TraceIngestError(f"cannot read: {os_reason(e)}", source=str(p)) from e
 
     bar = None
     if progress is True:

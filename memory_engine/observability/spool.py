@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import paths
-from ..errors import MemoryEngineError, ValidationError
+from ..errors import MemoryEngineError, TraceIngestError, ValidationError
 from .records import SpanRecord
 from .warehouse import InsertResult, Warehouse
 
@@ -321,6 +321,8 @@ def _apply(wh: Warehouse, p: Path) -> None:
             s = ingest_file(wh, f)
             out = {"ok": True, "ingested": s.ingested, "duplicate": s.duplicate, "rejected": s.rejected,
                    "malformed": s.malformed, "warnings": s.warnings, "problems": [str(x) for x in s.problems[:50]]}  # fmt: skip
+        except TraceIngestError as e:  # the CLI names its own file: the reason only (the spool copy's path is noise)
+            out = {"ok": False, "error": e.reason}
         except Exception as e:  # noqa: BLE001 - reported to the waiting CLI, the file is not retried
             out = {"ok": False, "error": f"{type(e).__name__}: {e}"}
         _atomic_write(result, json.dumps(out).encode())

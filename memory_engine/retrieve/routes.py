@@ -210,7 +210,8 @@ class IntentRoute:
     * tagged with it at write, newest first, score 1.0;
     * not tagged with it, among the ``intent.member_scan`` user statements nearest the category's prototype
       direction, whose query-time membership (:meth:`memory_engine.write.categories.Categories.membership`)
-      is >= ``intent.member_min``, best first, score = that membership (needs ``categories``).
+      is >= ``intent.member_min``, best first, score = that membership (needs ``categories``; the request's
+      own vector joins the category's examples with weight ``intent.member_request_weight``).
 
     'Send this parcel to my mother' finds 'my default courier is SF' and the address; 'has the thing I
     ordered arrived' finds the latest purchase; a takeout request finds '我乳糖不耐受' that the write-time tag
@@ -240,7 +241,7 @@ class IntentRoute:
         near = [p for p in near if p.id in vecs]
         if not near:
             return []
-        member = self.categories.membership(np.asarray([vecs[p.id] for p in near], dtype=np.float32), cat)
+        member = self.categories.membership(np.asarray([vecs[p.id] for p in near], dtype=np.float32), cat, q.vector)
         found = sorted(((float(m), p) for m, p in zip(member, near, strict=True) if m >= self.member_min),
                        key=lambda mp: -mp[0])
         return [ScoredPayload(p.id, round(m, 6), p.payload) for m, p in found[: self.limit]]

@@ -18,7 +18,8 @@ when a later question comes from another offset (daylight saving ended, a trip):
 :meth:`DateSettings.user_day` and :func:`rebase`. Doubled days (上上周二, 下下周三,
 'the Tuesday before last', 'the week after next'), ISO-8601 times a tool restates
 in UTC ('2026-06-13T02:30:00Z') and named holidays (``memory.holiday_periods``:
-国庆期间, 'over the holidays') are read too. The event time a memory talks about is
+国庆期间, 'over the holidays'; the lunar festivals and other movable holidays from the ``holidays``
+package's calendars: 春节期间, 中秋, 'over Thanksgiving') are read too. The event time a memory talks about is
 kept apart from its write time. Pure functions.
 """
 
@@ -27,7 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta, tzinfo
+from datetime import UTC, date, datetime, timedelta, tzinfo
 from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -223,8 +224,9 @@ class DateSettings:
     +- this many days. ``next_weekday``: 'next Friday' = the Friday of next (Monday-based) week,
     like 下周五 ('next_week'), or the nearest coming Friday ('nearest'). ``writer_day``: a memory's written
     day and event range are read in the UTC offset it was written in (:meth:`user_day`, :func:`rebase`).
-    ``holidays``: (name, 'MM-DD..MM-DD') pairs of ``memory.holiday_periods`` (:func:`holiday_table`).
-    ``few_days_back`` (1-31): '前几天' / 'the other day' = the N days before."""
+    ``holidays``: (name, period) pairs of ``memory.holiday_periods`` (:func:`holiday_table`); ``breaks``: the
+    movable ones that run on through the adjacent days off (``memory.holiday_breaks``), at most
+    ``break_max_days`` (``memory.holiday_break_max_days``) days. ``few_days_back`` (1-31): '前几天' / 'the other day' = the N days before."""
 
     slash_dates: str = "mdy"
     day_start_hour: int = 0
@@ -234,6 +236,8 @@ class DateSettings:
     writer_day: bool = True
     holidays: tuple[tuple[str, str], ...] = ()
     few_days_back: int = 7
+    breaks: frozenset[str] = frozenset()
+    break_max_days: int = 10
 
     @classmethod
     def from_config(cls, memory: object) -> DateSettings:
@@ -242,7 +246,9 @@ class DateSettings:
         kw = {f: getattr(memory, f) for f in ("slash_dates", "day_start_hour", "month_part_days", "year_back_days",
                                               "next_weekday", "writer_day", "few_days_back")}
         periods = dict(getattr(memory, "holiday_periods", None) or {})
-        return cls(**kw, holidays=holiday_table(periods))
+        breaks = frozenset(str(n).strip().lower() for n in (getattr(memory, "holiday_breaks", None) or ()))
+        return cls(**kw, holidays=holiday_table(periods), breaks=breaks,
+                   break_max_days=int(getattr(memory, "holiday_break_max_days", 10)))
 
     def user_day(self, ts: float, tz: tzinfo | None, utc_offset: float | None = None) -> tuple[float, float]:
         """The user's local day [start, end) in epoch seconds that instant ``ts`` belongs to: the
@@ -261,26 +267,81 @@ class DateSettings:
 
 
 _PERIOD = re.compile(r"(\d{2})-(\d{2})\.\.(\d{2})-(\d{2})")
+#: a holiday that moves every year: 'CN:Chinese New Year's Eve|Chinese New Year', 'GB-ENG:Good Friday'
+_MOVABLE = re.compile(r"([A-Za-z]{2,3})(?:-([A-Za-z0-9]{1,4}))?:(.+)")
 
 
 def holiday_table(periods: dict[str, str]) -> tuple[tuple[str, str], ...]:
-    """``memory.holiday_periods`` checked and ordered for matching: (lowercase name, 'MM-DD..MM-DD') pairs,
-    longest name first ('christmas eve' before 'christmas'). Raises ValidationError for a period not of
-    that form or naming no calendar day."""
+    """``memory.holiday_periods`` checked and ordered for matching: (lowercase name, period) pairs, longest
+    name first ('christmas eve' before 'christmas', 'chinese new year's eve' before "new year's eve"). A
+    period is 'MM-DD..MM-DD' or a movable 'CC[-SUBDIV]:Name|Name' (:func:`movable_days`). Raises
+    ValidationError for a period of neither form, naming no calendar day, an unknown country or
+    subdivision, or names its calendar never gives (checked on 2024-2026)."""
     out = []
     for name, period in periods.items():
-        m = _PERIOD.fullmatch(str(period).strip())
-        bad = ValidationError(f"memory.holiday_periods[{name!r}] = {period!r}: expected 'MM-DD..MM-DD'",
+        period = str(period).strip()
+        bad = ValidationError(f"memory.holiday_periods[{name!r}] = {period!r}: expected 'MM-DD..MM-DD' or "
+                              "'CC[-SUBDIV]:Holiday name|Holiday name' (a country of the holidays package)",
                               field="memory.holiday_periods")
+        m = _PERIOD.fullmatch(period)
         if m is None:
-            raise bad
+            mv = _MOVABLE.fullmatch(period)
+            if mv is None:
+                raise bad
+            try:
+                found = any(movable_days(period, y, False, 1) for y in (2024, 2025, 2026))
+            except NotImplementedError as e:  # the holidays package: no such country or subdivision
+                raise bad from e
+            if not found:
+                raise ValidationError(f"memory.holiday_periods[{name!r}] = {period!r}: the holidays package's "
+                                      f"calendar of {mv.group(1).upper()} gives no day of that name in 2024-2026",
+                                      field="memory.holiday_periods")
+            out.append((str(name).strip().lower(), period))
+            continue
         try:
             datetime(2024, int(m.group(1)), int(m.group(2)))  # a leap year: 02-29 is a day
             datetime(2024, int(m.group(3)), int(m.group(4)))
         except ValueError as e:
             raise bad from e
-        out.append((str(name).strip().lower(), str(period).strip()))
+        out.append((str(name).strip().lower(), period))
     return tuple(sorted(out, key=lambda p: -len(p[0])))
+
+
+@lru_cache(maxsize=512)
+def movable_days(spec: str, year: int, bridge: bool, max_days: int) -> tuple[date, date] | None:
+    """The days [first, last] (inclusive) of a movable holiday ``spec`` ('CC[-SUBDIV]:Name|Name') in
+    ``year``: the days the ``holidays`` package's calendar of that country names so, in English (a day
+    named 'Name' or 'Name (...)', e.g. '(observed)', '(Spring Festival)'); None when that year has none.
+    ``bridge``: the period runs on through the adjacent weekend days and the calendar's other listed
+    days (substituted days off), up to ``max_days`` in all (the break users mean by '春节期间'). Raises
+    ValidationError for a ``spec`` of another form, NotImplementedError (from the ``holidays``
+    package) for an unknown country or subdivision (:func:`holiday_table` checks both)."""
+    import holidays as _holidays  # read when a movable holiday is first needed: the import costs ~0.2 s
+
+    mv = _MOVABLE.fullmatch(spec)
+    if mv is None:
+        raise ValidationError(f"not a movable holiday: {spec!r} (expected 'CC[-SUBDIV]:Holiday name|Holiday name')",
+                              field="memory.holiday_periods")
+    country, subdiv, names = mv.group(1).upper(), mv.group(2), [n.strip() for n in mv.group(3).split("|")]
+    cal = _holidays.country_holidays(country, subdiv=subdiv.upper() if subdiv else None,
+                                     years=(year - 1, year, year + 1), language="en_US")
+
+    def named(d: date) -> bool:
+        return any(part == n or part.startswith(n + " (") for part in str(cal.get(d, "")).split("; ")
+                   for n in names)
+
+    days = sorted(d for d in cal if d.year == year and named(d))
+    if not days:
+        return None
+    first, last = days[0], days[-1]
+    if bridge:
+        def off(d: date) -> bool:
+            return d.weekday() >= 5 or d in cal
+        while (last - first).days + 1 < max_days and off(last + timedelta(days=1)):
+            last += timedelta(days=1)
+        while (last - first).days + 1 < max_days and off(first - timedelta(days=1)):
+            first -= timedelta(days=1)
+    return first, last
 
 
 @lru_cache(maxsize=256)
@@ -314,15 +375,20 @@ def _holiday(text: str, low: str, ref: datetime, settings: DateSettings, qualifi
         q = _YEAR_BEFORE.search(text[: m.start()]) or _YEAR_AFTER.match(text[m.end():])
         if qualified and q is None:
             continue
-        p = _PERIOD.fullmatch(period)
-        assert p is not None  # checked by holiday_table
-        m1, d1, m2, d2 = (int(g) for g in p.groups())
         years: tuple[int, ...] = (ref.year - 1, ref.year, ref.year + 1)
         if q is not None:
             word = q.group(1).lower()
             years = (ref.year + _YEAR_SHIFT.get(word, _YEAR_SHIFT.get(word.split()[0], 0)),)
+        p = _PERIOD.fullmatch(period)
         options = []
         for y in years:
+            if p is None:  # a movable holiday (checked by holiday_table): that year's days in its calendar
+                days = movable_days(period, y, name in settings.breaks, settings.break_max_days)
+                if days is not None:
+                    a = today.replace(year=days[0].year, month=days[0].month, day=days[0].day)
+                    options.append((a, a + timedelta(days=(days[1] - days[0]).days + 1)))
+                continue
+            m1, d1, m2, d2 = (int(g) for g in p.groups())
             try:
                 a = today.replace(year=y, month=m1, day=d1)
                 b = today.replace(year=y + (1 if (m2, d2) < (m1, d1) else 0), month=m2, day=d2) + timedelta(days=1)

@@ -31,7 +31,7 @@ from typing import Any, TypeVar, cast
 
 import qdrant_edge as qe
 
-from ..errors import StoreError, ValidationError
+from ..errors import StoreError, ValidationError, os_reason
 from .base import (
     DENSE,
     INDEXED_FIELDS,
@@ -174,7 +174,7 @@ class EdgeStore:
         try:
             meta = json.loads(f.read_text(encoding="utf-8"))
         except (OSError, ValueError) as e:
-            raise StoreError(f"unreadable store metadata {f}: {e}") from e
+            raise StoreError(f"unreadable store metadata {f}: {os_reason(e)}") from e
         if not isinstance(meta, dict) or not isinstance(meta.get("dense_dim"), int):
             raise StoreError(f"store metadata {f} lacks an integer 'dense_dim'")
         return meta

@@ -56,7 +56,7 @@ import numpy as np
 
 from ..config import IntentSection
 from ..embedding import CachedEmbedder
-from ..errors import ConfigError
+from ..errors import ConfigError, os_reason
 
 __all__ = ["NONE", "Categories", "CategoryLabel", "ExampleSet", "categories_of", "category_of", "load_examples"]
 
@@ -87,7 +87,7 @@ def load_examples(path: str | Path | None = None) -> ExampleSet:
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as e:
-        raise ConfigError(f"intent.exemplars: cannot read {p}: {e}", key="intent.exemplars") from e
+        raise ConfigError(f"intent.exemplars: cannot read {p}: {os_reason(e)}", key="intent.exemplars") from e
     req: dict[str, tuple[str, ...]] = {}
     facts: dict[str, tuple[str, ...]] = {}
     keys: dict[str, tuple[str, ...]] = {}
@@ -253,7 +253,7 @@ class Categories:
                 self._banks[key] = bank
         return bank
 
-    def membership(self, vecs: np.ndarray, name: str) -> np.ndarray:
+    def membership(self, vecs: np.ndarray, name: str, request: np.ndarray | None = None) -> np.ndarray:
         """How strongly each stored memory (document vectors, shape (n, dim)) is a statement of category
         ``name``, decided at query time for the category a request was routed to: the mean-centred cosine to
         its ``intent.member_k`` nearest example facts of ``name`` minus the same to the reject class's
@@ -264,12 +264,23 @@ class Categories:
         '我乳糖不耐受' tagged health only, so a takeout request never saw it; a nephew's dinosaurs tagged food).
         A routed request asks a binary question instead - is this memory of the kind I need, rather than
         of no kind? - which separates better (dev needs suites, routed requests: AUC 0.944 against 0.90
-        for the raw tag rule's lead)."""
+        for the raw tag rule's lead).
+
+        ``request``: the request's query embedding (shape (dim,)); with ``intent.member_request_weight`` w > 0 the
+        category side is (1 - w) x the k-nearest-example score + w x the memory's centred cosine to the request
+        (centred by the same bank mean): the request is one more example of what it needs, weighted as a share
+        of the category's evidence (None or w = 0: examples only)."""
         bank = self._member_bank()
         if name not in bank.names or NONE not in bank.names:
             return np.zeros(len(vecs), dtype=np.float32)
         s = bank.knn(vecs, self.cfg.member_k)
-        return np.asarray(s[name] - s[NONE], dtype=np.float32)
+        side = s[name]
+        w = self.cfg.member_request_weight
+        if request is not None and w > 0:
+            m = _unit(np.asarray(vecs, dtype=np.float32).reshape(-1, bank.vecs.shape[1]) - bank.mean)
+            r = _unit(np.asarray(request, dtype=np.float32).reshape(-1) - bank.mean)
+            side = (1.0 - w) * side + w * (m @ r)
+        return np.asarray(side - s[NONE], dtype=np.float32)
 
     def prototype(self, name: str) -> np.ndarray | None:
         """The search direction of category ``name`` (:meth:`_Bank.prototype`), or None when it has no

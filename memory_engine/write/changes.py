@@ -39,6 +39,20 @@ replaced entity and the new one must fill the same role: the same preposition or
 role). Such a link is weaker evidence and is stored apart (``metadata._succeeds``, ``rule`` ``started_state``):
 retrieval uses it only when the question asks for the present value ("where do I work now?",
 :func:`memory_engine.write.intents.query_tense`).
+
+A final value told after a provisional one ("the plumber can come Wednesday, he'd let me know" -> "Dave texted back,
+Friday 10am works"; "体检暂定下周三，还要等HR确认" -> "HR回复了，改到周五早上八点") names no change and often no
+entity: the older statement itself said its value was not final (:func:`memory_engine.write.intents.provisional`).
+A user statement that is not provisional itself, adds no value beside others and states a time (:func:`states_time`:
+a date the write path resolved, a weekday or a clock time) links the nearest older memory of the same author
+(rescaled dense similarity at least ``write.change_final_similarity``; 1 = off) that is provisional and states a time
+too and, when both name something, names one thing the other names (Phoenix's deadline is no final value of the
+Atlas plan); two Chinese memories are compared on the Chinese pair scale (``embedding.cjk_pair_baseline``, e5 packs
+them 0.06-0.08 higher: 'Atlas 项目下周启动，负责人还没定' / '我喜欢周五中午和团队一起吃饭' 0.43 on the model's baseline,
+0.04 on it) (``metadata._replaces``, ``rule`` ``provisional_final``): a time asked for later is answered by the final
+one.
+Neither statement need be in the first person (an appointment is about the plumber, not the user). Nothing is
+archived.
 """
 
 from __future__ import annotations
@@ -49,29 +63,82 @@ from typing import Any
 import numpy as np
 
 from ..config import WriteSection
-from ..embedding import CachedEmbedder
+from ..embedding import CachedEmbedder, rescale_similarity
 from ..models import MemoryType
 from ..scope import Scope
 from ..store.base import VectorStore
-from ..text import entities, people, pos_tags
+from ..text import WEEKDAYS_EN, WEEKDAYS_ZH, entities, people, pos_tags
 from .correction import same_speaker
-from .intents import CHANGE, INCHOATIVE, about_speaker, adds_value, reports_change, starts_state
+from .intents import CHANGE, INCHOATIVE, about_speaker, adds_value, provisional, reports_change, starts_state
 
-__all__ = ["ChangeLinker"]
+__all__ = ["ChangeLinker", "states_time"]
+
+#: a weekday or a clock time (typed values the date resolver leaves open: 'Friday 10am' has no single date without
+#: knowing whether this or next Friday is meant): 'Friday', '10am', '3:30', '周五', '礼拜三', '八点', '9点半'
+_TIME_VALUE = re.compile(
+    r"\b(?:" + "|".join(WEEKDAYS_EN) + r")\b|\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b\d{1,2}:\d{2}\b|"
+    r"(?:周|星期|礼拜)[" + "".join(WEEKDAYS_ZH) + r"]|[零〇一二两三四五六七八九十\d]{1,3}\s*点(?:半|钟|[零〇一二三四五六七八九十\d]+分)?",
+    re.IGNORECASE)
+
+
+def _named(text: str) -> frozenset[str]:
+    """The entities of ``text`` (:func:`memory_engine.text.entities`) other than weekday names and terms holding a
+    digit ('3rd', '10am': values, not names): the things it names."""
+    return frozenset(e for e in entities(text)
+                     if not any(d.startswith(e) for d in WEEKDAYS_EN) and not any(ch.isdigit() for ch in e))
+
+
+def _mostly_cjk(text: str) -> bool:
+    """At least 30% of the non-space characters are CJK ideographs (the rule of retrieve/candidates.is_cjk)."""
+    chars = len("".join(text.split()))
+    return chars > 0 and len(_CJK.findall(text)) >= 0.3 * chars
+
+
+def states_time(text: str, event_start: float | None = None) -> bool:
+    """Whether a statement states a time: the write path resolved a date in it (``event_start``, epoch seconds,
+    write/records.py) or it names a weekday or a clock time (:data:`_TIME_VALUE`). A question states none."""
+    t = (text or "").strip()
+    if not t or t.endswith(("?", "？")):
+        return False
+    return event_start is not None or _TIME_VALUE.search(t) is not None
 
 #: a subject other than the speaker before a start ('my roommate started at Google', 'she began at ...'): a
 #: third-person pronoun or a possessed noun (people() knows only names and relatives); in Chinese a noun right
 #: after 我 (我室友, 我同事) is checked by part of speech (:func:`_other_subject`)
 _OTHER_SUBJECT_EN = re.compile(r"\b(?:he|she|they|his|her|their|(?:my|our)\s+\w+)\b|[他她]", re.I)
+_CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
-def _other_subject(prefix: str) -> bool:
-    """Whether the words before a start name a subject other than the speaker (see :data:`_OTHER_SUBJECT_EN`)."""
-    if _OTHER_SUBJECT_EN.search(prefix):
+_THIRD_PERSON_EN = re.compile(r"\b(?:he|she|they|his|her|their)\b", re.I)
+_FIRST_PERSON_ZH = frozenset({"我", "我们", "咱", "咱们", "俺"})
+#: the third-person pronouns (a closed class; a demonstrative such as 这个 before 月 is no subject)
+_OTHER_PERSON_ZH = frozenset({"他", "她", "他们", "她们", "别人", "人家", "对方"})
+#: parts of speech that may stand between a Chinese subject and its verb (jieba tags: adverbs, time and place
+#: words, numerals and measure words, conjunctions, particles, punctuation)
+_ZH_BETWEEN = ("d", "t", "f", "m", "q", "c", "u", "x", "zg")
+
+
+def _other_subject(prefix: str, possessed: bool = True) -> bool:
+    """Whether the words before a change or a start name a subject other than the speaker: a third-person pronoun,
+    with ``possessed`` a possessed noun ('my roommate started at Google', :data:`_OTHER_SUBJECT_EN`; off for a
+    reported change, whose 'my commute is now ...' is the speaker's own), in Chinese a noun right after 我 (我室友,
+    我同事), or, with no first-person pronoun before it, a noun or pronoun in the subject place right before the
+    change (only adverbs, time words and particles between: '同组的小王跳槽去阿里了', '她最近搬到杭州了'; people()
+    knows only names jieba tags and relatives)."""
+    if (_OTHER_SUBJECT_EN if possessed else _THIRD_PERSON_EN).search(prefix):
         return True
     tags = pos_tags(prefix) if prefix.strip() else []
-    return any(w in ("我", "我们") and i + 1 < len(tags) and tags[i + 1][1].startswith("n")
-               for i, (w, _) in enumerate(tags))
+    if any(w in ("我", "我们") and i + 1 < len(tags) and tags[i + 1][1].startswith("n")
+           for i, (w, _) in enumerate(tags)):
+        return True
+    clause = _CLAUSE_END.split(prefix)[-1]  # the subject of the change is in its own clause ('续约了，涨到4300')
+    if not _CJK.search(clause) or any(w in _FIRST_PERSON_ZH for w, _ in tags):
+        return False
+    core = [(w, t) for w, t in pos_tags(clause) if w.strip() and not t.startswith(_ZH_BETWEEN)]
+    if not core:
+        return False
+    word, tag = core[-1]
+    return word in _OTHER_PERSON_ZH or (tag.startswith("n") and tag not in ("ns", "nt"))
 
 
 #: a clause end: the change's object lies before it
@@ -115,18 +182,50 @@ class ChangeLinker:
     """``find(clean, vec, scope, metadata, role)`` -> evidence dicts of the older memories a reported change
     replaces (empty when it reports none). Disabled with ``write.change_link_limit`` = 0."""
 
-    def __init__(self, store: VectorStore, embedder: CachedEmbedder, cfg: WriteSection, limit: int) -> None:
+    def __init__(self, store: VectorStore, embedder: CachedEmbedder, cfg: WriteSection, limit: int,
+                 cjk_pair_baseline: float | None = None) -> None:
         self.store, self.embedder, self.cfg, self.search_limit = store, embedder, cfg, limit
+        self.cjk_pair_baseline = cjk_pair_baseline  # None = one scale for every pair
 
-    def find(self, clean: str, vec: np.ndarray, scope: Scope, metadata: dict[str, Any], role: str
-             ) -> list[dict[str, Any]]:
+    def find(self, clean: str, vec: np.ndarray, scope: Scope, metadata: dict[str, Any], role: str,
+             event_start: float | None = None) -> list[dict[str, Any]]:
+        """``event_start``: the date the write path resolved in ``clean`` (epoch seconds, None = none)."""
         if role != "user" or self.cfg.change_link_limit <= 0 or adds_value(clean):
             return []
+        found = self._changes(clean, vec, scope, metadata, role)
+        return found or self._final_value(clean, vec, scope, metadata, role, event_start)
+
+    def _final_value(self, clean: str, vec: np.ndarray, scope: Scope, metadata: dict[str, Any], role: str,
+                     event_start: float | None) -> list[dict[str, Any]]:
+        """The provisional older memory a final value replaces (see the module docstring), as evidence dicts."""
+        if self.cfg.change_final_similarity >= 1.0 or provisional(clean) or not states_time(clean, event_start):
+            return []
+        cjk = self.cjk_pair_baseline is not None and _mostly_cjk(clean)
+        for p in self.store.search_dense(vec.tolist(), scope.filter(memory_types=_TYPES), self.search_limit):
+            if not scope.owns(p) or not same_speaker(role, metadata, p.payload, clean):
+                continue
+            sim = float(self.embedder.rescale(p.score))
+            if sim < self.cfg.change_final_similarity:
+                break  # nearest first: the rest are further (the Chinese pair scale is never above the model's)
+            old = str(p.payload.get("content") or "")
+            if cjk and self.cjk_pair_baseline is not None and _mostly_cjk(old):
+                sim = rescale_similarity(p.score, self.cjk_pair_baseline)
+                if sim < self.cfg.change_final_similarity:
+                    continue
+            named_old, named_new = _named(old), _named(clean)
+            if named_old and named_new and not named_old & named_new:
+                continue  # two named things ('Atlas 项目下周启动，负责人还没定' is no plan of 'Phoenix 项目')
+            if provisional(old) and states_time(old, p.payload.get("event_start")):
+                return [{"id": p.id, "rule": "provisional_final", "similarity": round(sim, 4), "archived": False}]
+        return []
+
+    def _changes(self, clean: str, vec: np.ndarray, scope: Scope, metadata: dict[str, Any], role: str
+                 ) -> list[dict[str, Any]]:
         started = not reports_change(clean) and starts_state(clean)
         if not started and not reports_change(clean):
             return []
         m = (INCHOATIVE if started else CHANGE).search(clean)
-        if m is None or people(clean[: m.start()]) or (started and _other_subject(clean[: m.start()])):
+        if m is None or people(clean[: m.start()]) or _other_subject(clean[: m.start()], possessed=started):
             return []  # someone else's move ('my brother just moved to Beijing', '我朋友小美刚搬到杭州')
         # the value it changes to is the change's object: in the clause right after the marker ('moving to
         # Shenzhen', '搬到深圳', '入职腾讯'); '电动车电池该换了，续航只剩二十公里' changes to nothing named

@@ -374,15 +374,20 @@ def forget_target(text: str) -> str | None:
 PROVISIONAL = re.compile(
     r"\b(?:tentative(?:ly)?|tbd|tbc|to be (?:confirmed|decided|determined|announced)|not (?:yet )?(?:final|"
     r"confirmed|decided|fixed)|provisional(?:ly)?|pencil(?:l)?ed in|for now|subject to change|placeholder|"
-    r"rough (?:estimate|plan)|still (?:tbd|open|undecided)|(?:might|may) (?:still )?change)\b|"
-    r"暂定|待定|初定|暂时|先按|先定|还没定|没定|未定|待确认|待定|等.{1,12}再说|草案|初步|可能会变|还不确定",
+    r"rough (?:estimate|plan)|still (?:tbd|open|undecided)|(?:might|may) (?:still )?change|"
+    # a value held pending someone's answer (session 11): 'the 3rd, venue still up in the air', 'he said
+    # he'd let me know', 'they'll confirm'
+    r"up in the air|on hold|holding off|(?:will|'ll|would|'d) (?:let (?:me|us) know|confirm|get back to (?:me|us)))\b|"
+    r"暂定|待定|初定|暂时|先按|先定|先约|还没定|没定|未定|待确认|待定|等.{1,12}再说|草案|初步|可能会变|还不确定|"
+    r"还要看|还得看|要看情况|等.{1,12}(?:确认|通知|回复|答复)",
     re.IGNORECASE,
 )
 
 
 def provisional(text: str) -> bool:
     """Whether ``text`` states its value as provisional ('tentatively on May 12', '年会暂定在12月20号',
-    '预算先按15万算')."""
+    '预算先按15万算'), or as held pending someone's answer ("holding the 3rd, venue still up in the air", "he said
+    he'd let me know", '先约了下周六，还要看排不排得开车', '还要等HR确认')."""
     return bool(PROVISIONAL.search(text or ""))
 
 

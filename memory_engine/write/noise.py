@@ -8,6 +8,14 @@ noise when it says nothing a later question could ask about:
   of a short closed lexicon (``ok thanks``, ``好的好的``, ``嗯嗯，收到``,
   ``lol``, ``哈哈哈``), with repeated characters and sentence particles
   allowed: a general segmentation, not a list of whole sentences;
+* ``chit_chat`` too: every clause (split at punctuation and symbols such as emoji) is such an
+  acknowledgement, a *closing* of the conversation itself ("talk tomorrow", "that's all for today",
+  "今天先到这儿", "明天再聊哈", "回头聊": its content terms are all of the closed class :data:`CLOSING`,
+  one of them a verb of conversing or stopping) or, beside an acknowledgement, a *compliment to the
+  addressee* ("thanks, you're a lifesaver", "谢谢，你太贴心了": second person + one evaluative word,
+  :func:`is_compliment`; alone it may be the user's instruction or complaint): "好嘞收到～辛苦啦，
+  今天先到这儿，明天再聊哈" says nothing a later question could ask about, while one clause with
+  anything else ("thanks! btw my daughter's recital is on the 14th") keeps the whole text;
 * ``no_content``: no content term survives stop-word removal
   (:func:`memory_engine.text.content_terms`) and no digit is present
   (``what about you?``, ``那就这样吧``).
@@ -30,7 +38,7 @@ ACK_EN = frozenset(
     sounds np welcome morning night see ya awesome perfect true agreed indeed exactly gotcha understood roger
     much so very too totally definitely absolutely course of a lot agree thing u okie dokie doke
     best later talk ttyl brb cheers care take soon have day one helpful appreciate appreciated amazing lovely yea yeh
-    brilliant wonderful sweet excellent fantastic hilarious funny youre thats""".split()
+    brilliant wonderful sweet excellent fantastic hilarious funny youre thats omg omfg""".split()
 )
 #: words that only glue acknowledgement words together ("thank you so much", "ok and thanks") and the
 #: addressees and closings of a sign-off ("hey there", "thanks man", "that's all for now", "hello bot")
@@ -59,6 +67,24 @@ ACK_ZH = tuple(sorted(
 #: of glue alone is not an acknowledgement (it has no content either and is dropped as ``no_content``)
 _ZH_GLUE = tuple(sorted("那 就 先 这样 那样 也 都 还 再 呗 咯 喽 嘞 那就 就这样 先这样 太 非常 小助手 助手 兄弟 老板 亲 亲爱的 "
                         "老师 宝 宝子 你 您".split(), key=len, reverse=True))
+
+#: closed-class words of a clause about the conversation itself, its closing or deferral (read through
+#: :func:`memory_engine.text.content_terms` as stored terms are): conversing and stopping verbs, time
+#: deixis, particles
+CLOSING: frozenset[str] = frozenset().union(*(content_terms(w) for w in """
+    talk talking chat speak catch continue pick see later tomorrow tonight today soon next time now bye all for
+    聊 聊天 再聊 回聊 接着聊 说 再说 谈 见 明天见 回头见 明天 今天 今晚 晚点 稍后 下次 回头 改天 先 先到 到 这儿 这里 到此为止
+    为止 此为 哈 吧 啦 呀 先这样""".split()))
+#: the verbs of conversing or stopping a closing clause must contain (a bare "tomorrow" is a reply, not a closing)
+_CONVERSE: frozenset[str] = frozenset().union(*(content_terms(w) for w in """talk talking chat speak catch continue
+    pick see bye 聊 聊天 再聊 回聊 接着聊 说 再说 谈 见 到此为止 为止 先到 这儿 这里""".split())) - frozenset().union(
+    *(content_terms(w) for w in "today tomorrow tonight later soon now 今天 明天 今晚 晚点 稍后 下次 回头 改天".split()))
+#: clause boundaries for the clause-wise reading: punctuation and symbols (emoji), not apostrophes
+_CLAUSE = re.compile(r"[^\w\s']+|\s{2,}")
+#: a compliment to the addressee: second person, optional degree word, one evaluative word, particles
+_COMPLIMENT_EN = re.compile(r"^(?:you'?re|you are|u r|ur)\s+(?:so\s+|such\s+|really\s+|truly\s+|the\s+|a\s+|an\s+|"
+                            r"absolute\s+|total\s+)*[a-z]+$")
+_COMPLIMENT_ZH = re.compile(r"^(?:你|您)(?:真的?|太|好|很|最|超|特别|非常|简直)(?:是)?[\u4e00-\u9fff]{1,3}?(?:了|啊|呀|哦|吧|哈|啦)*$")
 
 _PUNCT = re.compile(r"[\s\W_]+", re.UNICODE)
 _REPEAT = re.compile(r"(.)\1{2,}")
@@ -124,11 +150,51 @@ def is_acknowledgement(text: str) -> bool:
     return bool(cjk or latin_words)
 
 
+def is_compliment(clause: str) -> bool:
+    """A clause that only praises the addressee ("you're a lifesaver", "you're the best", "你太贴心了",
+    "您真好"): second person, an optional degree word and one evaluative word; no question."""
+    c = clause.strip().lower()
+    return bool(_COMPLIMENT_EN.match(c) or _COMPLIMENT_ZH.match(c))
+
+
+#: the English words a closing may be made of, as written (a closing addresses the hearer: "talk to you tomorrow",
+#: "let's pick this up later"; "we talked today" or "I'll talk to him tomorrow" report or plan something)
+_CLOSING_EN_WORDS = frozenset("""talk chat speak catch continue pick see bye later tomorrow tonight today soon next time
+    now all for you u ya to i'll ill let's lets we'll again then up this it that's thats here there with more""".split())
+#: completed aspect or a third person in a Chinese clause: a report or a plan about someone, not a closing
+_ZH_NOT_CLOSING = re.compile(r"[了过他她它]")
+
+
+def is_closing(clause: str) -> bool:
+    """A clause about the conversation itself ("talk to you tomorrow", "今天先到这儿", "明天再聊哈"): its
+    content terms are all :data:`CLOSING`, one is a verb of conversing or stopping (:data:`_CONVERSE`), its
+    English words are all :data:`_CLOSING_EN_WORDS` and its Chinese has no completed aspect or third person."""
+    terms = content_terms(clause)
+    if not terms or not terms <= CLOSING or not terms & _CONVERSE or _DIGIT.search(clause):
+        return False
+    words = re.findall(r"[a-z']+", clause.lower())
+    return all(w in _CLOSING_EN_WORDS for w in words) and not _ZH_NOT_CLOSING.search(clause)
+
+
+def is_pleasantry(text: str) -> bool:
+    """Every clause of ``text`` is an acknowledgement, a closing or (beside an acknowledgement) a compliment
+    to the addressee (module docstring); no clause is a question and no digit is present."""
+    if "?" in text or "？" in text or _DIGIT.search(text):
+        return False
+    clauses = [c.strip() for c in _CLAUSE.split(text) if c.strip()]
+    if not clauses:
+        return False
+    acks = [is_acknowledgement(c) for c in clauses]
+    # praise counts only beside thanks ("thanks, you're a lifesaver"): alone "you're a doctor" / "你太慢了"
+    # may be the user's instruction or complaint
+    return all(a or is_closing(c) or (any(acks) and is_compliment(c)) for c, a in zip(clauses, acks, strict=True))
+
+
 def noise_reason(text: str) -> str | None:
     """``empty`` / ``chit_chat`` / ``no_content`` for true noise, else None (keep)."""
     if not _PUNCT.sub("", text):
         return "empty"
-    if is_acknowledgement(text):
+    if is_acknowledgement(text) or is_pleasantry(text):
         return "chit_chat"
     if not _DIGIT.search(text) and not content_terms(text):
         return "no_content"

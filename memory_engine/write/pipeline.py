@@ -9,7 +9,8 @@
     rejection, importance, type; below the threshold kept as episodic) -> roles
     (assistant/tool: never a fact; tool: planted-instruction flags) -> embed ->
     candidate pool (hedges) | fact overwrite | dedup (touch, confirm) ->
-    correction supersedes (with evidence) -> fact category (user statements,
+    correction supersedes (with evidence; a spoken correction of a structured fact too,
+    write/fact_correction.py) -> fact category (user statements,
     write/categories.py) -> store (turns of one session written with the same
     time keep their arrival order, write/order.py)
 
@@ -27,7 +28,7 @@ from datetime import datetime
 from typing import Any
 
 from ..config import EngineConfig
-from ..embedding import CachedEmbedder
+from ..embedding import CachedEmbedder, cjk_pair_baseline
 from ..errors import StoreError
 from ..models import MemoryRecord, MemoryType, WriteOutcome, WriteResult
 from ..retrieve import temporal
@@ -40,6 +41,7 @@ from .categories import Categories
 from .changes import ChangeLinker
 from .clean import Cleaner
 from .dedup import DuplicateFinder, merged_kind_patch
+from .fact_correction import FactCorrectionFinder
 from .facts import FactBook, fact_key
 from .forgetting import Forgetter
 from .gate import WriteGate
@@ -101,6 +103,7 @@ class WritePipeline:
         self.facts = FactBook(store)
         self.dedup = DuplicateFinder(store, embedder, w)
         self.corrections = CorrectionFinder(store, embedder, w, config.retrieval.route_limit)
+        self.fact_corrections = FactCorrectionFinder(store, embedder, w, config.retrieval.route_limit)
         self.superseder = Superseder(store, w.supersede_mode, config.lifecycle, w.undo_days)
         self.candidates = CandidatePool(store, embedder, w, config.keyword)
         self.forgetter = Forgetter(store, embedder, w, config.keyword)
@@ -108,7 +111,7 @@ class WritePipeline:
         self.categories = Categories(embedder, config.intent)
         self.confirmer = Confirmer(store, w)
         self.repair = RecentRepair(store, w)
-        self.changes = ChangeLinker(store, embedder, w, config.retrieval.route_limit)
+        self.changes = ChangeLinker(store, embedder, w, config.retrieval.route_limit, cjk_pair_baseline(config.embedding))
 
     def run(self, req: AddRequest) -> WriteRun:
         """Apply one request; returns the outcome (stored / merged / rejected / candidate).
@@ -169,7 +172,8 @@ class WritePipeline:
             req = replace(req, fact=None, metadata={**req.metadata, "_not_a_fact": True})
         if req.role == "tool" and self.config.write.flag_tool_injection:
             w = self.config.write
-            flags = planted_instruction(clean, w.injection_weights, w.injection_threshold, w.injection_encoded_min_chars)
+            flags = planted_instruction(clean, w.injection_weights, w.injection_threshold, w.injection_encoded_min_chars,
+                                        w.injection_spaced_min_chars)
             if flags:
                 req = replace(req, metadata={**req.metadata, "_flags": list(flags)})
         has_fact = req.fact is not None
@@ -334,12 +338,20 @@ class WritePipeline:
                     evidence.extend(links)
                 if related and req.hint is None:
                     mtype = MemoryType(related[0][1])  # a correction replaces a memory of the same kind
+            if self.fact_corrections.enabled and reply_to is None and (
+                    not below or self.config.write.fact_correction_below_threshold):
+                # 'actually my shipping address changed, send things to ...' retires the shipping_address fact it
+                # names (write/fact_correction.py); the statement stays a memory of its own kind
+                for ev in self.fact_corrections.find(clean, vec, scope, req.metadata, req.role):
+                    if ev["id"] not in superseded:
+                        superseded.append(ev["id"])
+                        evidence.append(ev)
         meta = rec.metadata
         if corrects:  # read by the retrieve stale stage (retrieve/stale.py demote_corrected)
             meta = {**meta, "_corrects": corrects}
         if mtype != MemoryType.FACT and not superseded and not corrects:
             # 'just finished moving to Shenzhen' replaces 'I live in Chengdu': linked, nothing archived
-            replaced = self.changes.find(clean, vec, scope, req.metadata, req.role)
+            replaced = self.changes.find(clean, vec, scope, req.metadata, req.role, rec.event_start)
             if replaced:
                 # a start ('just started at Tencent') is weaker evidence: used only for a present-tense question
                 changed = [ev["id"] for ev in replaced if ev["rule"] != "started_state"]

@@ -88,3 +88,25 @@ def test_sweep_page_reports_the_chosen_config_on_held_out_suites(demo_ws):
     assert gen["split"].tolist() == ["dev", "test"]
     assert any(m.label.startswith("Generalization gap") for m in at.metric)
     assert at.warning or any("carries over" in x.value for x in at.success)
+
+
+def test_by_category_chart_names_at_most_the_top_categories(demo_ws, wh):
+    """The demo run spans every golden suite (more categories than the axis can label): the chart shows the
+    GROUP_CHART_TOP largest and pools the rest into one "other" bar."""
+    import json
+
+    from memory_engine import viz
+
+    runs = wh.list_eval_runs(limit=1000)
+    cats = {r["run_id"]: {(q.get("details") or {}).get("category") for q in wh.eval_queries(r["run_id"])} for r in runs}
+    widest = max(cats, key=lambda i: len(cats[i]))
+    assert len(cats[widest]) > viz.GROUP_CHART_TOP + 1  # otherwise nothing would be pooled
+    at = AppTest.from_file(str(EVAL), default_timeout=240).run()
+    assert not at.exception, [e.value for e in at.exception]
+    at.selectbox(key="ge_a").select(widest).run()
+    assert not at.exception, [e.value for e in at.exception]
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    (fig,) = [f for f in specs if (f.get("layout", {}).get("title") or {}).get("text") == "By category"]
+    shown = {x for trace in fig["data"] for x in trace["x"]}
+    assert len(shown) <= viz.GROUP_CHART_TOP + 1
+    assert any(x.startswith("other (") for x in shown)

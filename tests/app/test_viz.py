@@ -10,6 +10,7 @@ import pytest
 
 from memory_engine import viz
 from memory_engine.engine import parse_citations
+from memory_engine.errors import ValidationError
 from memory_engine.observability.metrics import MetricValue
 
 pytestmark = pytest.mark.unit
@@ -87,6 +88,23 @@ def test_eval_groups_frame_means_and_leaves_undefined_out():
         {"group": "c1", "metric": "mrr", "value": 0.75, "n": 2},
         {"group": "c2", "metric": "mrr", "value": 0.0, "n": 1},
     ]
+
+
+def test_eval_groups_frame_pools_the_smallest_groups_into_other():
+    rows = []
+    for i in range(20):  # category g00 has 20 queries, g01 19, ..., g19 1
+        rows += [{"metrics": {"mrr": float(i % 2)}, "details": {"category": f"g{i:02d}"}} for _ in range(20 - i)]
+    df = viz.eval_groups_frame(rows, "category", metrics=("mrr",), top=5)
+    assert df["group"].tolist() == ["g00", "g01", "g02", "g03", "g04", "other (15 groups)"]
+    other = df.iloc[-1]
+    pooled = [float(i % 2) for i in range(5, 20) for _ in range(20 - i)]
+    assert other["n"] == len(pooled) == 120 and other["value"] == pytest.approx(sum(pooled) / len(pooled))
+    assert len(viz.eval_groups_frame(rows, "category", metrics=("mrr",), top=19)) == 20  # one left: no "other"
+    assert viz.eval_groups_frame(rows, "category", metrics=("mrr",))["group"].nunique() == 20  # no top: all
+    fig = viz.grouped_bar_figure(df, x="group", y="value", color="metric", title="By category")
+    assert len(set(fig.data[0].x)) == 6
+    with pytest.raises(ValidationError):
+        viz.eval_groups_frame(rows, "category", top=0)
 
 
 def test_compare_runs_frame_pairs_by_query():

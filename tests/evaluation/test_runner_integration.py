@@ -179,3 +179,20 @@ def test_second_run_reuses_the_shared_embedding_cache(run) -> None:  # noqa: ANN
     again = run_suites(load_suites([RECALL, MUST_PASS, SUPERSEDE]), EngineConfig())
     assert emb.misses == before  # every event and query text was embedded by the first run
     assert [q.relevant_ranks for q in again.queries] == [q.relevant_ranks for q in run.queries]
+
+
+def test_context_tokens_are_equal_between_identical_runs(run) -> None:  # noqa: ANN001
+    """Memory ids are random hex and WordPiece splits each differently (13..21 tokens per [mem-<id>] tag):
+    the count uses one fixed id, so the same hits give the same context tokens in every run."""
+    from memory_engine.evaluation.runner import COUNTED_ID, _block_tokens
+    from memory_engine.text import count_tokens
+
+    again = run_suites(load_suites([RECALL, MUST_PASS, SUPERSEDE]), EngineConfig())
+    first = {(q.case_id, q.query_id): q.scores()["context_tokens"] for q in run.queries}
+    second = {(q.case_id, q.query_id): q.scores()["context_tokens"] for q in again.queries}
+    assert first == second and any(v for v in first.values())
+    # ids whose own tags tokenise differently still give one count
+    a, b = "[mem-0000000000000000] I prefer tea", "[mem-3f9a0c7e12b45d86] I prefer tea"
+    assert count_tokens(a) != count_tokens(b)
+    assert _block_tokens(a) == _block_tokens(b) == count_tokens(f"[mem-{COUNTED_ID}] I prefer tea")
+    assert _block_tokens("") == 0
