@@ -1254,7 +1254,7 @@ class RetrievalSection(_Section):
         "'has' / 'have' inverted before its subject, write/intents.present_question) is no present question for "
         "retrieval.stale_tenseless_present: the experiential perfect asks for what happened so far, the English "
         "analogue of the Chinese 过, not for the value that holds now. False = 'has' / 'have' count as present operators "
-        "(session 10)."
+        "(the earlier behaviour)."
     )
     stale_present_similarity: float = Field(
         0.5, ge=0.0, le=1.0, description="For a present-tense question, a newer statement of the same author that "
@@ -1269,7 +1269,7 @@ class RetrievalSection(_Section):
         "question on its own about as well: at least this x the older one's relevance (the question's tense is then the only evidence of a "
         "change; groceries on updates-current-value: 1.0 of the older one). LoCoMo dev (dialogues, every turn): a "
         "later turn of the same speaker on the topic, 0.47..0.85 of the evidence turn's relevance, took its place. "
-        "0 = no test (session 10)."
+        "0 = no test (the earlier behaviour)."
     )
     stale_present_coverage_share: float = Field(
         1.0, ge=0.0, le=1.0, description="...and at least this x the older one's query-word coverage (groceries: "
@@ -1279,7 +1279,7 @@ class RetrievalSection(_Section):
         True, description="...and only when the two share a question word that is no speaker's name "
         "(retrieve/stale.present_subject): 'groceri' for 'how do I get my groceries?'; two turns of a dialogue "
         "that share only the speaker's and the addressee's names ('Melanie: Thanks, Caroline ...') are no update of "
-        "what the question asks. False = no test (session 10)."
+        "what the question asks. False = no test (the earlier behaviour)."
     )
     stale_newer_takes_rank: bool = Field(
         True, description="The newer memory of a stale pair first takes the older one's fused score when that is "
