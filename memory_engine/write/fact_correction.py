@@ -31,7 +31,8 @@ correction does not name). One sentence of the statement (:func:`memory_engine.w
     the value's countable terms (numbers normalised, :func:`~memory_engine.write.supersede.number_terms`) are in a
     negated clause ('不在成都了', "not vegetarian anymore") or in the replaced phrase ('FedEx instead of UPS');
     a fact whose text is itself negated ('我不吃辣') is never retired by a negation of its value (the statement
-    agrees with it);
+    agrees with it), nor is a fact by a negation of another thing's value (:func:`negates_another_thing`: 'the
+    meeting is not at Acme Corp', '不住在成都的酒店了');
   - ``fact_key``: it carries the fact's subject words (the fact text's countable terms that are not the value's:
     'My shipping address is X' -> {ship, address}), at least ``write.fact_correction_subject_min_terms`` of them and
     a share of at least ``write.fact_correction_subject_share``, says something beyond them (a new value) and
@@ -134,6 +135,28 @@ def negated_in_clauses(sentence: str) -> set[str]:
     return out
 
 
+#: a value that modifies a noun right after it ('成都的酒店', "Acme's office"): the clause is about that noun
+_MODIFIES = re.compile(r"\s*(?:的|'s\b)\s*\w", re.IGNORECASE)
+
+
+def negates_another_thing(sentence: str, value: str, value_terms: Set[str], fact_terms: Set[str]) -> bool:
+    """Whether a clause of ``sentence`` that negates the fact's value (``value_terms`` among its negated terms) is
+    about something else than the fact: a subject before the negation that the fact's text (``fact_terms``) does
+    not hold ('the meeting is not at Acme Corp'), or the value a modifier of a noun after it ('不住在成都的酒店了',
+    "not at Acme's office"). Such a clause negates where the meeting or the hotel is, not the user's value."""
+    for clause in _CLAUSE.split(META_MARKER.sub(" ", sentence)):
+        m = rules.NEGATION.search(clause or "")
+        if m is None or not _hits(value_terms, _terms(clause[m.end():])):
+            continue
+        before = countable_terms(_terms(clause[: m.start()]))
+        if before - _hits(before, fact_terms | value_terms):
+            return True
+        at = clause.lower().find(value.lower(), m.end()) if value else -1
+        if at >= 0 and _MODIFIES.match(clause, at + len(value)):
+            return True
+    return False
+
+
 def replaced_terms(sentence: str) -> set[str] | None:
     """Terms of what a sentence says it replaces ('FedEx instead of UPS' -> {ups}, '改用信用卡，不用花呗' ->
     {花呗}), the rest of its clause; None when it replaces nothing."""
@@ -217,6 +240,10 @@ class FactCorrectionFinder:
                 refused = "replaces another value"  # 'by email instead of by post' replaces no courier
                 continue
             named = _hits(value_c, negated_in_clauses(s) | (replaced or set())) if not old_negated else set()
+            if named and not (replaced and _hits(value_c, replaced)) and negates_another_thing(
+                    s, str(payload.get("fact_value") or ""), value_c, _terms(old_text)):
+                refused = "negates the value of something else"  # 'the meeting is not at Acme Corp'
+                continue
             v_share = len(named) / len(value_c) if value_c else 0.0
             if named and v_share >= self.params.value_share:
                 return FactVerdict(evidence=self._evidence(memory_id, payload, "fact_value", v_share, named, sim, s))

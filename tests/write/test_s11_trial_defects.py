@@ -24,3 +24,31 @@ def test_a_hypothetical_move_links_no_replacement(engine, t0, new):
     q = "我现在住在哪" if old.startswith("我") else "where do I live now?"
     hits = engine.retrieve(q, user_id="u", now=t0 + timedelta(days=42), top_k=1).hits
     assert [h.memory_id for h in hits] == [a]
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("fact_text,key,value,said", [
+    ("I work at Acme Corp", "work.company", "Acme Corp",
+     "Correction: the meeting is not at Acme Corp, it's at the café"),
+    ("我住在成都", "home.city", "成都", "我已经不住在成都的酒店了，换到了另一家"),
+])
+def test_a_negated_value_of_another_thing_retires_no_fact(engine, fact_text, key, value, said):
+    """The value negated as the place of a meeting or as a hotel's city is no correction of the user's employer or
+    home: on 5c702b8 both statements retired the fact (get_fact None), a fact the user never named."""
+    fid = engine.add(fact_text, user_id="u", fact={"key": key, "value": value}).memory_id
+    r = engine.add(said, user_id="u")
+    assert fid not in r.superseded_ids
+    assert engine.get_fact(key, user_id="u") == value
+    assert engine.memory(fid, user_id="u").status.value == "current"
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("fact_text,key,value,said", [
+    ("I work at Acme Corp", "work.company", "Acme Corp", "Correction: I'm not at Acme Corp anymore, I joined Initech"),
+    ("我住在成都", "home.city", "成都", "不对，我已经搬到重庆了，不在成都了"),
+])
+def test_the_users_own_negated_value_still_retires_it(engine, fact_text, key, value, said):
+    fid = engine.add(fact_text, user_id="u", fact={"key": key, "value": value}).memory_id
+    r = engine.add(said, user_id="u")
+    assert r.superseded_ids == (fid,)
+    assert engine.get_fact(key, user_id="u") is None
