@@ -1419,13 +1419,14 @@ class IntentSection(_Section):
         "-0.4..0.6) is at least this: 0 = nearer the category than the reject class. Its category evidence ramps "
         "from 0 here to 1 at `member_full` (retrieve/candidates.py `member_evidence`). 2 = off (tags only)."
     )
+    # the calibration with member_request_weight 0.15 below was measured in session 11 of issue 16
     member_full: float = Field(
         0.135, ge=-2.0, le=2.0, description="Membership at which an untagged memory earns the whole `relevance` (as a "
         "write-time tag does); between `member_min` and this it earns a linear share, and the floor sees the "
         "noisy-OR with its own similarity. Dev calibration (needs-everyday, needs-and-links, needs-in-the-wild, "
         "facts-by-intent, needs-requests; routed requests, judged pairs, floor 0.25): min 0 / full 0.15 passes 62 "
         "of 68 needed memories and 4 of 104 unneeded ones; full 0.3: 60 / 4; tags at a flat 0.45 only: 54 / 3; "
-        "a flat 0.45 for membership >= 0.05: 58 / 5. Session 11, with `member_request_weight` 0.15 (which lowers "
+        "a flat 0.45 for membership >= 0.05: 58 / 5. With `member_request_weight` 0.15 (which lowers "
         "the scale): min -0.015 / full 0.135 (needs suites + facts-by-intent + needs-in-speech, 159 queries: +2 / -0 "
         "against weight 0 with 0 / 0.15; weight 0.25 with -0.03 / 0.12 also +2 / -0 there but lost an untagged "
         "window seat for a flight request in tests/retrieve/test_facts_by_intent.py; a ramp of -0.03 / 0.12 at "
