@@ -52,3 +52,26 @@ def test_the_users_own_negated_value_still_retires_it(engine, fact_text, key, va
     r = engine.add(said, user_id="u")
     assert r.superseded_ids == (fid,)
     assert engine.get_fact(key, user_id="u") is None
+
+
+@pytest.mark.integration
+def test_undo_of_a_fact_correction_keeps_one_current_value_per_key(engine):
+    """Undo after the user already wrote the new value as a fact: on 5c702b8 the corrected fact came back current
+    beside the newer one (two current values of home.city). The restored fact is now superseded by the newer
+    fact of its key (as a fact write would have left it), and stays in the history."""
+    old = engine.add("我住在成都", user_id="u", fact={"key": "home.city", "value": "成都"}).memory_id
+    assert engine.add("不对，我已经不在成都了", user_id="u").superseded_ids == (old,)
+    new = engine.add("我现在住在重庆", user_id="u", fact={"key": "home.city", "value": "重庆"}).memory_id
+    assert engine.undo_forget(user_id="u") == [old]
+    assert engine.get_fact("home.city", user_id="u") == "重庆"
+    states = {m.id: (m.status.value, m.superseded_by) for m in engine.fact_history("home.city", user_id="u")}
+    assert states == {old: ("deprecated", new), new: ("current", None)}
+
+
+@pytest.mark.integration
+def test_undo_of_a_fact_correction_without_a_newer_value_restores_it(engine):
+    old = engine.add("我住在成都", user_id="u", fact={"key": "home.city", "value": "成都"}).memory_id
+    engine.add("不对，我已经不在成都了", user_id="u")
+    assert engine.get_fact("home.city", user_id="u") is None
+    assert engine.undo_forget(user_id="u") == [old]
+    assert engine.get_fact("home.city", user_id="u") == "成都"
