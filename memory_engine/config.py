@@ -536,6 +536,13 @@ class WriteSection(_Section):
         2, ge=1, description="Subject words a fact's text must have, at least, to be retired by its subject alone "
         "(one shared word such as 'work' is too little to name a fact)."
     )
+    fact_correction_one_off: list[str] = Field(
+        default_factory=lambda: ["this time", "this once", "just once", "this order", "this one order",
+                                 "this one", "for now", "这次", "这回", "这一次", "这单", "这一单", "临时"],
+        description="Words that scope a statement to one occasion ('for this one order, don't use SF Express', "
+        "'这次别用花呗'): such a sentence retires no structured fact (the default stays the default); matched "
+        "case-insensitively, English ones as whole words. [] = off."
+    )
     flag_tool_injection: bool = Field(
         True, description="Tool / web content (role 'tool') carrying planted instructions ('ignore previous "
         "instructions', '忽略之前的指令', system-prompt-like text) is stored flagged (payload 'flagged', metadata "

@@ -21,7 +21,8 @@ correction does not name). One sentence of the statement (:func:`memory_engine.w
 * be the user's own words (role ``user``, the fact's speaker, :func:`~memory_engine.write.correction.same_speaker`),
   not a question, not a condition or hypothetical ('if I moved to Seattle', '如果我搬到深圳的话',
   :data:`~memory_engine.write.correction.CONDITION`), not someone else's words ('my doctor told me',
-  :data:`~memory_engine.write.correction.REPORTED`), not about a person the fact does not name
+  :data:`~memory_engine.write.correction.REPORTED`), not scoped to one occasion ('for this one order',
+  '这次', ``write.fact_correction_one_off``), not about a person the fact does not name
   ('老王住的是重庆，不是成都', 'my sister moved');
 * say that something changed: a correction marker (:func:`~memory_engine.write.intents.correction_strength`)
   or a reported change (:func:`~memory_engine.write.intents.reports_change`: 'changed', 'now', '现在', '改了');
@@ -88,6 +89,8 @@ class FactCorrectionParams:
     value_share: float
     subject_share: float
     subject_min_terms: int
+    #: ``write.fact_correction_one_off`` as one pattern (None = off)
+    one_off: re.Pattern[str] | None = None
 
     @classmethod
     def from_config(cls, cfg: WriteSection) -> FactCorrectionParams:
@@ -97,9 +100,12 @@ class FactCorrectionParams:
         if cfg.fact_correction_subject_min_terms < 1:
             raise ConfigError("write.fact_correction_subject_min_terms must be >= 1",
                               key="write.fact_correction_subject_min_terms")
+        words = [w.strip() for w in cfg.fact_correction_one_off if w.strip()]
+        one_off = re.compile("|".join(rf"\b{re.escape(w)}\b" if w.isascii() else re.escape(w) for w in words),
+                             re.IGNORECASE) if words else None
         return cls(bool(cfg.fact_correction_enabled), float(cfg.fact_correction_similarity),
                    float(cfg.fact_correction_value_share), float(cfg.fact_correction_subject_share),
-                   int(cfg.fact_correction_subject_min_terms))
+                   int(cfg.fact_correction_subject_min_terms), one_off)
 
 
 @dataclass(frozen=True)
@@ -228,6 +234,9 @@ class FactCorrectionFinder:
                 continue
             if CONDITION.search(s):
                 refused = "a condition"
+                continue
+            if self.params.one_off is not None and self.params.one_off.search(s):
+                refused = "one occasion"  # 'for this one order, use JD instead': the default stays
                 continue
             if REPORTED.search(META_MARKER.sub(" ", s)):  # '说错了' is the speaker's own repair, not reported speech
                 refused = "someone else's words"

@@ -75,3 +75,24 @@ def test_undo_of_a_fact_correction_without_a_newer_value_restores_it(engine):
     assert engine.get_fact("home.city", user_id="u") is None
     assert engine.undo_forget(user_id="u") == [old]
     assert engine.get_fact("home.city", user_id="u") == "成都"
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("said", ["For this one order, don't use SF Express, use JD instead",
+                                  "这次别用顺丰了，用京东吧，不用顺丰"])
+def test_a_one_off_instruction_keeps_the_default_fact(engine, said):
+    """'For this one order' changes one order, not the default courier: on 5c702b8 it retired shipping.courier."""
+    fid = engine.add("My default courier is SF Express (顺丰)", user_id="u",
+                     fact={"key": "shipping.courier", "value": "SF Express 顺丰"}).memory_id
+    r = engine.add(said, user_id="u")
+    assert fid not in r.superseded_ids
+    assert engine.get_fact("shipping.courier", user_id="u") == "SF Express 顺丰"
+
+
+@pytest.mark.integration
+def test_one_off_words_off_lets_the_instruction_retire_the_fact(make_engine):
+    eng = make_engine({"write.fact_correction_one_off": []})
+    fid = eng.add("My default courier is SF Express", user_id="u",
+                  fact={"key": "shipping.courier", "value": "SF Express"}).memory_id
+    r = eng.add("For this one order, don't use SF Express, use JD instead", user_id="u")
+    assert r.superseded_ids == (fid,)
