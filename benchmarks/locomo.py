@@ -45,7 +45,9 @@ embedding cost is reported on its own), and records stored.
     PYTHONPATH=. python benchmarks/locomo.py DATA --limit-conversations 1 --limit-questions 20
 
 Prints the table and the ratios against the dense-only baseline and writes
-``benchmarks/results/locomo.json`` (``--out``). Not a timed test.
+``benchmarks/results/locomo.json`` (``--out``); ``--per-question PATH`` also
+writes every question's top labels, recall and RR per ranking strategy, to
+compare two runs question by question. Not a timed test.
 """
 
 from __future__ import annotations
@@ -261,6 +263,16 @@ def _timed(fn: Callable[[], _T]) -> tuple[_T, float]:
     return out, (time.perf_counter() - t) * 1000.0
 
 
+def question_row(conversation: str, q: Query, ranked: Sequence[frozenset[str]], rec: dict[int, float | None],
+                 rr: float | None) -> dict[str, Any]:
+    """One question under one strategy for ``--per-question``: conversation and query id, LoCoMo category, the
+    question, its evidence turns, the labels of the returned memories best first (a merged memory's labels
+    joined by '+'), recall@k for each cutoff and the reciprocal rank (both None for a strategy that does not rank)."""
+    return {"conversation": conversation, "query": q.id, "category": _category(q), "question": q.text,
+            "relevant": sorted(q.relevant), "top": ["+".join(sorted(x)) for x in ranked],
+            **{f"recall@{k}": v for k, v in rec.items()}, "rr": rr}
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     t_start = time.perf_counter()
     only = tuple(x.strip() for x in (args.conversations or "").split(",") if x.strip())
@@ -412,6 +424,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     # ---- queries
     scores: dict[str, list[QueryScore]] = defaultdict(list)
+    per_question: dict[str, list[dict[str, Any]]] = defaultdict(list)
     window = args.window
     full_name, win_name = "full-context", f"window-{window}"
     for c in convs:
@@ -434,6 +447,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             # sliding window: last N turns, most recent first
             (wl, wt), ms = _timed(partial(_last_turns, labels, turns, window))
             rec, rr = label_metrics([frozenset({x}) for x in wl], rel)
+            per_question[win_name].append(question_row(c.case.id, q, [frozenset({x}) for x in wl[: args.k]], rec, rr))
             scores[win_name].append(
                 QueryScore(cat, rec, rr, len(rel & set(wl)) / len(rel), count_tokens("\n".join(wt)), ms)
             )
@@ -450,6 +464,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 hits, ms = _timed(fn)
                 ranked = [c.raw_labels[h.id] for h in hits]
                 rec, rr = label_metrics(ranked, rel)
+                per_question[name].append(question_row(c.case.id, q, ranked, rec, rr))
                 got = set().union(*ranked) if ranked else set()
                 scores[name].append(
                     QueryScore(
@@ -471,6 +486,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 ranked = [c.raw_labels[h.memory_id] for h in res.hits]
                 rec, rr = label_metrics(ranked, rel)
                 got = set().union(*ranked) if ranked else set()
+                per_question[f"hybrid-{f}" if f != "defaults" else "defaults-every-turn"].append(
+                    question_row(c.case.id, q, ranked, rec, rr))
                 scores[f"hybrid-{f}" if f != "defaults" else "defaults-every-turn"].append(
                     QueryScore(
                         cat,
@@ -491,6 +508,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 raise RuntimeError(f"engine-defaults degraded on {c.case.id} {q.id}: {res.error}")
             ranked = [frozenset(c.pipe_labels.get(h.memory_id, ())) for h in res.hits]
             rec, rr = label_metrics(ranked, rel)
+            per_question["engine-defaults"].append(question_row(c.case.id, q, ranked, rec, rr))
             got = set().union(*ranked) if ranked else set()
             scores["engine-defaults"].append(
                 QueryScore(
@@ -540,6 +558,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     order = [full_name, win_name, "dense", "keyword", *(f"hybrid-{f}" for f in FUSIONS), "defaults-every-turn",
              *(() if args.skip_pipeline else ("engine-defaults",))]
     summaries = [summarize(n, desc[n], scores[n], records.get(n, raw_records), extra.get(n)) for n in order]
+    if args.per_question is not None:
+        args.per_question.parent.mkdir(parents=True, exist_ok=True)
+        args.per_question.write_text(json.dumps({n: per_question[n] for n in order if n in per_question}, indent=1,
+                                                ensure_ascii=False) + "\n", encoding="utf-8")
     return {
         "benchmark": "locomo",
         "command": "PYTHONPATH=. python " + shlex.join(["benchmarks/locomo.py", *args.argv]),
@@ -700,6 +722,15 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         default=Path(__file__).parent / "results" / "locomo.json",
         help="Where the JSON figures go (default benchmarks/results/locomo.json).",
+    )
+    ap.add_argument(
+        "--per-question",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="Also write every question's result per ranking strategy to PATH (JSON: strategy -> rows of "
+        "conversation, query, category, question, relevant, top labels, recall@5, recall@10, rr), to compare two "
+        "runs question by question.",
     )
     args = ap.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)

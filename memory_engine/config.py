@@ -1026,18 +1026,17 @@ class RetrievalSection(_Section):
         "shared common word ('quarter', '下周') links unrelated memories, a project's two words ('checkout redesign') "
         "do not."
     )
-    # provenance: session 10, measured against afc12fa
+    # provenance: session 10 (off: +6 / -2 on dev), on in session 11 with keyword.person_names and the lookup
+    # condition: whole dev +7 / -0; without the lookup condition it lost dialogue-recall q_drown, implicit-recall-zh q_qingming
     hop_chain_focus: bool = Field(
-        False, description="When the top hit is linked to another kept memory (a chain: project -> "
-        "dependency -> blocker, pet -> vet -> address), a kept memory linked to no memory of the chain (no "
-        "shared name, fewer than hop_min_shared shared words outside the query) and below "
-        "hop_chain_focus_share x the top hit's relevance is dropped: it matched the query's generic words "
-        "('系统', '上线', '订') but is about another subject (another project's review, the user's own dentist). "
-        "Only when the top hit holds a name the question names (the chain's subject) and the memory does "
-        "not hold all of them. Off by default: on, whole dev 6 queries up (needs-and-links q_ontime, four "
-        "of chains-in-the-wild, experience-recall-zh q_feed_wedding), 2 down (implicit-recall-zh "
-        "q_qingming, experience-recall-zh q_d_canteen: an associative answer that shares no word with the "
-        "top hit is dropped). False = the earlier order."
+        True, description="When the top hit is linked to another kept memory (a chain: project -> dependency -> "
+        "blocker, pet -> vet -> address), a kept memory linked to no memory of the chain (no shared name, fewer "
+        "than hop_min_shared shared words outside the query) and below hop_chain_focus_share x the top hit's "
+        "relevance is dropped: it matched the query's generic words ('系统', '上线', '订') but is about another "
+        "subject (another project's review, the user's own dentist). Only for a lookup (a question or a short "
+        "phrase, not a conversation or a statement of the user's present: those ask for an association that shares "
+        "no word with the top hit), and only when the top hit holds a name the question names (the chain's "
+        "subject) and the memory does not hold all of them. False = the order without chain focus."
     )
     hop_chain_focus_share: float = Field(
         1.0, ge=0.0, le=1.0, description="With hop_chain_focus, an unlinked memory is dropped only when its "
@@ -1085,6 +1084,14 @@ class RetrievalSection(_Section):
         True, description="The entity hop does not reach a memory that names a surname of the chain under another "
         "given name: when the top hits name 'Helen Chen', 'Dr. Chen' stands for her and 'Kevin Chen from "
         "accounting' is someone else (one referent per name, retrieve/referents.py). False = a shared surname links."
+    )
+    hop_person_conflict: bool = Field(
+        False, description="Two Chinese memories that each name a person by surname and prefix or title "
+        "(memory_engine.text.zh_names: 老周, 张总, 小刘; not jieba's person tag, which falls on 柯基 and 过敏) "
+        "and share none of them are not linked by common words: '小刘下午都在工位' shares 下午 / 找 with '刘经理习惯上午开会，下午基本找不到人' but is about someone else, as '陈总最爱吃芒果千层' "
+        "is beside '小陈芒果过敏' (eval_sets/names_and_chains.yaml). Applies to the hop's reach and to "
+        "hop_chain_focus's chain. Off by default: it also cuts a project told by two people ('老周负责智能客服' / "
+        "'小李说智能客服的接口卡了'). False = common words link whoever the memories name."
     )
     fact_scan_limit: int = Field(200, ge=1, description="Facts of one user the fact route scans (facts are few per user).")
     temporal_weight: float = Field(
@@ -1249,12 +1256,37 @@ class RetrievalSection(_Section):
         "Chinese pairs). False = only the time words decide. Whole dev: +1 query (cv-silent-groceries-en), "
         "no flip."
     )
+    stale_perfect_is_past: bool = Field(
+        True, description="A question in the perfect ('What books has Melanie read?', 'Where have you camped?': "
+        "'has' / 'have' inverted before its subject, write/intents.present_question) is no present question for "
+        "retrieval.stale_tenseless_present: the experiential perfect asks for what happened so far, the English "
+        "analogue of the Chinese 过, not for the value that holds now. False = 'has' / 'have' count as present operators "
+        "(the earlier behaviour)."
+    )
     stale_present_similarity: float = Field(
         0.5, ge=0.0, le=1.0, description="For a present-tense question, a newer statement of the same author that "
         "words no change ('been getting groceries delivered through Instacart' after 'the grocery run at Costco') "
         "counts as a change report of an older one at least this close (rescaled cosine; e5 on the "
         "updates-current-value suite: silent changes 0.52..0.76, a neighbouring detail 0.24; the update tests on "
         "relevance, coverage and shared subject words still apply). 1 = off."
+    )
+    stale_present_relevance_share: float = Field(
+        0.9, ge=0.0, le=1.0, description="For a question in the present by its grammar alone (no time word, "
+        "retrieval.stale_tenseless_present), a newer statement counts as a change report only when it answers the "
+        "question on its own about as well: at least this x the older one's relevance (the question's tense is then the only evidence of a "
+        "change; groceries on updates-current-value: 1.0 of the older one). LoCoMo dev (dialogues, every turn): a "
+        "later turn of the same speaker on the topic, 0.47..0.85 of the evidence turn's relevance, took its place. "
+        "0 = no test (the earlier behaviour)."
+    )
+    stale_present_coverage_share: float = Field(
+        1.0, ge=0.0, le=1.0, description="...and at least this x the older one's query-word coverage (groceries: "
+        "1.0 of the older one). 0 = no test."
+    )
+    stale_present_query_subject: bool = Field(
+        True, description="...and only when the two share a question word that is no speaker's name "
+        "(retrieve/stale.present_subject): 'groceri' for 'how do I get my groceries?'; two turns of a dialogue "
+        "that share only the speaker's and the addressee's names ('Melanie: Thanks, Caroline ...') are no update of "
+        "what the question asks. False = no test (the earlier behaviour)."
     )
     stale_newer_takes_rank: bool = Field(
         True, description="The newer memory of a stale pair first takes the older one's fused score when that is "
@@ -1574,6 +1606,46 @@ class KeywordSection(_Section):
         "recall@10 +0.02, golden suites unchanged (sweep in benchmarks/README.md)."
     )
     avg_len: float = Field(12.0, gt=0.0, description="Expected memory length in terms for the length normalisation.")
+    person_names: bool = Field(
+        True, description="Chinese people called by a surname and a prefix or a title (老周, 小李, 张总, 王老师, 刘经理) "
+        "are recognised by structure (memory_engine.text.zh_person_names) and kept as one term by the tokenizer, "
+        "and count as names for the entity hop, contrast and people checks. jieba tags 老周 a time word, cuts 小李 "
+        "into 小 / 李 and 张总 into 张 / 总, so '老周负责的项目' and '老周说接口卡在审批' shared no name. Names only: "
+        "the surname alone is no term (老周 and 小周 are two people). False = jieba's words alone."
+    )
+    name_surnames: str = Field(
+        "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭"
+        "陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤",
+        description="The single-character surnames person_names reads, one character each: the 100 most common "
+        "surnames of mainland China (Ministry of Public Security, 2020 national name report / 百家姓 by population; "
+        "about 85% of the population). Rare surnames that are common words (师, 时, 公, 区) are left out on purpose: "
+        "老师 / 小时 / 老公 / 小区 name no one.", min_length=1
+    )
+    name_prefixes: str = Field(
+        "老小", min_length=1, description="Characters before a surname that make a familiar name (老周, 小李)."
+    )
+    name_titles: list[str] = Field(
+        ["总", "总监", "总裁", "姐", "哥", "叔", "姨", "阿姨", "老师", "经理", "医生", "大夫", "师傅", "主任", "律师",
+         "教授", "老板", "工"],
+        description="Titles after a surname that name a person (张总, 周姐, 王老师, 刘经理, 王工); longest first when read."
+    )
+    name_word_freq: int = Field(
+        500, ge=0, description="A candidate name that is itself a jieba dictionary word of another part of speech "
+        "with at least this frequency (jieba dict.txt counts; 小于 873, 小孔 679) is that word, not a name (小马 "
+        "391, 老张 256 stay names). 0 = every dictionary word is refused."
+    )
+    name_boundary_freq: int = Field(
+        1000, ge=0, description="A candidate name is refused when its last character and the next one, or the "
+        "character before it and its first, form a jieba dictionary word of at least this frequency: 这周总结 (总结 "
+        "3346), 老高兴 (高兴 5387), 历史老师 (历史), 从小李 (从小 1254); also when the name and the next "
+        "character(s) are a dictionary word (小龙虾, 老毛病). 小张开车 (张开 452) and 今天王姐 (天王 495) keep "
+        "their names."
+    )
+    latin_in_cjk: bool = Field(
+        True, description="Latin and alphanumeric words inside Chinese text count as names (APP, Keep, iPad, SDK, "
+        "4S店 -> '4s') for the entity hop, and a two-character letters-and-digits token (4S, 3D, 5G) is kept whole "
+        "by the tokenizer as longer codes are. False = Latin words in Chinese are plain terms."
+    )
 
 
 class LimitsSection(_Section):

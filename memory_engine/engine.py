@@ -57,7 +57,7 @@ from .retrieve import temporal
 from .retrieve.pipeline import RetrievalPipeline, RetrievalRequest
 from .scope import Scope
 from .store.base import StoreFilter, VectorStore
-from .text import content_terms, count_tokens
+from .text import configure_names, content_terms, count_tokens
 from .validation import (
     check_read_bounds,
     check_write_bounds,
@@ -107,6 +107,7 @@ class MemoryEngine:
         self._pii_secret: bytes | None = None
         self.config = config or EngineConfig()
         cfg = self.config
+        configure_names(cfg.keyword)  # the tokenizer's name recogniser (process-wide, memory_engine.text)
         self.ephemeral = ephemeral
         self.embedder = embedder or make_embedder(cfg.embedding)
         if store is None:

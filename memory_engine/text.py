@@ -32,6 +32,69 @@ _IDENT = re.compile(
     r"|\[[A-Z_]+\]"  # redaction placeholders
 )
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+#: a two-character letters-and-digits token (4S, 3D, 5G, K8) standing alone or against Chinese: kept whole when
+#: ``keyword.latin_in_cjk`` (longer codes are :data:`_IDENT`'s)
+_SHORT_CODE = re.compile(r"(?<![A-Za-z0-9_.-])(?:\d[A-Za-z]|[A-Za-z]\d)(?![A-Za-z0-9_-])")
+
+
+class NameSettings:
+    """The settings of the Chinese name recogniser and the Latin-in-Chinese terms (``keyword.person_names``,
+    ``name_surnames``, ``name_prefixes``, ``name_titles``, ``name_word_freq``, ``name_boundary_freq``,
+    ``latin_in_cjk``; defaults those of :class:`memory_engine.config.KeywordSection`). Process-wide: the tokenizer
+    is a module function every stage calls; :func:`configure_names` sets them from an engine's config."""
+
+    def __init__(self, person_names: bool = True, surnames: str = "", prefixes: str = "老小",
+                 titles: Iterable[str] = (), word_freq: int = 500, boundary_freq: int = 1000,
+                 latin_in_cjk: bool = True) -> None:
+        self.person_names, self.latin_in_cjk = bool(person_names), bool(latin_in_cjk)
+        self.surnames, self.prefixes = frozenset(surnames), frozenset(prefixes)
+        self.titles = tuple(sorted(set(titles), key=len, reverse=True))
+        self.word_freq, self.boundary_freq = int(word_freq), int(boundary_freq)
+
+    def key(self) -> tuple:
+        return (self.person_names, self.latin_in_cjk, self.surnames, self.prefixes, self.titles, self.word_freq,
+                self.boundary_freq)
+
+
+def _default_names() -> NameSettings:
+    from .config import KeywordSection
+
+    return names_from(KeywordSection())
+
+
+def names_from(section) -> NameSettings:  # noqa: ANN001 - a KeywordSection (no import at module load: no circle)
+    """:class:`NameSettings` of a ``keyword`` config section."""
+    return NameSettings(section.person_names, section.name_surnames, section.name_prefixes, section.name_titles,
+                        section.name_word_freq, section.name_boundary_freq, section.latin_in_cjk)
+
+
+_names: NameSettings | None = None
+#: caches elsewhere that hold results of the tokenizer or the name recogniser (registered by their modules):
+#: cleared when :func:`configure_names` changes the settings
+RECONFIGURE_HOOKS: list = []
+
+
+def name_settings() -> NameSettings:
+    """The settings in force (the config defaults until :func:`configure_names`)."""
+    global _names
+    if _names is None:
+        _names = _default_names()
+    return _names
+
+
+def configure_names(section) -> None:  # noqa: ANN001 - a KeywordSection
+    """Set the name recogniser and Latin-term settings from a ``keyword`` config section (the engine does at
+    construction). A change clears the caches of the tokenizer and of every registered dependant: the last
+    engine built in a process decides (sweeps build one engine at a time)."""
+    global _names
+    new = names_from(section)
+    if _names is not None and _names.key() == new.key():
+        return
+    old, _names = _names, new
+    if old is None and new.key() == _default_names().key():
+        return
+    for f in (_tokenize_cached, people, zh_person_names, *RECONFIGURE_HOOKS):
+        f.cache_clear()
 
 #: Chinese numerals and weekday names, shared by the date reader (retrieve/temporal.py) and the repair of a
 #: recent value (write/repair.py)
@@ -96,14 +159,102 @@ def identifiers(text: str) -> list[str]:
     return out
 
 
+def _dict_freq(word: str) -> int:
+    """jieba's dictionary count of ``word`` (0 when it is no dictionary word)."""
+    return int(_jieba().dt.FREQ.get(word) or 0)
+
+
+def _dict_tag(word: str) -> str:
+    """jieba's dictionary part of speech of ``word`` ('' when it has none)."""
+    import jieba.posseg as pseg
+
+    _jieba()
+    return str(pseg.dt.word_tag_tab.get(word, ""))
+
+
+def _name_refused(run: str, i: int, j: int, cfg: NameSettings) -> bool:
+    """Whether the candidate name ``run[i:j]`` is some other word (see ``keyword.name_word_freq`` and
+    ``keyword.name_boundary_freq``): the candidate is a frequent dictionary word of another part of speech
+    (小于), its first character ends a frequent word with the character before (从小 | 李, 历史 | 老师), its last
+    character starts one with the next (这周 | 总结, 老 | 高兴), or it and what follows are one dictionary word
+    (小龙虾, 老毛病)."""
+    cand = run[i:j]
+    tag = _dict_tag(cand)
+    if tag and not tag.startswith("nr") and _dict_freq(cand) >= cfg.word_freq:
+        return True
+    if i > 0 and _dict_freq(run[i - 1 : i + 1]) >= cfg.boundary_freq:
+        return True
+    if j < len(run) and _dict_freq(run[j - 1 : j + 1]) >= cfg.boundary_freq:
+        return True
+    return any(_dict_freq(run[i : j + k]) > 0 for k in (1, 2) if j + k <= len(run))
+
+
+@lru_cache(maxsize=65_536)
+def zh_person_names(text: str) -> tuple[tuple[int, int], ...]:
+    """Spans (start, end) of the Chinese people ``text`` names by a surname and a prefix or a title, in order,
+    not overlapping: a prefix (``keyword.name_prefixes``: 老 / 小) + a surname (``keyword.name_surnames``) —
+    老周, 小李 — or a surname + a title (``keyword.name_titles``, longest first) — 张总, 周姐, 王老师, 刘经理 —
+    unless the candidate is another word (:func:`_name_refused`: 小于, 这周总结, 历史老师, 小龙虾). A structure,
+    not a list of names: jieba tags 老周 a time word and cuts 小李, 张总 apart. Empty when
+    ``keyword.person_names`` is off or the text has no Chinese. Cached (about 10-30 us a new text)."""
+    cfg = name_settings()
+    if not cfg.person_names or not cfg.surnames:
+        return ()
+    out: list[tuple[int, int]] = []
+    for m in _CJK.finditer(text):
+        run, base, k = m.group(0), m.start(), 0
+        while k < len(run) - 1:
+            span = None
+            if run[k] in cfg.prefixes and run[k + 1] in cfg.surnames:
+                span = (k, k + 2)
+            elif run[k] in cfg.surnames:
+                t = next((t for t in cfg.titles if run.startswith(t, k + 1)), None)
+                if t is not None:
+                    span = (k, k + 1 + len(t))
+            if span is not None and not _name_refused(run, span[0], span[1], cfg):
+                out.append((base + span[0], base + span[1]))
+                k = span[1]
+            else:
+                k += 1
+    return tuple(out)
+
+
+def zh_names(text: str) -> frozenset[str]:
+    """The names of :func:`zh_person_names` as written ('老周', '张总')."""
+    return frozenset(text[i:j] for i, j in zh_person_names(text))
+
+
+def _cjk_terms(run: str, names: list[tuple[int, int]]) -> list[str]:
+    """jieba's words of a Chinese ``run`` (stop words dropped), a recognised name kept as one term in its place
+    (a title of two or more characters also as its own term, as jieba's search mode gives 老师 of 王老师)."""
+    out: list[str] = []
+    pos = 0
+    for i, j in names:
+        out.extend(w for w in _cut_cjk(run[pos:i]) if w not in ZH_STOP) if i > pos else None
+        name = run[i:j]
+        out.append(name)
+        title = name[1:]
+        if len(title) >= 2 and title not in ZH_STOP:
+            out.append(title)
+        pos = j
+    if pos < len(run):
+        out.extend(w for w in _cut_cjk(run[pos:]) if w not in ZH_STOP)
+    return out
+
+
 @lru_cache(maxsize=65536)
 def _tokenize_cached(text: str, stem: bool = True) -> tuple[str, ...]:
     tokens: list[str] = identifiers(text)
     rest = _IDENT.sub(" ", text)
+    if name_settings().latin_in_cjk:
+        tokens.extend(m.group(0).lower() for m in _SHORT_CODE.finditer(rest))
+        rest = _SHORT_CODE.sub(" ", rest)
+    spans = zh_person_names(rest)
     pos = 0
     for m in _CJK.finditer(rest):
         tokens.extend(_latin(rest[pos : m.start()], stem))
-        tokens.extend(w for w in _cut_cjk(m.group(0)) if w not in ZH_STOP)
+        names = [(i - m.start(), j - m.start()) for i, j in spans if m.start() <= i and j <= m.end()]
+        tokens.extend(_cjk_terms(m.group(0), names))
         pos = m.end()
     tokens.extend(_latin(rest[pos:], stem))
     return tuple(tokens)
@@ -373,23 +524,32 @@ def kin_phrase_terms(text: str) -> frozenset[str]:
 def entities(text: str) -> frozenset[str]:
     """Content terms of the named entities in ``text``: capitalised English names
     (not sentence-initial function words), identifiers, and jieba person / place /
-    organisation words (nr, ns, nt) in Chinese. Used for the multi-hop entity route."""
+    organisation words (nr, ns, nt) in Chinese, the names of :func:`zh_names` ('老周', '张总') and, with
+    ``keyword.latin_in_cjk``, the Latin words of Chinese text ('Keep', 'iPad'). Used for the multi-hop entity
+    route."""
     names = [m.group(0) for m in _NAME.finditer(text) if m.group(0) not in _NOT_NAMES]
     out: set[str] = set(identifiers(text))
     for n in names:
         out |= content_terms(n)
     if _CJK.search(text):
         out |= {w for w, flag in pos_tags(text) if flag in ("nr", "ns", "nt", "nrt", "nz") and len(w) > 1}
+        out |= zh_names(text)
+        if name_settings().latin_in_cjk:
+            # a Latin word inside Chinese is a name the user wrote as such (Keep, iPad, SDK, APP, 4S店): Chinese
+            # text has no other use for one
+            out |= {t for w, flag in pos_tags(text) if flag == "eng" for t in content_terms(w)}
+            out |= {m.group(0).lower() for m in _SHORT_CODE.finditer(text)}
     return frozenset(out)
 
 
 @lru_cache(maxsize=65_536)
 def people(text: str) -> frozenset[str]:
-    """The people ``text`` names: jieba person words (nr, nrt; two characters or more: '老王', '李娜') in
-    Chinese and the relatives it names (:func:`relatives`, canonical ids: 'sister', 'wife')."""
+    """The people ``text`` names: jieba person words (nr, nrt; two characters or more: '老王', '李娜') and the
+    names of :func:`zh_names` ('老周', '张总') in Chinese, and the relatives it names (:func:`relatives`, canonical ids: 'sister', 'wife')."""
     out: set[str] = set(relatives(text))
     if _CJK.search(text):
         out |= {w for w, flag in pos_tags(text) if flag in ("nr", "nrt") and len(w) > 1}
+        out |= zh_names(text)
     return frozenset(out)
 
 

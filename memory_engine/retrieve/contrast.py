@@ -18,7 +18,8 @@ tell it from an answer. :func:`contrasts` finds such a pair from the two texts' 
   ('游泳课' / '钢琴课', '眼科' / '口腔科', '牙医' / '兽医'), the last character no nominal suffix (子 / 儿 / 头:
   嗓子 / 疹子). A two-character noun followed by a one-character noun is one compound ('游泳' '课' -> '游泳课').
 * **Another person**: the question names a person in the familiar form ('老王', '小刘': 小 / 老 / 阿 + a surname;
-  jieba's person tag alone also falls on drug names, 布洛芬) whom the memory does not name (nor has as its
+  jieba's person tag alone also falls on drug names, 布洛芬) or by surname and title ('张总', '王老师';
+  :func:`memory_engine.text.zh_names`, ``keyword.person_names``) whom the memory does not name (nor has as its
   speaker), and the memory names another one.
 
 Nouns only, and entities only: a verb swapped in the same frame is a paraphrase ('buy the tickets' / 'booked the
@@ -40,7 +41,16 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..text import _CJK, _stem, content_terms, pos_tags, relatives
+from ..text import (
+    _CJK,
+    RECONFIGURE_HOOKS,
+    _stem,
+    content_terms,
+    pos_tags,
+    relatives,
+    zh_names,
+    zh_person_names,
+)
 from .crosslang import _PAREN, _dictionary, glosses
 
 __all__ = ["Slots", "contrasts", "slots"]
@@ -187,10 +197,23 @@ def _tokens(text: str) -> list[Token]:
                 out.append(("", part, "", False))
         return _governed(out)
     tagged = pos_tags(text)
+    # 老周 (a time word for jieba), 张总, 小周 of 小 / 周家: one person word each (text.zh_person_names), in place of
+    # the words it starts; a word it ends inside (周家) goes with it
+    names = {i: j for i, j in zh_person_names(text)}
+    starts, off = [], 0
+    for w, _ in tagged:
+        starts.append(off)
+        off += len(w)
     i = 0
     while i < len(tagged):
         w, flag = tagged[i]
         nxt = tagged[i + 1] if i + 1 < len(tagged) else ("", "")
+        if starts[i] in names:
+            end = names[starts[i]]
+            out.append((text[starts[i]:end], text[starts[i]:end], "p", True))
+            while i < len(tagged) and starts[i] < end:
+                i += 1
+            continue
         i += 1
         if not _CJK.fullmatch(w):
             words = _EN_WORD.findall(w)
@@ -270,6 +293,9 @@ def slots(text: str) -> Slots:
                  frozenset(k for k, _, _, _ in toks if k) | content_terms(text))
 
 
+RECONFIGURE_HOOKS.append(slots)
+
+
 def _known(word: str) -> bool:
     """Whether ``word`` is in jieba's dictionary."""
     import jieba
@@ -316,7 +342,7 @@ def contrasts(query: str, content: str, speaker: str = "") -> tuple[str, str] | 
     # tagging (jieba's tagger costs ~1-10 ms a new text, a retrieve asks this of every pooled candidate)
     low = content.lower()
     if not (any(f[1] in low for f in q.frames) or any(h[-1] in content for h in q.heads)
-            or (q.people and any(c in content for c in _ZH_PERSON_PREFIX))):
+            or (q.people and (any(c in content for c in _ZH_PERSON_PREFIX) or zh_names(content)))):
         return None
     m = slots(content)
     said = f"{content} {speaker}"

@@ -41,7 +41,18 @@ import numpy as np
 from ..config import RetrievalSection
 from ..errors import ConfigError
 from ..store.base import ScoredPayload, StoreFilter, VectorStore
-from ..text import _CJK, _jieba, _jieba_lock, content_terms, entities, relation_nouns, relatives, sparse_query
+from ..text import (
+    _CJK,
+    RECONFIGURE_HOOKS,
+    _jieba,
+    _jieba_lock,
+    content_terms,
+    entities,
+    relation_nouns,
+    relatives,
+    sparse_query,
+    zh_names,
+)
 from .admission import Admission
 from .candidates import CandidateBuilder, is_cjk
 from .fusion import Candidate, rank_key
@@ -131,6 +142,9 @@ def _link_words(content: str, given_chars: int = 0, nouns: bool = True) -> tuple
     return names | given_names(person_names(content), given_chars), content_terms(content)
 
 
+RECONFIGURE_HOOKS.append(_link_words)
+
+
 def _people_count(content: str, names: frozenset[str]) -> int:
     """How many people ``content`` names: each full name once ('Helen Chen' is one), every other person word
     (:func:`person_names`) once. A memory of several people ('我姐李娜嫁给了周涛') has gender cues of one of
@@ -172,6 +186,7 @@ class EntityHop:
         self.by_query = rcfg.hop_rank_by_query
         self.relation_paths = rcfg.relation_paths
         self.chain_focus, self.focus_share = rcfg.hop_chain_focus, rcfg.hop_chain_focus_share
+        self.person_conflict = rcfg.hop_person_conflict
         # a search for every word of the parent ranks rows sharing one common word high: read as many rows as a
         # route does, then keep only the linked ones
         self.search_limit = rcfg.route_limit
@@ -238,6 +253,8 @@ class EntityHop:
             shared = ((words | names) & (c_words | c_names)) - plan.terms
             if not (shared & (names | c_names)) and len(shared) < self.min_shared:
                 continue  # one common word ('quarter', '下周') is no link
+            if self._other_people(parent_pl.get("content", ""), str(p.payload.get("content", "")), shared):
+                continue  # common words between two memories about two people ('小刘下午都在工位' / '刘经理…下午')
             if self.check_names and known and name_conflict(known, full_names(str(p.payload.get("content", "")))):
                 continue  # the shared surname stands for someone else here ('Kevin Chen' when 'Helen Chen' is asked)
             if (self.relation_paths and all(relatives(t) for t in shared)
@@ -316,7 +333,18 @@ class EntityHop:
         b_names, b_words = _link_words(b, self.given_chars, self.noun_names)
         shared = {t for t in ((a_names | a_words) & (b_names | b_words)) - plan.terms
                   if t not in _HONORIFICS and not _split_in(t, plan.query)}
+        if self._other_people(a, b, shared):
+            return False
         return bool(shared & (a_names | b_names)) or len(shared) >= self.min_shared
+
+    def _other_people(self, a: str, b: str, shared: set[str] | frozenset[str]) -> bool:
+        """Whether, with ``retrieval.hop_person_conflict``, memories ``a`` and ``b`` are about two different people:
+        each names a person by surname and prefix or title (:func:`memory_engine.text.zh_names`: jieba's person
+        tag also falls on 柯基 and 过敏), they name none in common and the ``shared`` terms hold none of them."""
+        if not self.person_conflict:
+            return False
+        pa, pb = zh_names(a), zh_names(b)
+        return bool(pa and pb and not (pa & pb) and not (set(shared) & (pa | pb)))
 
     def focus(self, kept: list[Candidate], below: list[Candidate], payloads: dict[str, dict[str, Any]],
               plan: QueryPlan) -> tuple[list[Candidate], list[Candidate]]:
@@ -329,9 +357,11 @@ class EntityHop:
         review through 系统, the user's own dentist through 'Dr.') and is dropped, unless it holds every name the
         question shares with the top hit (the anchor: then it is about the same subject). Link words leave out
         the query's terms, English honorifics and Chinese terms the query holds split (:func:`_split_in`).
-        Nothing changes with fewer than three kept memories, when the top hit links to nothing, or when it holds
-        no name of the question."""
-        if not self.chain_focus or len(kept) < 3:
+        Nothing changes with fewer than three kept memories, when the top hit links to nothing, when it holds
+        no name of the question, or when the query is no lookup (:attr:`QueryPlan.lookup`: a conversation or a
+        statement of the user's present, '清明快到了，我想回老家给老人扫扫墓', asks for an association, which shares
+        no word with the top hit by nature)."""
+        if not self.chain_focus or len(kept) < 3 or not plan.lookup:
             return kept, below
         text = {c.memory_id: str(payloads.get(c.memory_id, {}).get("content", "")) for c in kept}
         chain = [kept[0].memory_id]

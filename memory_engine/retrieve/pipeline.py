@@ -156,10 +156,12 @@ class RetrievalPipeline:
                 fused = sorted((rank.get(c.memory_id, c) for c in fused), key=rank_key)
         # "now" / "现在" asks for the value that holds now, "before" / "以前" for an earlier one (write/intents.py)
         tense = query_tense(req.query) if self.config.retrieval.stale_query_tense else None
+        by_grammar = False  # the present by the question's grammar alone, no time word (the stale stage's present gates)
         if tense is None and self.config.retrieval.stale_query_tense and self.config.retrieval.stale_tenseless_present \
-                and present_question(req.query, chinese=self.stale.cjk_pair_baseline is not None):
+                and present_question(req.query, chinese=self.stale.cjk_pair_baseline is not None,
+                                     perfect_is_past=self.config.retrieval.stale_perfect_is_past):
             # 'how do I get my groceries?': the present by its grammar (a Chinese one only on the Chinese pair scale)
-            tense = "present"
+            tense, by_grammar = "present", True
         if self.stale.enabled:  # a reported change found through the value it replaces (retrieve/stale.py)
             # a past-tense question asks for the replaced value: the replacement is not lifted beside it
             keys = {"present": ("_replaces", "_succeeds"), "past": ()}.get(tense or "", ("_replaces",))
@@ -168,7 +170,8 @@ class RetrievalPipeline:
         if self.stale.enabled and len(kept) > 1:
             # a statement of the user's present recalls past experience: no current value to prefer (as 'past')
             kept = self.stale.apply(kept, pool.payloads, req.top_k, precedence=not plan.to_assistant, tense=tense,
-                                    same_subject=plan.last_turn_lookup or self.config.retrieval.stale_for_statements)
+                                    same_subject=plan.last_turn_lookup or self.config.retrieval.stale_for_statements,
+                                    query_terms=frozenset(content_terms(req.query)) if by_grammar else None)
             rank = {c.memory_id: c for c in kept}
             fused = sorted((rank.get(c.memory_id, c) for c in fused), key=rank_key)
         final, over_k, over_budget = self.budget.take(kept, req.top_k)

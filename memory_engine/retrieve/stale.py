@@ -58,6 +58,7 @@ from ..store.base import VectorStore
 from ..text import content_terms
 from ..write import rules
 from ..write.correction import marker_context, names_other_subject, same_speaker
+from ..write.correction import speaker_of as correction_speaker
 from ..write.intents import CHANGE, adds_value, provisional, reports_change, subject_terms
 from ..write.roles import author_role
 from ..write.supersede import number_terms
@@ -66,7 +67,7 @@ from .candidates import is_cjk
 from .fusion import Candidate, rank_key
 
 __all__ = ["PairRescale", "StaleValues", "competing", "defer_to_user", "demote_corrected", "demote_stale", "lift_replacements",
-           "states_something",
+           "present_subject", "states_something",
            "value_change", "value_kinds"]
 
 #: a sentence: text up to and including its end mark (or the end of the text)
@@ -148,6 +149,8 @@ def demote_stale(ranked: list[Candidate], vectors: dict[str, np.ndarray], writte
                  shares_subject: Callable[[str, str], bool] | None = None,
                  present: frozenset[str] = frozenset(), present_similarity: float = 1.0,
                  pair_rescale: Callable[[float, str, str], float] | None = None,
+                 present_relevance_share: float = 0.0, present_coverage_share: float = 0.0,
+                 present_pair: Callable[[str, str], bool] | None = None,
                  ) -> tuple[list[Candidate], dict[str, str]]:
     """For every pair of ``ranked`` candidates whose vectors' rescaled cosine is >= ``similarity``,
     whose write times differ and where the newer one answers the query about as well
@@ -174,7 +177,10 @@ def demote_stale(ranked: list[Candidate], vectors: dict[str, np.ndarray], writte
     top k). A newer statement in ``present`` (the question asks for the value that holds now, so the question
     supplies the change the statement does not word: "I do the grocery run at Costco" -> "been getting groceries
     delivered through Instacart" for "how do I get my groceries now?") counts as reporting a change when the two
-    are at least ``present_similarity`` close. ``pair_rescale(cos, id, id)`` (None = ``rescale``) rescales a pair's
+    are at least ``present_similarity`` close, and only when it answers the question on its own as well as the older
+    one (the question is then the only evidence of a change: :func:`_present_answers`, relevance >=
+    ``present_relevance_share`` x and query-word coverage >= ``present_coverage_share`` x the older one's, and
+    ``present_pair(older id, newer id)``, None = always: the two name the question's subject). ``pair_rescale(cos, id, id)`` (None = ``rescale``) rescales a pair's
     cosine by the script of the two memories (:class:`PairRescale`). Returns the re-sorted candidates and {older id:
     the current value it yields to} for each demoted memory."""
     if pair_rescale is None:
@@ -199,7 +205,9 @@ def demote_stale(ranked: list[Candidate], vectors: dict[str, np.ndarray], writte
             bar = min(similarity, provisional_similarity) if a in provisional_ids else similarity
             sim = pair_rescale(float(sims[i, j]), a, b)
             value = value_pair is not None and sim >= value_similarity and value_pair(a, b)
-            marked = changes | {b} if b in present and sim >= present_similarity else changes
+            marked = changes | {b} if b in present and sim >= present_similarity and _present_answers(
+                by_id[a], by_id[b], present_relevance_share, present_coverage_share) \
+                and (present_pair is None or present_pair(a, b)) else changes
             update = _update_pair(by_id[a], by_id[b], marked, provisional_ids, sim, update_similarity,
                                   update_relevance_share, update_coverage_share, same_slot=value) \
                 and (shares_subject is None or shares_subject(a, b))
@@ -331,6 +339,16 @@ def demote_corrected(ranked: list[Candidate], corrects: dict[str, tuple[str, ...
     return _recapped(ranked, fused, capped)
 
 
+def _present_answers(old: Candidate, new: Candidate, relevance_share: float, coverage_share: float) -> bool:
+    """Whether ``new`` answers a present-tense question on its own at least about as well as ``old``: relevance >=
+    ``relevance_share`` x and query-word coverage >= ``coverage_share`` x ``old``'s (both in [0, 1]; 0 = no test). A
+    newer statement that words no change stands for the current value only by answering the same question: "been
+    getting groceries delivered through Instacart" covers 'groceries' as "the big grocery run at Costco" does, where a
+    later turn of a chat that shares only the topic ("Thanks for the tip, Caroline...") answers less (issue 16, LoCoMo
+    dev: such turns took the place of the evidence turn of single-hop questions)."""
+    return new.relevance >= relevance_share * old.relevance and new.coverage >= coverage_share * old.coverage
+
+
 def _update_pair(old: Candidate, new: Candidate, changes: frozenset[str], provisional_ids: frozenset[str],
                  sim: float, update_similarity: float, relevance_share: float, coverage_share: float,
                  same_slot: bool = False) -> bool:
@@ -396,11 +414,15 @@ class StaleValues:
         self.update_coverage_share = rcfg.stale_update_coverage_share
         self.update_shared_terms = rcfg.stale_update_shared_terms
         self.present_similarity = rcfg.stale_present_similarity
+        self.present_relevance_share = rcfg.stale_present_relevance_share
+        self.present_coverage_share = rcfg.stale_present_coverage_share
+        self.present_query_subject = rcfg.stale_present_query_subject
         self.tense = rcfg.stale_query_tense
         self.enabled = rcfg.stale_discount < 1.0
 
     def apply(self, kept: list[Candidate], payloads: dict[str, dict[str, Any]], top_k: int,
-              precedence: bool = True, tense: str | None = None, same_subject: bool = True) -> list[Candidate]:
+              precedence: bool = True, tense: str | None = None, same_subject: bool = True,
+              query_terms: frozenset[str] | None = None) -> list[Candidate]:
         """``same_subject=False`` (a statement of the user's present, ``retrieval.stale_for_statements`` off) skips
         the same-subject demotion as a past-tense question does: explicit corrections and the user's precedence
         still hold. ``precedence=False`` (a query about what the assistant said, retrieve/addressee.py) skips the
@@ -411,7 +433,12 @@ class StaleValues:
         ``retrieval.stale_present_similarity`` and uses the start links (``metadata._succeeds``,
         write/changes.py); 'past' ("where did I work before?") keeps the older values where they rank: the
         question asks for them (no same-subject demotion, no reported-change link; explicit corrections and
-        the user's precedence over the assistant still hold)."""
+        the user's precedence over the assistant still hold). ``query_terms`` (content terms of the question) is given
+        when the present tense is the question's grammar alone, no time word (retrieval.stale_tenseless_present):
+        a newer statement then counts as a change report only when it answers the question as well as the older one
+        (``retrieval.stale_present_relevance_share`` / ``stale_present_coverage_share``) and, with
+        ``retrieval.stale_present_query_subject``, shares with it a question term that names no speaker of the
+        candidates (:func:`present_subject`). None (a time word dates the question, or no present): no such test."""
         if not self.tense:
             tense = None
         head, tail = kept[: top_k + self.window], kept[top_k + self.window:]
@@ -450,6 +477,16 @@ class StaleValues:
             return m is None or not names_other_subject(marker_context(text, m.start())[2], set(old_terms),
                                                         content_terms)
 
+        present_pair = None
+        if tense == "present" and self.present_query_subject and query_terms is not None:
+            speakers = frozenset(t for c in head for t in content_terms(
+                correction_speaker(dict(payloads.get(c.memory_id, {}).get("metadata") or {}),
+                                   str(payloads.get(c.memory_id, {}).get("content") or ""))))
+
+            def present_pair(old: str, new: str) -> bool:
+                return present_subject(subjects.get(old, frozenset()), subjects.get(new, frozenset()), query_terms,
+                                       speakers)
+
         def may_compete(old: str, new: str) -> bool:
             # a new value of one slot may come in the same session (one author's statements, see competing)
             within = self.value_within_session and value_pair(old, new)
@@ -464,7 +501,9 @@ class StaleValues:
                                       value_pair, self.value_similarity, self.value_relevance_share,
                                       self.newer_takes_rank, self.flip_similarity, changes, self.update_similarity,
                                       self.update_relevance_share, self.update_coverage_share, shares_subject,
-                                      present, self.present_similarity, pair_rescale)
+                                      present, self.present_similarity, pair_rescale,
+                                      *((self.present_relevance_share, self.present_coverage_share, present_pair)
+                                        if query_terms is not None else (0.0, 0.0, None)))
         if self.user_precedence and precedence:
             # a suggestion the user confirmed speaks for the user (write/roles.py)
             roles = {c.memory_id: author_role(payloads.get(c.memory_id, {})) for c in head}
@@ -482,6 +521,16 @@ class StaleValues:
             if below:
                 demoted, _ = demote_corrected(demoted, below, self.discount)
         return demoted + tail
+
+
+def present_subject(old_terms: frozenset[str], new_terms: frozenset[str], query_terms: frozenset[str],
+                    speakers: frozenset[str] = frozenset()) -> bool:
+    """Whether two statements name the subject a present-tense question asks about: they share a content term of the
+    question that is no speaker's name (``speakers``: the content terms of the candidates' speakers). In a dialogue a
+    speaker's turns all open with their name and address the other by name ("Melanie: Thanks, Caroline"); those
+    names are who talks, not what the question's value is. "I do the big grocery run at Costco" / "been getting
+    groceries delivered" share 'groceri' with "how do I get my groceries?"."""
+    return bool((old_terms & new_terms & query_terms) - speakers)
 
 
 class PairRescale:

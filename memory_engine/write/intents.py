@@ -483,21 +483,31 @@ _PAST_OPERATOR = re.compile(r"\b(?:did|was|were|had)\b|\b(?:yesterday|ago|last (
 #: deictic noun of a past time (a closed class: 昨天 / 前天 / 上次 / 上周 / 上个月 / 去年 / 前年 / 那天 / 当时 / 刚才)
 _ZH_PAST = re.compile(r"过|昨天|昨晚|前天|上次|上回|上周|上星期|上礼拜|上个月|上月|去年|前年|那天|那次|当时|刚才|刚刚")
 _CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
+#: the perfect auxiliary of a question: 'has' / 'have' inverted before its subject, a personal pronoun, a possessive
+#: determiner or a capitalised name ('What books has Melanie read?', 'Where have you camped?', 'How long has my
+#: brother lived there?'); subject-auxiliary inversion marks an auxiliary (main-verb 'have' takes 'do': 'what do I
+#: have?', Quirk et al. 1985 §3.31-3.34). The English experiential perfect asks for events up to now, the analogue of
+#: the Chinese 过 (Comrie 1976, "Aspect" §3.1)
+_PERFECT_AUX = re.compile(r"\b(?i:has|have)\s+(?:(?i:i|you|he|she|we|they|my|your|his|her|our|their)\b|[A-Z][a-z])")
 
 
-def present_question(query: str, chinese: bool = True) -> bool:
+def present_question(query: str, chinese: bool = True, perfect_is_past: bool = True) -> bool:
     """Whether a question that names no time of its value (:func:`query_tense` None) is still put in the present:
     in English its operator is a present form and no past operator or past time adverb appears ('how do I get my
     groceries?', 'when is my sister's baby shower?'; not 'what did I do on June 10?'), in Chinese it carries no
     experiential 过 and no past deictic noun ('搬家是哪天？', '我儿子多高？'; not '我之前在哪家公司干过？'). Such a
     question asks for the value that holds now, like one that says 'now'. False for anything but a one-line question
     (the same test as :func:`query_tense`), for a question :func:`query_tense` dates itself, and with ``chinese``
-    False for any question holding a CJK ideograph."""
+    False for any question holding a CJK ideograph. With ``perfect_is_past`` an inverted perfect auxiliary
+    (:data:`_PERFECT_AUX`: 'What books has Melanie read?', 'Where has Maria made friends?') is no present operator:
+    the experiential perfect asks for what happened so far, like 过, not for the value that holds now."""
     q = (query or "").strip()
     if "\n" in q or not ends_as_question(q) or query_tense(q) is not None:
         return False
     if _CJK_CHAR.search(q):
         return chinese and _ZH_PAST.search(q) is None and _PAST_OPERATOR.search(q) is None
+    if perfect_is_past:
+        q = _PERFECT_AUX.sub(" ", q)
     return _PRESENT_OPERATOR.search(q) is not None and _PAST_OPERATOR.search(q) is None
 
 

@@ -43,7 +43,9 @@ def test_label_metrics_recall_and_rr():
 def test_locomo_script_runs_on_one_conversation(tmp_path, capsys):
     m = _load("locomo")
     out = tmp_path / "locomo.json"
-    args = [str(LOCOMO), "--limit-conversations", "1", "--limit-questions", "6", "--window", "10", "--out", str(out)]
+    pq = tmp_path / "per_question.json"
+    args = [str(LOCOMO), "--limit-conversations", "1", "--limit-questions", "6", "--window", "10", "--out", str(out),
+            "--per-question", str(pq)]
     assert m.main(args) == 0
     printed = capsys.readouterr().out
     assert "ratios against dense-only" in printed and "DRAGON" in printed
@@ -72,6 +74,14 @@ def test_locomo_script_runs_on_one_conversation(tmp_path, capsys):
     assert sum(ed["extra"]["write_outcomes"].values()) == turns
     # nothing the write pipeline dropped can be retrieved
     assert ed["recall_at_10"] <= ed["extra"]["evidence_kept_by_pipeline"] + 1e-9
+    # --per-question: every ranking strategy, one row per question, whose means are the summary's figures
+    per_q = json.loads(pq.read_text())
+    assert set(per_q) == set(rows) - {"full-context"}
+    for name, qrows in per_q.items():
+        assert len(qrows) == 6 and len({(r["conversation"], r["query"]) for r in qrows}) == 6, name
+        assert sum(r["recall@10"] for r in qrows) / 6 == pytest.approx(rows[name]["recall_at_10"]), name
+        assert sum(r["rr"] for r in qrows) / 6 == pytest.approx(rows[name]["mrr_at_10"]), name
+        assert all(len(r["top"]) <= 10 and r["relevant"] and r["question"] for r in qrows), name
 
 
 @pytest.mark.integration
