@@ -536,6 +536,13 @@ class WriteSection(_Section):
         2, ge=1, description="Subject words a fact's text must have, at least, to be retired by its subject alone "
         "(one shared word such as 'work' is too little to name a fact)."
     )
+    fact_correction_one_off: list[str] = Field(
+        default_factory=lambda: ["this time", "this once", "just once", "this order", "this one order",
+                                 "this one", "for now", "这次", "这回", "这一次", "这单", "这一单", "临时"],
+        description="Words that scope a statement to one occasion ('for this one order, don't use SF Express', "
+        "'这次别用花呗'): such a sentence retires no structured fact (the default stays the default); matched "
+        "case-insensitively, English ones as whole words. [] = off."
+    )
     flag_tool_injection: bool = Field(
         True, description="Tool / web content (role 'tool') carrying planted instructions ('ignore previous "
         "instructions', '忽略之前的指令', system-prompt-like text) is stored flagged (payload 'flagged', metadata "
@@ -1451,6 +1458,7 @@ class IntentSection(_Section):
         "-0.4..0.6) is at least this: 0 = nearer the category than the reject class. Its category evidence ramps "
         "from 0 here to 1 at `member_full` (retrieve/candidates.py `member_evidence`). 2 = off (tags only)."
     )
+    # the calibration with member_request_weight 0.15 below was measured in session 11 of issue 16
     member_full: float = Field(
         0.135, ge=-2.0, le=2.0, description="Membership at which an untagged memory earns the whole `relevance` (as a "
         "write-time tag does); between `member_min` and this it earns a linear share, and the floor sees the "

@@ -15,7 +15,7 @@ from rich.table import Table
 from ..config import EngineConfig
 from ..errors import ConfigError, MemoryEngineError
 from . import app
-from .options import ConfigOpt, WorkspaceOpt, command_config, set_help
+from .options import ConfigOpt, WorkspaceOpt, command_config, require_workspace, set_help
 
 console = Console()
 
@@ -133,6 +133,7 @@ def retrieve_cmd(
     workspace: WorkspaceOpt = None,
 ) -> None:
     """Hybrid retrieval for one owner; prints the ranked hits (and with --explain, why the others were dropped)."""
+    require_workspace(workspace)
     with _engine(config, set_, workspace) as eng:
         res = eng.retrieve(query, user_id=user, tenant_id=tenant, session_id=session, top_k=top_k, explain=explain)
         if res.degraded:

@@ -35,6 +35,16 @@ def with_workspace(cfg: EngineConfig, workspace: Path | None) -> EngineConfig:
     return cfg.with_overrides({"workspace": str(workspace)}) if workspace is not None else cfg
 
 
+def require_workspace(workspace: Path | None) -> None:
+    """For a read command: exit 2 with a message when ``--workspace`` names a folder that does not exist (a
+    typo would otherwise open an empty workspace there and print '0 hits' / 'no data'). No check without
+    ``--workspace``: the default folder is created on first use."""
+    if workspace is not None and not Path(workspace).expanduser().exists():
+        typer.echo(f"no workspace at {workspace} (a read command creates none; check the path, or write to it "
+                   "first: memwb add / memwb demo)", err=True)
+        raise typer.Exit(2)
+
+
 def command_config(config: Path | None, sets: list[str] | None, workspace: Path | None = None) -> EngineConfig:
     """The config a command's ``--config``, ``--set`` and ``--workspace`` describe. Raises ConfigError
     naming the file or key; each command reports it in its own words."""

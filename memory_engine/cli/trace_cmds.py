@@ -20,7 +20,7 @@ from typing import Annotated, Any
 import typer
 
 from memory_engine.cli import app
-from memory_engine.cli.options import WorkspaceOpt
+from memory_engine.cli.options import WorkspaceOpt, require_workspace
 from memory_engine.errors import MemoryEngineError, TraceIngestError, os_reason
 
 
@@ -270,6 +270,7 @@ def metrics_cmd(
     from memory_engine.observability import metrics as m
 
     f = m.Filters(_parse_time(since), _parse_time(until), tenant, user, service, config_hash)
+    require_workspace(workspace)
     wh = _read_warehouse(workspace)
     ref = _parse_time(now) or datetime.now(UTC)
     d = m.dashboard(wh, f, now=ref)
@@ -291,6 +292,7 @@ def timeline_cmd(
     """Show one memory's life: write, retrievals (rank, score, routes), citations, verdicts, supersession."""
     from memory_engine.observability.explore import memory_timeline
 
+    require_workspace(workspace)
     wh = _read_warehouse(workspace)
     tl = memory_timeline(wh, memory_id)
     if not tl.events:
@@ -320,6 +322,7 @@ def health_cmd(
 
     ref_dt = _parse_time(now) or datetime.now(UTC)
     if input_file is None:
+        require_workspace(workspace)
         from memory_engine import EngineConfig
         from memory_engine.workspace import open_workspace
 

@@ -13,7 +13,9 @@ configuration):
 
 * it reports a change (:func:`memory_engine.write.intents.reports_change`: 'moved', 'settled',
   '搬到', 'switched', '现在' ...) and names no person before it (:func:`memory_engine.text.people`:
-  "my brother just moved to Beijing" is the brother's move);
+  "my brother just moved to Beijing" is the brother's move) and no condition or counterfactual before it in its
+  sentence (:data:`~memory_engine.write.correction.CONDITION`: 'If I moved to Beijing ...', 'I wish I had moved',
+  '要是搬到了杭州'; a move imagined is no change);
 * it names an entity (:func:`memory_engine.text.entities`: a place, an organisation, a name) in the
   clause right after its change marker (the change's object: 'moving to Shenzhen', '入职腾讯') that the
   older memory does not, and the older memory names one the newer does not (a value replaced by
@@ -68,7 +70,7 @@ from ..models import MemoryType
 from ..scope import Scope
 from ..store.base import VectorStore
 from ..text import WEEKDAYS_EN, WEEKDAYS_ZH, entities, people, pos_tags
-from .correction import same_speaker
+from .correction import CONDITION, same_speaker
 from .intents import CHANGE, INCHOATIVE, about_speaker, adds_value, provisional, reports_change, starts_state
 
 __all__ = ["ChangeLinker", "states_time"]
@@ -86,6 +88,13 @@ def _named(text: str) -> frozenset[str]:
     digit ('3rd', '10am': values, not names): the things it names."""
     return frozenset(e for e in entities(text)
                      if not any(d.startswith(e) for d in WEEKDAYS_EN) and not any(ch.isdigit() for ch in e))
+
+
+def _sentence_before(text: str, at: int) -> str:
+    """The words of ``text`` before offset ``at`` in the sentence that holds it (sentence ends as
+    :func:`memory_engine.write.rules.sentences` splits them): 'We talked. If I moved to X' -> 'If I '."""
+    starts = [m.end() for m in _SENTENCE_END.finditer(text, 0, at)]
+    return text[(starts[-1] if starts else 0): at]
 
 
 def _mostly_cjk(text: str) -> bool:
@@ -107,6 +116,7 @@ def states_time(text: str, event_start: float | None = None) -> bool:
 #: after 我 (我室友, 我同事) is checked by part of speech (:func:`_other_subject`)
 _OTHER_SUBJECT_EN = re.compile(r"\b(?:he|she|they|his|her|their|(?:my|our)\s+\w+)\b|[他她]", re.I)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
+_SENTENCE_END = re.compile(r"[。！？；!?;\n]+|\.(?=\s|$)")
 
 
 _THIRD_PERSON_EN = re.compile(r"\b(?:he|she|they|his|her|their)\b", re.I)
@@ -227,6 +237,8 @@ class ChangeLinker:
         m = (INCHOATIVE if started else CHANGE).search(clean)
         if m is None or people(clean[: m.start()]) or _other_subject(clean[: m.start()], possessed=started):
             return []  # someone else's move ('my brother just moved to Beijing', '我朋友小美刚搬到杭州')
+        if CONDITION.search(_sentence_before(clean, m.start())):
+            return []  # a move imagined, not made ('I wish I had moved to Beijing', '要是搬到了杭州')
         # the value it changes to is the change's object: in the clause right after the marker ('moving to
         # Shenzhen', '搬到深圳', '入职腾讯'); '电动车电池该换了，续航只剩二十公里' changes to nothing named
         end = _CLAUSE_END.search(clean, m.end())

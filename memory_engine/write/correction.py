@@ -137,10 +137,11 @@ def judge(
 
 #: a condition, hypothetical or restriction on the sentence: 'If I moved to London I would no longer...',
 #: 'Once the bridge opens I will no longer need...', "I don't love cooking when I'm exhausted",
-#: '如果我搬到滨江，就不再...', '累的时候不想做饭': it says what would or sometimes is, not what changed
+#: '如果我搬到滨江，就不再...', '累的时候不想做饭', 'I wish I had moved to Beijing' (a counterfactual): it says what
+#: would, might have or sometimes is, not what changed
 CONDITION = re.compile(
-    r"\b(?:if|unless|once|in case|suppos(?:e|ing)|imagine|what if|would|could|whenever|when)\b|"
-    r"如果|要是|假如|假设|假使|万一|一旦|的话|的时候|等到",
+    r"\b(?:if|unless|once|in case|suppos(?:e|ing)|imagine|what if|would|could|whenever|when|wish(?:ed)?)\b|"
+    r"如果|要是|假如|假设|假使|万一|一旦|的话|的时候|等到|但愿",
     re.IGNORECASE,
 )
 #: someone else's words before the marker: 'My doctor told me I shouldn't...', 'My mom said I should stop',

@@ -21,7 +21,8 @@ correction does not name). One sentence of the statement (:func:`memory_engine.w
 * be the user's own words (role ``user``, the fact's speaker, :func:`~memory_engine.write.correction.same_speaker`),
   not a question, not a condition or hypothetical ('if I moved to Seattle', '如果我搬到深圳的话',
   :data:`~memory_engine.write.correction.CONDITION`), not someone else's words ('my doctor told me',
-  :data:`~memory_engine.write.correction.REPORTED`), not about a person the fact does not name
+  :data:`~memory_engine.write.correction.REPORTED`), not scoped to one occasion ('for this one order',
+  '这次', ``write.fact_correction_one_off``), not about a person the fact does not name
   ('老王住的是重庆，不是成都', 'my sister moved');
 * say that something changed: a correction marker (:func:`~memory_engine.write.intents.correction_strength`)
   or a reported change (:func:`~memory_engine.write.intents.reports_change`: 'changed', 'now', '现在', '改了');
@@ -31,7 +32,8 @@ correction does not name). One sentence of the statement (:func:`memory_engine.w
     the value's countable terms (numbers normalised, :func:`~memory_engine.write.supersede.number_terms`) are in a
     negated clause ('不在成都了', "not vegetarian anymore") or in the replaced phrase ('FedEx instead of UPS');
     a fact whose text is itself negated ('我不吃辣') is never retired by a negation of its value (the statement
-    agrees with it);
+    agrees with it), nor is a fact by a negation of another thing's value (:func:`negates_another_thing`: 'the
+    meeting is not at Acme Corp', '不住在成都的酒店了');
   - ``fact_key``: it carries the fact's subject words (the fact text's countable terms that are not the value's:
     'My shipping address is X' -> {ship, address}), at least ``write.fact_correction_subject_min_terms`` of them and
     a share of at least ``write.fact_correction_subject_share``, says something beyond them (a new value) and
@@ -87,6 +89,8 @@ class FactCorrectionParams:
     value_share: float
     subject_share: float
     subject_min_terms: int
+    #: ``write.fact_correction_one_off`` as one pattern (None = off)
+    one_off: re.Pattern[str] | None = None
 
     @classmethod
     def from_config(cls, cfg: WriteSection) -> FactCorrectionParams:
@@ -96,9 +100,12 @@ class FactCorrectionParams:
         if cfg.fact_correction_subject_min_terms < 1:
             raise ConfigError("write.fact_correction_subject_min_terms must be >= 1",
                               key="write.fact_correction_subject_min_terms")
+        words = [w.strip() for w in cfg.fact_correction_one_off if w.strip()]
+        one_off = re.compile("|".join(rf"\b{re.escape(w)}\b" if w.isascii() else re.escape(w) for w in words),
+                             re.IGNORECASE) if words else None
         return cls(bool(cfg.fact_correction_enabled), float(cfg.fact_correction_similarity),
                    float(cfg.fact_correction_value_share), float(cfg.fact_correction_subject_share),
-                   int(cfg.fact_correction_subject_min_terms))
+                   int(cfg.fact_correction_subject_min_terms), one_off)
 
 
 @dataclass(frozen=True)
@@ -132,6 +139,28 @@ def negated_in_clauses(sentence: str) -> set[str]:
         if m is not None:
             out |= _terms(clause[m.end():])
     return out
+
+
+#: a value that modifies a noun right after it ('成都的酒店', "Acme's office"): the clause is about that noun
+_MODIFIES = re.compile(r"\s*(?:的|'s\b)\s*\w", re.IGNORECASE)
+
+
+def negates_another_thing(sentence: str, value: str, value_terms: Set[str], fact_terms: Set[str]) -> bool:
+    """Whether a clause of ``sentence`` that negates the fact's value (``value_terms`` among its negated terms) is
+    about something else than the fact: a subject before the negation that the fact's text (``fact_terms``) does
+    not hold ('the meeting is not at Acme Corp'), or the value a modifier of a noun after it ('不住在成都的酒店了',
+    "not at Acme's office"). Such a clause negates where the meeting or the hotel is, not the user's value."""
+    for clause in _CLAUSE.split(META_MARKER.sub(" ", sentence)):
+        m = rules.NEGATION.search(clause or "")
+        if m is None or not _hits(value_terms, _terms(clause[m.end():])):
+            continue
+        before = countable_terms(_terms(clause[: m.start()]))
+        if before - _hits(before, fact_terms | value_terms):
+            return True
+        at = clause.lower().find(value.lower(), m.end()) if value else -1
+        if at >= 0 and _MODIFIES.match(clause, at + len(value)):
+            return True
+    return False
 
 
 def replaced_terms(sentence: str) -> set[str] | None:
@@ -206,6 +235,9 @@ class FactCorrectionFinder:
             if CONDITION.search(s):
                 refused = "a condition"
                 continue
+            if self.params.one_off is not None and self.params.one_off.search(s):
+                refused = "one occasion"  # 'for this one order, use JD instead': the default stays
+                continue
             if REPORTED.search(META_MARKER.sub(" ", s)):  # '说错了' is the speaker's own repair, not reported speech
                 refused = "someone else's words"
                 continue
@@ -217,6 +249,10 @@ class FactCorrectionFinder:
                 refused = "replaces another value"  # 'by email instead of by post' replaces no courier
                 continue
             named = _hits(value_c, negated_in_clauses(s) | (replaced or set())) if not old_negated else set()
+            if named and not (replaced and _hits(value_c, replaced)) and negates_another_thing(
+                    s, str(payload.get("fact_value") or ""), value_c, _terms(old_text)):
+                refused = "negates the value of something else"  # 'the meeting is not at Acme Corp'
+                continue
             v_share = len(named) / len(value_c) if value_c else 0.0
             if named and v_share >= self.params.value_share:
                 return FactVerdict(evidence=self._evidence(memory_id, payload, "fact_value", v_share, named, sim, s))

@@ -65,11 +65,11 @@ from typing import Any
 
 from ..config import KeywordSection, WriteSection
 from ..embedding import CachedEmbedder
-from ..models import MemoryRecord, MemoryStatus
+from ..models import MemoryRecord, MemoryStatus, MemoryType
 from ..retrieve.relations import STATES, path_fit
 from ..store.base import StoreFilter, VectorStore
 from ..text import content_terms, count_tokens, entities, kin_pairs, relatives, surface_words
-from .records import new_id, upsert_records
+from .records import deprecate_patch, new_id, upsert_records
 
 __all__ = ["ForgetMatch", "Forgetter", "Redaction", "clause_spans"]
 
@@ -421,10 +421,25 @@ class Forgetter:
                 "redacted_into": (redacted_into or {}).get(mid),
             })
 
+    def _newer_fact(self, tenant_id: str, user_id: str, p: Any, restoring: set[str]) -> str | None:
+        """The id of the owner's newest current fact of the same key as fact ``p`` written after it (None for a
+        memory that is no fact, or no such fact): undo keeps one current value per key
+        (:class:`memory_engine.write.facts.FactBook`)."""
+        key = p.payload.get("fact_key")
+        if p.payload.get("memory_type") != MemoryType.FACT.value or key is None:
+            return None
+        flt = StoreFilter(tenant_id=tenant_id, user_id=user_id, fact_key=str(key),
+                          memory_types=(MemoryType.FACT.value,))
+        for q in self.store.scroll(flt, order_by="created_at", descending=True):
+            if q.id not in restoring and float(q.payload.get("created_at") or 0) > float(p.payload.get("created_at") or 0):
+                return q.id
+        return None
+
     def undo(self, tenant_id: str, user_id: str, ts: float, ids: list[str] | None = None) -> list[str]:
         """Restore memories archived by a forget instruction or a correction whose undo
         window is still open: ``ids`` when given, else the latest batch (same ``forgotten_at``).
-        Returns the restored ids (oldest batch untouched)."""
+        A fact whose key got a newer current value since is restored as superseded by it (one current
+        value per key). Returns the restored ids (oldest batch untouched)."""
         flt = StoreFilter(tenant_id=tenant_id, user_id=user_id, statuses=None, include_archived=True,
                           memory_ids=tuple(ids) if ids else None)
         rows = [p for p in self.store.scroll(flt) if p.payload.get("forgotten_at") is not None
@@ -435,12 +450,17 @@ class Forgetter:
         if not ids:
             latest = max(float(p.payload["forgotten_at"]) for p in rows)
             rows = [p for p in rows if float(p.payload["forgotten_at"]) == latest]
+        restoring = {p.id for p in rows}
         for p in rows:
-            self.store.set_payload([p.id], {
+            patch: dict[str, Any] = {
                 "status": p.payload.get("status_before") or MemoryStatus.CURRENT.value, "archived": 0,
                 "archived_at": None, "superseded_by": None, "forgotten_at": None, "undo_until": None,
                 "forget_reason": None, "updated_at": ts, "redacted_into": None,
-            })
+            }
+            newer = self._newer_fact(tenant_id, user_id, p, restoring)
+            if newer is not None:  # the key has a newer value since: back in the history, not current beside it
+                patch.update(deprecate_patch(ts, superseded_by=newer))
+            self.store.set_payload([p.id], patch)
             kept_as = p.payload.get("redacted_into")
             if kept_as:  # the whole message is back: its redacted version would be a second copy of part of it
                 self.store.set_payload([str(kept_as)], {
