@@ -34,6 +34,7 @@ Rules (every number is ``write.*`` configuration):
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
@@ -217,6 +218,14 @@ def _maximal(terms: set[str]) -> set[str]:
 def countable_terms(old_terms: set[str]) -> set[str]:
     """The terms :func:`restated_share` counts: maximal terms, single Chinese characters left out."""
     return {t for t in _maximal(old_terms) if not _CJK_ONE.match(t)}
+
+
+def term_hits(want: AbstractSet[str], have: AbstractSet[str]) -> set[str]:
+    """The terms of ``want`` found in ``have``: the same term, or for Chinese (both terms longer than one
+    character) a word inside the other ('收货地址' / '地址', '看牙' / '上午看牙'). Shared by the correction
+    finder's subject test and the fact correction finder."""
+    return {t for t in want if t in have or any(
+        len(t) > 1 and len(u) > 1 and not t.isascii() and not u.isascii() and (t in u or u in t) for u in have)}
 
 
 def restated_share(new_terms: set[str], old_terms: set[str]) -> float:

@@ -65,7 +65,7 @@ from ..scope import Scope
 from ..store.base import VectorStore
 from ..text import content_terms, ends_as_question
 from . import rules
-from .correction import CONDITION, META_MARKER, REPORTED, countable_terms, same_speaker
+from .correction import CONDITION, META_MARKER, REPORTED, countable_terms, same_speaker, term_hits
 from .intents import correction_strength, reports_change
 from .supersede import _about_someone_else, number_terms
 
@@ -122,13 +122,6 @@ def _terms(text: str) -> set[str]:
     return number_terms(set(content_terms(text)) - rules.MARKER_TERMS)
 
 
-def _hits(want: Set[str], have: Set[str]) -> set[str]:
-    """The terms of ``want`` found in ``have``: the same term, or for Chinese a word inside the other
-    ('收货地址' / '地址'), as :func:`memory_engine.write.correction.restated_share` counts it."""
-    return {t for t in want if t in have or any(
-        len(t) > 1 and len(u) > 1 and not t.isascii() and not u.isascii() and (t in u or u in t) for u in have)}
-
-
 def negated_in_clauses(sentence: str) -> set[str]:
     """Terms (numbers normalised) a sentence negates, clause by clause: the words after the first negation
     of each clause up to the clause's end, the meta markers ('不对', '搞错了', 'correction') left out.
@@ -152,10 +145,10 @@ def negates_another_thing(sentence: str, value: str, value_terms: Set[str], fact
     "not at Acme's office"). Such a clause negates where the meeting or the hotel is, not the user's value."""
     for clause in _CLAUSE.split(META_MARKER.sub(" ", sentence)):
         m = rules.NEGATION.search(clause or "")
-        if m is None or not _hits(value_terms, _terms(clause[m.end():])):
+        if m is None or not term_hits(value_terms, _terms(clause[m.end():])):
             continue
         before = countable_terms(_terms(clause[: m.start()]))
-        if before - _hits(before, fact_terms | value_terms):
+        if before - term_hits(before, fact_terms | value_terms):
             return True
         at = clause.lower().find(value.lower(), m.end()) if value else -1
         if at >= 0 and _MODIFIES.match(clause, at + len(value)):
@@ -226,7 +219,7 @@ class FactCorrectionFinder:
         old_terms = set(payload.get("terms") or ()) or set(content_terms(old_text))
         value = _terms(str(payload.get("fact_value") or ""))
         value_c = countable_terms(value) or value
-        subject = countable_terms(_terms(old_text) - value - _hits(_terms(old_text), value))
+        subject = countable_terms(_terms(old_text) - value - term_hits(_terms(old_text), value))
         old_negated = rules.polarity(old_text)
         refused = "no sentence says a value changed"
         for s in rules.sentences(clean):
@@ -245,11 +238,11 @@ class FactCorrectionFinder:
                 refused = "about someone the fact does not name"
                 continue
             replaced = replaced_terms(s)
-            if replaced is not None and not (value_c and _hits(value_c, replaced)):
+            if replaced is not None and not (value_c and term_hits(value_c, replaced)):
                 refused = "replaces another value"  # 'by email instead of by post' replaces no courier
                 continue
-            named = _hits(value_c, negated_in_clauses(s) | (replaced or set())) if not old_negated else set()
-            if named and not (replaced and _hits(value_c, replaced)) and negates_another_thing(
+            named = term_hits(value_c, negated_in_clauses(s) | (replaced or set())) if not old_negated else set()
+            if named and not (replaced and term_hits(value_c, replaced)) and negates_another_thing(
                     s, str(payload.get("fact_value") or ""), value_c, _terms(old_text)):
                 refused = "negates the value of something else"  # 'the meeting is not at Acme Corp'
                 continue
@@ -257,7 +250,7 @@ class FactCorrectionFinder:
             if named and v_share >= self.params.value_share:
                 return FactVerdict(evidence=self._evidence(memory_id, payload, "fact_value", v_share, named, sim, s))
             said = _terms(s)
-            carried = _hits(subject, said)
+            carried = term_hits(subject, said)
             k_share = len(carried) / len(subject) if subject else 0.0
             if len(subject) < self.params.subject_min_terms or k_share < self.params.subject_share:
                 refused = f"names neither the value (share {v_share:.2f}) nor the subject (share {k_share:.2f})"
@@ -265,7 +258,7 @@ class FactCorrectionFinder:
             if rules.polarity(META_MARKER.sub(" ", s)):
                 refused = "negates something other than the value"  # '我的收货地址没变'
                 continue
-            if not countable_terms(said - _hits(said, subject)):
+            if not countable_terms(said - term_hits(said, subject)):
                 refused = "names the subject but no new value"
                 continue
             return FactVerdict(evidence=self._evidence(memory_id, payload, "fact_key", k_share, carried, sim, s))

@@ -71,6 +71,7 @@ from .correction import (
     same_speaker,
     speaker_of,
     subject_terms,
+    term_hits,
 )
 from .intents import (
     EXPLICIT_CORRECTION,
@@ -414,10 +415,7 @@ def correction_subject(text: str, leave_out: Set[str]) -> set[str]:
 def _shares_subject(about: set[str], old_terms: set[str]) -> bool:
     """Whether an older memory's terms carry one of the subject words ``about``: the same term, or for
     Chinese a word inside the other ('看牙' / '上午看牙'), as :func:`restated_share` counts it."""
-    if about & old_terms:
-        return True
-    return any(len(a) > 1 and len(o) > 1 and not a.isascii() and not o.isascii() and (a in o or o in a)
-               for a in about for o in old_terms)
+    return bool(term_hits(about, old_terms))
 
 
 def negated_terms(clause: str) -> set[str]:
