@@ -1046,6 +1046,16 @@ class RetrievalSection(_Section):
         "relevance is below this share of the top hit's: 1.0 = any unlinked memory weaker than the top hit; "
         "lower keeps unlinked memories that are nearly as relevant as the top hit on their own."
     )
+    # provenance: session 12 (s12h2): 1.0 (every anchor name) dropped MemDaily's '我将要参加X' beside 'X的地点是…',
+    # the anchor holding the attribute asked for (地点, 时间, 主要内容) as well as the subject
+    hop_chain_focus_anchor_share: float = Field(
+        0.0, ge=0.0, le=1.0, description="With hop_chain_focus, an unlinked memory is on the chain's subject, and "
+        "stays, when it holds at least this share of the anchor (the names the question shares with the top hit), "
+        "and at least one of them: ceil(share x anchor size), minimum 1. The anchor holds the subject and the "
+        "attribute asked for ('医疗' and '地点' of '医疗前沿对话会的地点是什么'); a second message about the subject "
+        "lacks the attribute ('我将要参加医疗前沿对话会'). 0 = any one anchor name; 1.0 = all of them (the rule "
+        "before session 12)."
+    )
     hop_given_name_chars: int = Field(
         2, ge=0, description="The entity hop links a Chinese full name to its given name, the last this many "
         "characters of a person name one or two characters longer (a one- or two-character surname): '我表哥王磊的"
