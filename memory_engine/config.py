@@ -1054,8 +1054,8 @@ class RetrievalSection(_Section):
         "stays, when it holds at least this share of the anchor (the names the question shares with the top hit), "
         "and at least one of them: ceil(share x anchor size), minimum 1. The anchor holds the subject and the "
         "attribute asked for ('医疗' and '地点' of '医疗前沿对话会的地点是什么'); a second message about the subject "
-        "lacks the attribute ('我将要参加医疗前沿对话会'). 0 = any one anchor name; 1.0 = all of them (the rule "
-        "before session 12)."
+        "lacks the attribute ('我将要参加医疗前沿对话会'). 0 = any one anchor name; 1.0 = all of them (the earlier "
+        "rule)."
     )
     hop_given_name_chars: int = Field(
         2, ge=0, description="The entity hop links a Chinese full name to its given name, the last this many "
