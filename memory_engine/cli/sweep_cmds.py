@@ -57,7 +57,7 @@ def sweep(
     config: Annotated[Path | None, typer.Option(
         "--config", help=CONFIG_HELP + " The base config: the sweep varies fields of it; deltas are against it.")] = None,
     set_: Annotated[list[str] | None, typer.Option(
-        "--set", help=set_help("retrieval.top_k=5", "Changes the base config, not a swept field."))] = None,
+        "--set", metavar="KEY=VALUE", help=set_help("retrieval.top_k=5", "Changes the base config, not a swept field."))] = None,
     workspace: WorkspaceOpt = None,
     top: Annotated[int, typer.Option(help="Rows of the top-trials table.", min=1)] = 10,
     figures: Annotated[Path | None, typer.Option(
