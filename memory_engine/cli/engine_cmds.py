@@ -152,11 +152,12 @@ def retrieve_cmd(
         res = eng.retrieve(query, user_id=user, tenant_id=tenant, session_id=session, top_k=top_k, explain=explain)
         if res.degraded:
             console.print(f"[yellow]degraded:[/yellow] {res.error}")
-        t = hits_table()
-        for i, h in enumerate(res.hits, 1):
-            t.add_row(str(i), f"{h.memory_id}\n{h.memory_type}\n{'+'.join(h.sources)}", f"{h.score:.3f}",
-                      f"{h.relevance:.3f}", h.content)
-        console.print(t)
+        if res.hits:  # no empty table for 0 hits: the line below says it
+            t = hits_table()
+            for i, h in enumerate(res.hits, 1):
+                t.add_row(str(i), f"{h.memory_id}\n{h.memory_type}\n{'+'.join(h.sources)}", f"{h.score:.3f}",
+                          f"{h.relevance:.3f}", h.content)
+            console.print(t)
         console.print(f"{len(res.hits)} hits in {res.latency_ms:.1f} ms" + (f"; rewritten: {res.rewritten_query}" if res.rewritten_query else ""))
         if explain and res.explanations:
             e = Table()

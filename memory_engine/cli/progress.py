@@ -31,6 +31,10 @@ class LineProgress:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Print the last state of every task not yet shown (as ``tqdm.close`` does)."""
         for t in self._tasks:
             if not t["closed"] and t["completed"] != t["printed"]:
                 self._line(t)

@@ -102,3 +102,21 @@ def test_eval_prints_progress_lines_when_stderr_is_not_a_terminal(tmp_path):
     assert "replaying cases: 0/3 (0%)" in r.stderr
     assert "replaying cases: 3/3 (100%)" in r.stderr
     assert "replaying" not in r.stdout  # the report stays clean for pipes
+
+
+def test_retrieve_with_no_hits_prints_no_empty_table(tmp_path, monkeypatch):
+    monkeypatch.setenv("MEMWB_HOME", str(tmp_path / "ws"))
+    app, run = load_commands(), CliRunner().invoke
+    assert run(app, ["add", "我对花生过敏", "--user", "u1", *NO_WH]).exit_code == 0
+    r = run(app, ["retrieve", "anything", "--user", "nobody", *NO_WH])
+    assert r.exit_code == 0 and "0 hits" in r.output
+    assert "┏" not in r.output and "content" not in r.output
+
+
+@pytest.mark.integration
+def test_sweep_prints_progress_lines_not_carriage_returns_off_a_terminal(tmp_path):
+    r = CliRunner().invoke(load_commands(), ["sweep", str(TINY), "-p", "retrieval.floor=0.2,0.3", "--no-store",
+                                             "-w", str(tmp_path / "ws")])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    assert "sweep trials: 2/2 (100%)" in r.stderr
+    assert "\r" not in r.stderr
