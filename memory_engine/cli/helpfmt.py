@@ -9,6 +9,7 @@ it. Applied to every command and group of the ``memwb`` app by :func:`readable_h
 
 from __future__ import annotations
 
+import inspect
 import re
 from typing import Any
 
@@ -53,15 +54,46 @@ def _readable(params: list[Any], ctx: Any) -> list[Any]:
     return params
 
 
+def unwrap(text: str | None) -> str | None:
+    """A docstring's paragraphs as single lines (paragraphs stay apart, a ``\\b`` paragraph and list items
+    starting with ``-`` / ``*`` keep their lines): Typer's rich help keeps a docstring's line breaks, so
+    ``memwb --help`` cut each summary where the source line ended ("... differs from the" / "built-in ...")."""
+    if not text:
+        return text
+    out = []
+    for para in inspect.cleandoc(text).split("\n\n"):
+        if para.startswith("\b"):
+            out.append(para)
+            continue
+        lines: list[str] = []
+        for line in para.splitlines():
+            item = line.lstrip().startswith(("- ", "* "))
+            if lines and not item:
+                lines[-1] = f"{lines[-1]} {line.strip()}"
+            else:
+                lines.append(line.strip() if not item else line.rstrip())
+        out.append("\n".join(lines))
+    return "\n\n".join(out)
+
+
 class MemwbCommand(TyperCommand):
-    """A Typer command whose help shows :func:`placeholder`s."""
+    """A Typer command whose help shows :func:`placeholder`s and unwrapped docstring paragraphs."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.help = unwrap(self.help)
 
     def get_params(self, ctx: Any) -> list[Any]:  # ctx: Typer's click Context
         return _readable(super().get_params(ctx), ctx)
 
 
 class MemwbGroup(TyperGroup):
-    """A Typer group whose help (``memwb --help``, ``memwb lifecycle --help``) shows :func:`placeholder`s."""
+    """A Typer group whose help (``memwb --help``, ``memwb lifecycle --help``) shows :func:`placeholder`s and
+    unwrapped docstring paragraphs."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.help = unwrap(self.help)
 
     def get_params(self, ctx: Any) -> list[Any]:  # ctx: Typer's click Context
         return _readable(super().get_params(ctx), ctx)

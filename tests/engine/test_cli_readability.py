@@ -120,3 +120,17 @@ def test_sweep_prints_progress_lines_not_carriage_returns_off_a_terminal(tmp_pat
     assert r.exit_code == 0, r.output
     assert "sweep trials: 2/2 (100%)" in r.stderr
     assert "\r" not in r.stderr
+
+
+def test_help_paragraphs_are_unwrapped_so_summaries_read_as_sentences():
+    """`memwb --help` printed each command's summary cut where its docstring's source line ended."""
+    root = typer.main.get_command(load_commands())
+    cmds: list[Any] = [root]
+    while cmds:
+        cmd = cmds.pop()
+        cmds.extend(getattr(cmd, "commands", {}).values())
+        for para in (cmd.help or "").split("\n\n"):
+            lines = para.splitlines()
+            assert all(line.lstrip().startswith(("- ", "* ")) for line in lines[1:]), (cmd.name, para)
+    out = CliRunner().invoke(load_commands(), ["--help"], env={"COLUMNS": "200"}).output
+    assert "differs from the built-in default because of --config" in out
