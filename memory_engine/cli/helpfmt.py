@@ -1,10 +1,11 @@
-"""Readable value placeholders in ``memwb ... --help``.
+"""Readable ``memwb ... --help``: value placeholders and unwrapped docstring paragraphs.
 
 Typer >= 0.20 prints each option's Python annotation as its placeholder (``--explain <bool>``,
 ``--set <list[str]>``, ``FILES... <list[Path]>``). A flag takes no value, so it gets none; a value gets
 the click-style name of what to type (``TEXT``, ``INTEGER``, ``NUMBER``, ``PATH``; ``...`` when the option
 repeats or the argument takes several). An option that sets its own ``metavar`` (``--set KEY=VALUE``) keeps
-it. Applied to every command and group of the ``memwb`` app by :func:`readable_help`.
+it. Docstring paragraphs are joined into single lines (:func:`unwrap`), so the terminal wraps them.
+Applied to every command and group of the ``memwb`` app by :func:`readable_help`.
 """
 
 from __future__ import annotations
