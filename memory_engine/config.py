@@ -536,6 +536,24 @@ class WriteSection(_Section):
         2, ge=1, description="Subject words a fact's text must have, at least, to be retired by its subject alone "
         "(one shared word such as 'work' is too little to name a fact)."
     )
+    # provenance: issue 16 session 12 (s12h6), suite roles-and-partial-corrections
+    fact_correction_partial_subject: bool = Field(
+        True, description="A correction that reports a change and carries only part of a fact's subject words ('my "
+        "address changed' vs 'My shipping address is X'), or all of a one-word subject ('快递换了' vs '我的快递默认用"
+        "中通'), retires that fact only when it is the one current fact of the owner whose subject (its text's "
+        "subject words and its key's words, 'shipping_address' -> shipping, address) holds any of the words it "
+        "carries, the words carried include the subject's head (the key's last word, 'address'; for a Chinese fact "
+        "the subject word the embedder puts nearest to it), and no fact is named fully; two such facts (home and "
+        "shipping address) = nothing is retired (write/fact_correction.py). false = only write.fact_correction_subject_share and _min_terms name a subject."
+    )
+    fact_correction_partial_min_terms: int = Field(
+        1, ge=1, description="Subject words a partial correction (write.fact_correction_partial_subject) must carry, "
+        "at least."
+    )
+    fact_correction_partial_scan: int = Field(
+        500, ge=1, description="Current facts of the owner read, at most, to prove a partial correction names one "
+        "fact only; an owner with more facts gets no partial correction (nothing is retired unproven)."
+    )
     fact_correction_one_off: list[str] = Field(
         default_factory=lambda: ["this time", "this once", "just once", "this order", "this one order",
                                  "this one", "for now", "这次", "这回", "这一次", "这单", "这一单", "临时"],
