@@ -20,7 +20,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from .errors import ConfigError, os_reason
@@ -167,6 +167,28 @@ class MemorySection(_Section):
         10, ge=1, le=31, description="The longest a holiday break of memory.holiday_breaks may run, in days "
         "(China's Spring Festival break is 8-9 days with its substituted days off).",
     )
+
+    @field_validator("holiday_breaks")
+    @classmethod
+    def _breaks_name_movable_holidays(cls, v: list[str], info: ValidationInfo) -> list[str]:
+        """Every memory.holiday_breaks entry names a movable holiday of memory.holiday_periods ('CC:Name'), else
+        ConfigError naming the entry: an unknown or fixed-date name would be ignored without a word. A default
+        entry whose holiday the configured periods no longer hold is inert and allowed (replacing the periods
+        with {'diwali': ...} does not require restating the breaks)."""
+        periods = {str(k).strip().lower(): str(p).strip() for k, p in (info.data.get("holiday_periods") or {}).items()}
+        for entry in v:
+            name = str(entry).strip().lower()
+            period = periods.get(name)
+            if period is None and name in _HOLIDAY_BREAKS:
+                continue
+            if period is None:
+                raise ConfigError(f"memory.holiday_breaks entry {entry!r} names no holiday of memory.holiday_periods "
+                                  f"(known: {', '.join(sorted(periods)) or 'none'})", key="memory.holiday_breaks")
+            if ":" not in period:
+                raise ConfigError(f"memory.holiday_breaks entry {entry!r} names a fixed-date holiday ({period!r}); "
+                                  "only a movable 'CC:Name' holiday runs on through the days off around it",
+                                  key="memory.holiday_breaks")
+        return v
 
 
 class EmbeddingSection(_Section):
