@@ -625,6 +625,13 @@ class WriteSection(_Section):
         "offer too, back over at most this many question-and-answer pairs inside confirm_window_s (write/roles.py "
         "Confirmer.takes_up). Range 0 (only the latest turn) to about 3: a longer exchange has usually changed the offer."
     )
+    # provenance: issue 16 class 7, suite roles-and-partial-corrections
+    assistant_commitments: bool = Field(
+        True, description="An assistant turn announcing a standing way of acting of its own ('From now on I'll "
+        "answer in French', '以后我都用英文回复你': its first person in the future or habitual and a standing marker "
+        "in one sentence) is marked the assistant's commitment (metadata _assistant_commitment); "
+        "retrieval.commitment_needs_addressee keeps it out of answers unless the user accepted it (write/roles.py)."
+    )
     declines: bool = Field(
         True, description="A short refusal ('no thanks', 'nah, too pricey', '不用了', '算了吧') within confirm_window_s "
         "after an assistant turn that asks nothing about the user marks that turn declined (metadata _declined_by_user; "
@@ -918,6 +925,11 @@ class RetrievalSection(_Section):
         True, description="An assistant turn the user declined ('no thanks', '不用了'; write.declines) answers only a "
         "query that refers to the assistant or its suggestion ('what did you suggest'), never another query "
         "(retrieve/addressee.py may_answer)."
+    )
+    commitment_needs_addressee: bool = Field(
+        True, description="The assistant's own standing commitment the user did not accept (write.assistant_commitments:"
+        " 'From now on I'll answer in French') answers only a query that refers to the assistant ('what did you say "
+        "you'd reply in'), never a question about the user's preferences (retrieve/addressee.py may_answer)."
     )
     assistant_needs_addressee: bool = Field(
         True, description="What the assistant said (an unconfirmed suggestion, guess or restatement) answers only a "

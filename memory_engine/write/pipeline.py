@@ -51,7 +51,15 @@ from .order import SessionOrder
 from .pii import PiiSettings, asked_secret, leads_with_value
 from .records import build_record, touch_patch, upsert_records
 from .repair import RecentRepair, Repair
-from .roles import REPLY_TO_KEY, Confirmer, as_said_by_user, confirmation_extra_terms, turn_before
+from .roles import (
+    COMMITMENT_KEY,
+    REPLY_TO_KEY,
+    Confirmer,
+    as_said_by_user,
+    confirmation_extra_terms,
+    standing_commitment,
+    turn_before,
+)
 from .supersede import CorrectionFinder, Superseder
 
 __all__ = ["AddRequest", "WritePipeline", "WriteRun"]
@@ -167,6 +175,11 @@ class WritePipeline:
                                                 req.session_id, req.ts, req.role, clean, confirmation)
         if thread:
             req = replace(req, metadata={**req.metadata, **thread})
+        if req.role == "assistant" and self.config.write.assistant_commitments:
+            # "from now on I'll answer in French": the assistant's commitment, not the user's preference (write/roles.py)
+            committed = standing_commitment(clean)
+            if committed:
+                req = replace(req, metadata={**req.metadata, COMMITMENT_KEY: committed})
         if req.role != "user" and req.fact is not None:
             # what the assistant or a tool said is never the user's fact (kept as a record of what was said)
             req = replace(req, fact=None, metadata={**req.metadata, "_not_a_fact": True})
