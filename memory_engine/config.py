@@ -632,6 +632,13 @@ class WriteSection(_Section):
         "in one sentence) is marked the assistant's commitment (metadata _assistant_commitment); "
         "retrieval.commitment_needs_addressee keeps it out of answers unless the user accepted it (write/roles.py)."
     )
+    denied_guesses: bool = Field(
+        True, description="A reply that opens by denying the assistant's guess about the user (a declarative with a tag "
+        "or a question mark, not an interrogative: 'nope, days only' to 'You work night shifts, right?', '没有，才上幼儿园中班' "
+        "to '应该上小学了吧？'; a 'no' to 'Do you have a car?' is a plain answer) marks that guess declined (metadata "
+        "_declined_by_user; nothing archived): retrieval.declined_needs_addressee then keeps the wrong guess out of "
+        "every answer but one about the assistant's words (write/roles.py)."
+    )
     declines: bool = Field(
         True, description="A short refusal ('no thanks', 'nah, too pricey', '不用了', '算了吧') within confirm_window_s "
         "after an assistant turn that asks nothing about the user marks that turn declined (metadata _declined_by_user; "

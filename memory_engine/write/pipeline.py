@@ -57,6 +57,8 @@ from .roles import (
     Confirmer,
     as_said_by_user,
     confirmation_extra_terms,
+    is_denial,
+    is_guess,
     standing_commitment,
     turn_before,
 )
@@ -167,6 +169,11 @@ class WritePipeline:
             # 'yes' after 'Do you have a car?': the question is the reply's context (write/roles.py replies)
             asked = self.confirmer.question(Scope(req.tenant_id, req.user_id, self.embedder.version),
                                             req.session_id, req.ts, clean)
+            if asked is not None and self.config.write.denied_guesses and is_guess(asked[1]) and is_denial(clean):
+                # "nope, days only" to "You work night shifts, right?": the guess is declined (write/roles.py)
+                guess = self.store.retrieve([asked[0]])
+                if guess:
+                    self.confirmer.decline(guess[0], clean, req.ts)
             if asked is not None:
                 reply_to = asked[1]
                 req = replace(req, metadata={**req.metadata, REPLY_TO_KEY: {"id": asked[0], "text": asked[1]}})
