@@ -149,6 +149,7 @@ def retrieve_cmd(
     """Hybrid retrieval for one owner; prints the ranked hits (and with --explain, why the others were dropped)."""
     require_workspace(workspace)
     with _engine(config, set_, workspace) as eng:
+        eng.warm_up()  # the stored span times this retrieve, not the process's one-time start-up
         res = eng.retrieve(query, user_id=user, tenant_id=tenant, session_id=session, top_k=top_k, explain=explain)
         if res.degraded:
             console.print(f"[yellow]degraded:[/yellow] {res.error}")
