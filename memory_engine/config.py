@@ -1496,6 +1496,23 @@ class IntentSection(_Section):
         "nearest to the category's prototype direction (0 = query-time membership off). A user has few statements "
         "of one kind; 20 bounds the cost (one filtered dense search and a (20 x examples) product per category)."
     )
+    needs: bool = Field(
+        False, description="Need words (issue 16, session 12): a request naming a category's need word (the `needs` "
+        "list of the examples file: the objects and actions a kind of fact serves, 'lunch', 'renew', '外卖', '车票', "
+        "matched as whole dictionary words, write/categories.py `Categories.need_labels`) is routed to that category "
+        "too, even when the nearest-example router routed it nowhere (e5-small puts '帮我续一年' and a no-need request "
+        "within 0.13 of the reject class). The embedding still vetoes: see `need_none_margin`."
+    )
+    need_none_margin: float = Field(
+        -2.0, ge=-2.0, le=2.0, description="A category named by a need word is routed only when the request's "
+        "(centred) score to the category's nearest example request minus its score to the reject class `none`'s "
+        "nearest is at least this (-2 = no veto; the nearest-example router itself needs `query_margin`)."
+    )
+    needs_with_routed: bool = Field(
+        True, description="Need words add their categories to a request the nearest-example router did route too "
+        "('周六给我订一束鲜花送到家里': routed travel + gift, 送到 adds shipping); false = only to a request it routed "
+        "nowhere."
+    )
     relevance: float = Field(
         0.45, ge=0.0, le=1.0, description="Relevance (for the floor, like a keyword match) of a memory of the category "
         "the request was routed to: the category says it is what the request needs, whatever the words."
