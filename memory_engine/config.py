@@ -1583,6 +1583,13 @@ class IntentSection(_Section):
         "('周六给我订一束鲜花送到家里': routed travel + gift, 送到 adds shipping); false = only to a request it routed "
         "nowhere."
     )
+    needs_in_past_questions: bool = Field(
+        False, description="Need words route a question about what happened too (write/intents.asks_about_the_past: "
+        "'what did I have for dinner last night?', '上周五晚饭吃的什么', 'which hotel did I stay at in Osaka?'); false = "
+        "only a request or a present question routes by its need words: a past event's question names the object "
+        "('dinner', '酒店') but needs the episode, and routing it adds every fact of the kind (4 of 4 off-topic "
+        "food / travel facts joined such a one-hit answer in the session-13 probe)."
+    )
     relevance: float = Field(
         0.45, ge=0.0, le=1.0, description="Relevance (for the floor, like a keyword match) of a memory of the category "
         "the request was routed to: the category says it is what the request needs, whatever the words."

@@ -58,6 +58,7 @@ from ..config import IntentSection
 from ..embedding import CachedEmbedder
 from ..errors import ConfigError, os_reason
 from ..text import dictionary_words
+from .intents import asks_about_the_past
 
 __all__ = ["NONE", "Categories", "CategoryLabel", "ExampleSet", "categories_of", "category_of", "load_examples"]
 
@@ -304,9 +305,13 @@ class Categories:
         :func:`memory_engine.text.dictionary_words` of ``text``), in the order of their nearest-example score
         (best first), each kept only when that score minus the reject class's (the (centred) scores of
         :meth:`query_labels`, ``vec`` the query embedding) is >= ``intent.need_none_margin``. Label ``score`` =
-        the category's score, ``margin`` = that lead over ``none``. () when ``intent.needs`` is off or no word
-        matches."""
+        the category's score, ``margin`` = that lead over ``none``. () when ``intent.needs`` is off, when no word
+        matches, and for a question about what happened (:func:`memory_engine.write.intents.asks_about_the_past`:
+        'what did I have for dinner last night?' needs the episode, not the diet) unless
+        ``intent.needs_in_past_questions``."""
         if not (self.cfg.enabled and self.cfg.needs and self.examples.needs):
+            return ()
+        if not self.cfg.needs_in_past_questions and asks_about_the_past(text):
             return ()
         words = dictionary_words(text)
         named = [n for n, ws in self.examples.needs.items() if ws & words]
