@@ -1583,12 +1583,14 @@ class IntentSection(_Section):
         "('周六给我订一束鲜花送到家里': routed travel + gift, 送到 adds shipping); false = only to a request it routed "
         "nowhere."
     )
-    needs_in_past_questions: bool = Field(
-        False, description="Need words route a question about what happened too (write/intents.asks_about_the_past: "
-        "'what did I have for dinner last night?', '上周五晚饭吃的什么', 'which hotel did I stay at in Osaka?'); false = "
-        "only a request or a present question routes by its need words: a past event's question names the object "
-        "('dinner', '酒店') but needs the episode, and routing it adds every fact of the kind (4 of 4 off-topic "
-        "food / travel facts joined such a one-hit answer in the session-13 probe)."
+    needs_in_questions: bool = Field(
+        False, description="Need words route a question and a conversation too; false = only a one-line request "
+        "(not text.is_lookup with no short-phrase allowance: no question mark, wh-word, 什么 / 哪 / 多少, final 吗 / 呢; "
+        "'order me lunch', '帮我续一年宽带'). A question names the object of the fact it asks for ('what day do I fly to "
+        "Lisbon?', '新吹风机多少钱买的', 'what did I have for dinner last night?') and a conversation names things in "
+        "passing ('天天一起吃午饭的'); routing them by the word adds every fact of the kind ahead of the answer (whole "
+        "dev eval, session 13: 3 lost queries, 1 -> 4-5 hits on event questions). The nearest-example router still "
+        "routes questions."
     )
     relevance: float = Field(
         0.45, ge=0.0, le=1.0, description="Relevance (for the floor, like a keyword match) of a memory of the category "

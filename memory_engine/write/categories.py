@@ -57,8 +57,7 @@ import numpy as np
 from ..config import IntentSection
 from ..embedding import CachedEmbedder
 from ..errors import ConfigError, os_reason
-from ..text import dictionary_words
-from .intents import asks_about_the_past
+from ..text import dictionary_words, is_lookup
 
 __all__ = ["NONE", "Categories", "CategoryLabel", "ExampleSet", "categories_of", "category_of", "load_examples"]
 
@@ -306,12 +305,13 @@ class Categories:
         (best first), each kept only when that score minus the reject class's (the (centred) scores of
         :meth:`query_labels`, ``vec`` the query embedding) is >= ``intent.need_none_margin``. Label ``score`` =
         the category's score, ``margin`` = that lead over ``none``. () when ``intent.needs`` is off, when no word
-        matches, and for a question about what happened (:func:`memory_engine.write.intents.asks_about_the_past`:
-        'what did I have for dinner last night?' needs the episode, not the diet) unless
-        ``intent.needs_in_past_questions``."""
+        matches, and, unless ``intent.needs_in_questions``, for a question (:func:`memory_engine.text.is_lookup`
+        with no short-phrase allowance: 'what day do I fly to Lisbon?' asks for the flight, not for every travel
+        fact; 'what did I have for dinner last night?' for the episode, not the diet) or a conversation of several
+        lines (its words name things in passing)."""
         if not (self.cfg.enabled and self.cfg.needs and self.examples.needs):
             return ()
-        if not self.cfg.needs_in_past_questions and asks_about_the_past(text):
+        if not self.cfg.needs_in_questions and ("\n" in text.strip() or is_lookup(text, 0)):
             return ()
         words = dictionary_words(text)
         named = [n for n, ws in self.examples.needs.items() if ws & words]

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
-from ..text import content_terms, ends_as_question, is_lookup, pos_tags, starts_with_verb
+from ..text import content_terms, ends_as_question, pos_tags, starts_with_verb
 from .rules import ADDITIVE, CHANGE_MARKERS_EN, CHANGE_MARKERS_ZH
 
 # ---- forget requests, recognised by structure (issue 16) -------------------------------------
@@ -481,8 +481,7 @@ _PAST_OPERATOR = re.compile(r"\b(?:did|was|were|had)\b|\b(?:yesterday|ago|last (
 #: a Chinese question has no tense: its time is the present unless it carries the experiential aspect particle 过
 #: ('我之前在哪家公司干过', Li & Thompson 1981, "Mandarin Chinese: A Functional Reference Grammar" §6.3) or a
 #: deictic noun of a past time (a closed class: 昨天 / 前天 / 上次 / 上周 / 上个月 / 去年 / 前年 / 那天 / 当时 / 刚才)
-_ZH_PAST_TIME = re.compile(r"昨天|昨晚|前天|上次|上回|上周|上星期|上礼拜|上个月|上月|去年|前年|那天|那次|当时|刚才|刚刚")
-_ZH_PAST = re.compile(r"过|" + _ZH_PAST_TIME.pattern)
+_ZH_PAST = re.compile(r"过|昨天|昨晚|前天|上次|上回|上周|上星期|上礼拜|上个月|上月|去年|前年|那天|那次|当时|刚才|刚刚")
 _CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
 #: the perfect auxiliary of a question: 'has' / 'have' inverted before its subject, a personal pronoun, a possessive
 #: determiner or a capitalised name ('What books has Melanie read?', 'Where have you camped?', 'How long has my
@@ -510,26 +509,6 @@ def present_question(query: str, chinese: bool = True, perfect_is_past: bool = T
     if perfect_is_past:
         q = _PERFECT_AUX.sub(" ", q)
     return _PRESENT_OPERATOR.search(q) is not None and _PAST_OPERATOR.search(q) is None
-
-
-def asks_about_the_past(query: str) -> bool:
-    """Whether a one-line ``query`` asks (:func:`memory_engine.text.is_lookup` without its short-phrase allowance:
-    a question mark, a wh-word, 什么 / 哪 / 谁 / 多少, a final 吗 / 呢) about what happened, not for something to be
-    done: it names an earlier time (:data:`PAST_QUERY`: 'before', '以前', '上一次'), or in English it has a past
-    operator or a past time adverb (:data:`_PAST_OPERATOR`: 'what did I have for dinner last night?', 'how long was
-    my flight delayed?'), or in Chinese a deictic noun of a past time (:data:`_ZH_PAST_TIME`: 昨天, 上次, 上周五) or
-    the experiential 过 as jieba reads it (the aspect particle, tag ug, or a verb word ending in it: 干过, 去过; not
-    the 过 of 过敏). A request ('order me lunch', '帮我订张去杭州的车票', 'what should I cook tonight?') is none:
-    its need is the present one. False for a query of several lines (a conversation) and for an empty one."""
-    q = (query or "").strip()
-    if not q or "\n" in q or not is_lookup(q, 0):
-        return False
-    if PAST_QUERY.search(q) or _PAST_OPERATOR.search(q):
-        return True
-    if not _CJK_CHAR.search(q):
-        return False
-    return _ZH_PAST_TIME.search(q) is not None or any(
-        w == "过" and f == "ug" or f.startswith("v") and len(w) > 1 and w.endswith("过") for w, f in pos_tags(q))
 
 
 def subject_terms(text: str) -> frozenset[str]:
