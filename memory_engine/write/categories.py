@@ -57,7 +57,7 @@ import numpy as np
 from ..config import IntentSection
 from ..embedding import CachedEmbedder
 from ..errors import ConfigError, os_reason
-from ..text import dictionary_words, is_lookup
+from ..text import content_terms, dictionary_words, is_lookup
 
 __all__ = ["NONE", "Categories", "CategoryLabel", "ExampleSet", "categories_of", "category_of", "load_examples"]
 
@@ -308,8 +308,11 @@ class Categories:
         matches, and, unless ``intent.needs_in_questions``, for a question (:func:`memory_engine.text.is_lookup`
         with no short-phrase allowance: 'what day do I fly to Lisbon?' asks for the flight, not for every travel
         fact; 'what did I have for dinner last night?' for the episode, not the diet) or a conversation of several
-        lines (its words name things in passing)."""
+        lines (its words name things in passing); () for a query of fewer than ``intent.needs_min_terms`` content
+        terms (one word names a topic: 'coffee')."""
         if not (self.cfg.enabled and self.cfg.needs and self.examples.needs):
+            return ()
+        if len(content_terms(text)) < self.cfg.needs_min_terms:
             return ()
         if not self.cfg.needs_in_questions and ("\n" in text.strip() or is_lookup(text, 0)):
             return ()

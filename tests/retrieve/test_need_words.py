@@ -19,6 +19,12 @@ from memory_engine.write.categories import Categories, load_examples
 _ON = IntentSection(needs=True)
 
 
+def test_need_words_are_on_by_default_for_requests_only():
+    # on since session 13 (whole dev eval +7 / -0, MemDaily unchanged); questions stay off (3 dev queries lost)
+    assert IntentSection().needs is True and IntentSection().needs_in_questions is False
+    assert EngineConfig().with_overrides({"intent.needs": False}).intent.needs is False
+
+
 # --- text.dictionary_words -------------------------------------------------------------------------------------
 
 def test_chinese_is_cut_by_the_dictionary_without_invented_words():
@@ -66,6 +72,15 @@ def test_a_need_word_maps_to_its_category(embedder, text, cat):
 def test_a_sentence_with_no_need_word_maps_to_none(embedder, text):
     cats = Categories(embedder, _ON)
     assert cats.need_labels(text, embedder.embed_query(text)) == ()
+
+
+@pytest.mark.integration
+def test_a_one_word_topic_is_no_request(embedder):
+    cats = Categories(embedder, _ON)
+    for word in ("coffee", "奶茶", "lunch"):
+        assert cats.need_labels(word, embedder.embed_query(word)) == (), word
+    one = Categories(embedder, IntentSection(needs=True, needs_min_terms=1))
+    assert "food" in {lb.name for lb in one.need_labels("coffee", embedder.embed_query("coffee"))}
 
 
 @pytest.mark.integration
