@@ -923,6 +923,14 @@ class RetrievalSection(_Section):
     keyword_min_coverage: float = Field(
         0.0, ge=0.0, le=1.0, description="Keyword-route candidates below this query-term coverage are ignored."
     )
+    # provenance: issue 16 session 13
+    keyword_tie_extra: int = Field(
+        20, ge=0, description="The keyword route fetches up to this many rows beyond retrieval.route_limit and "
+        "keeps every one tied (same BM25 score) with the route_limit-th, ordered by memory id: with keyword.b = 0 "
+        "every memory holding the same query terms scores exactly alike, and the store cuts such a tie by its "
+        "segment layout, which differs between two builds of the same data (LoCoMo dev recall@10 of one "
+        "configuration moved by up to 0.008 between identical runs). 0 = the store's own cut (order by id only)."
+    )
     # design source: seed 004: user-stated > inferred
     user_stated_weight: float = Field(
         1.0, ge=0.0, le=1.0, description="Multiplier on fused scores of user-stated memories (user-stated > inferred)."
