@@ -1574,6 +1574,40 @@ class IntentSection(_Section):
         "nearest to the category's prototype direction (0 = query-time membership off). A user has few statements "
         "of one kind; 20 bounds the cost (one filtered dense search and a (20 x examples) product per category)."
     )
+    needs: bool = Field(
+        True, description="Need words (issue 16, sessions 12-13): a one-line request naming a category's need word "
+        "(the `needs` list of the examples file: the objects and actions a kind of fact serves, 'lunch', 'renew', "
+        "'外卖', '车票', matched as whole dictionary words, write/categories.py `Categories.need_labels`) is routed "
+        "to that category too, even when the nearest-example router routed it nowhere (e5-small puts '帮我续一年' "
+        "and a no-need request within 0.13 of the reject class); questions and conversations only with "
+        "`needs_in_questions`. The embedding may veto: see `need_none_margin`. On since session 13: whole dev eval "
+        "+7 / -0 against main ce559ad, needs-from-reports 14/18 -> 17/18, MemDaily dev recall@10 0.981 (unchanged)."
+    )
+    need_none_margin: float = Field(
+        -2.0, ge=-2.0, le=2.0, description="A category named by a need word is routed only when the request's "
+        "(centred) score to the category's nearest example request minus its score to the reject class `none`'s "
+        "nearest is at least this (-2 = no veto; the nearest-example router itself needs `query_margin`)."
+    )
+    needs_with_routed: bool = Field(
+        True, description="Need words add their categories to a request the nearest-example router did route too "
+        "('周六给我订一束鲜花送到家里': routed travel + gift, 送到 adds shipping); false = only to a request it routed "
+        "nowhere."
+    )
+    needs_min_terms: int = Field(
+        2, ge=1, description="Need words route only a request of at least this many content terms "
+        "(text.content_terms): one word names a topic, not a task ('coffee', '奶茶' are the food need words "
+        "themselves, and a one-word query is a lookup of that topic, text.is_lookup's short phrase); the "
+        "nearest-example router still decides a one-word task ('ship it to me', intent.min_query_terms)."
+    )
+    needs_in_questions: bool = Field(
+        False, description="Need words route a question and a conversation too; false = only a one-line request "
+        "(not text.is_lookup with no short-phrase allowance: no question mark, wh-word, 什么 / 哪 / 多少, final 吗 / 呢; "
+        "'order me lunch', '帮我续一年宽带'). A question names the object of the fact it asks for ('what day do I fly to "
+        "Lisbon?', '新吹风机多少钱买的', 'what did I have for dinner last night?') and a conversation names things in "
+        "passing ('天天一起吃午饭的'); routing them by the word adds every fact of the kind ahead of the answer (whole "
+        "dev eval, session 13: 3 lost queries, 1 -> 4-5 hits on event questions). The nearest-example router still "
+        "routes questions."
+    )
     relevance: float = Field(
         0.45, ge=0.0, le=1.0, description="Relevance (for the floor, like a keyword match) of a memory of the category "
         "the request was routed to: the category says it is what the request needs, whatever the words."

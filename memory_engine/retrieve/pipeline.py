@@ -117,6 +117,8 @@ class RetrievalPipeline:
             # the user's own words say what the request needs; a vague-query rewrite only widens recall
             qvec = plan.vector if plan.rewritten is None else self.embedder.embed_query(req.query)
             routed = tuple(lb.name for lb in self.categories.query_labels(qvec))
+            if not routed or self.config.intent.needs_with_routed:  # a need word names the kind (intent.needs)
+                routed += tuple(lb.name for lb in self.categories.need_labels(req.query, qvec) if lb.name not in routed)
         rq = RouteQuery(req.query, plan.text, plan.route_terms, plan.vector, scope, flt, types,
                         routed[0] if routed else None, routed[1:], plan.term_weights)
         channels: dict[str, list[ScoredPayload]] = {}
