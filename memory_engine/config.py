@@ -20,7 +20,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from .errors import ConfigError, os_reason
@@ -167,6 +167,28 @@ class MemorySection(_Section):
         10, ge=1, le=31, description="The longest a holiday break of memory.holiday_breaks may run, in days "
         "(China's Spring Festival break is 8-9 days with its substituted days off).",
     )
+
+    @field_validator("holiday_breaks")
+    @classmethod
+    def _breaks_name_movable_holidays(cls, v: list[str], info: ValidationInfo) -> list[str]:
+        """Every memory.holiday_breaks entry names a movable holiday of memory.holiday_periods ('CC:Name'), else
+        ConfigError naming the entry: an unknown or fixed-date name would be ignored without a word. A default
+        entry whose holiday the configured periods no longer hold is inert and allowed (replacing the periods
+        with {'diwali': ...} does not require restating the breaks)."""
+        periods = {str(k).strip().lower(): str(p).strip() for k, p in (info.data.get("holiday_periods") or {}).items()}
+        for entry in v:
+            name = str(entry).strip().lower()
+            period = periods.get(name)
+            if period is None and name in _HOLIDAY_BREAKS:
+                continue
+            if period is None:
+                raise ConfigError(f"memory.holiday_breaks entry {entry!r} names no holiday of memory.holiday_periods "
+                                  f"(known: {', '.join(sorted(periods)) or 'none'})", key="memory.holiday_breaks")
+            if ":" not in period:
+                raise ConfigError(f"memory.holiday_breaks entry {entry!r} names a fixed-date holiday ({period!r}); "
+                                  "only a movable 'CC:Name' holiday runs on through the days off around it",
+                                  key="memory.holiday_breaks")
+        return v
 
 
 class EmbeddingSection(_Section):
@@ -550,6 +572,24 @@ class WriteSection(_Section):
         2, ge=1, description="Subject words a fact's text must have, at least, to be retired by its subject alone "
         "(one shared word such as 'work' is too little to name a fact)."
     )
+    # provenance: issue 16 session 12 (s12h6), suite roles-and-partial-corrections
+    fact_correction_partial_subject: bool = Field(
+        True, description="A correction that reports a change and carries only part of a fact's subject words ('my "
+        "address changed' vs 'My shipping address is X'), or all of a one-word subject ('快递换了' vs '我的快递默认用"
+        "中通'), retires that fact only when it is the one current fact of the owner whose subject (its text's "
+        "subject words and its key's words, 'shipping_address' -> shipping, address) holds any of the words it "
+        "carries, the words carried include the subject's head (the key's last word, 'address'; for a Chinese fact "
+        "the subject word the embedder puts nearest to it), and no fact is named fully; two such facts (home and "
+        "shipping address) = nothing is retired (write/fact_correction.py). false = only write.fact_correction_subject_share and _min_terms name a subject."
+    )
+    fact_correction_partial_min_terms: int = Field(
+        1, ge=1, description="Subject words a partial correction (write.fact_correction_partial_subject) must carry, "
+        "at least."
+    )
+    fact_correction_partial_scan: int = Field(
+        500, ge=1, description="Current facts of the owner read, at most, to prove a partial correction names one "
+        "fact only; an owner with more facts gets no partial correction (nothing is retired unproven)."
+    )
     fact_correction_one_off: list[str] = Field(
         default_factory=lambda: ["this time", "this once", "just once", "this order", "this one order",
                                  "this one", "for now", "这次", "这回", "这一次", "这单", "这一单", "临时"],
@@ -598,6 +638,20 @@ class WriteSection(_Section):
         "assistant answered ('does it come with full insurance?' / 'Full cover is 12 euros extra') takes up the earlier "
         "offer too, back over at most this many question-and-answer pairs inside confirm_window_s (write/roles.py "
         "Confirmer.takes_up). Range 0 (only the latest turn) to about 3: a longer exchange has usually changed the offer."
+    )
+    # provenance: issue 16 class 7, suite roles-and-partial-corrections
+    assistant_commitments: bool = Field(
+        True, description="An assistant turn announcing a standing way of acting of its own ('From now on I'll "
+        "answer in French', '以后我都用英文回复你': its first person in the future or habitual and a standing marker "
+        "in one sentence) is marked the assistant's commitment (metadata _assistant_commitment); "
+        "retrieval.commitment_needs_addressee keeps it out of answers unless the user accepted it (write/roles.py)."
+    )
+    denied_guesses: bool = Field(
+        True, description="A reply that opens by denying the assistant's guess about the user (a declarative with a tag "
+        "or a question mark, not an interrogative: 'nope, days only' to 'You work night shifts, right?', '没有，才上幼儿园中班' "
+        "to '应该上小学了吧？'; a 'no' to 'Do you have a car?' is a plain answer) marks that guess declined (metadata "
+        "_declined_by_user; nothing archived): retrieval.declined_needs_addressee then keeps the wrong guess out of "
+        "every answer but one about the assistant's words (write/roles.py)."
     )
     declines: bool = Field(
         True, description="A short refusal ('no thanks', 'nah, too pricey', '不用了', '算了吧') within confirm_window_s "
@@ -903,6 +957,14 @@ class RetrievalSection(_Section):
     keyword_min_coverage: float = Field(
         0.0, ge=0.0, le=1.0, description="Keyword-route candidates below this query-term coverage are ignored."
     )
+    # provenance: issue 16 session 13
+    keyword_tie_extra: int = Field(
+        20, ge=0, description="The keyword route fetches up to this many rows beyond retrieval.route_limit and "
+        "keeps every one tied (same BM25 score) with the route_limit-th, ordered by memory id: with keyword.b = 0 "
+        "every memory holding the same query terms scores exactly alike, and the store cuts such a tie by its "
+        "segment layout, which differs between two builds of the same data (LoCoMo dev recall@10 of one "
+        "configuration moved by up to 0.008 between identical runs). 0 = the store's own cut (order by id only)."
+    )
     # design source: seed 004: user-stated > inferred
     user_stated_weight: float = Field(
         1.0, ge=0.0, le=1.0, description="Multiplier on fused scores of user-stated memories (user-stated > inferred)."
@@ -912,6 +974,11 @@ class RetrievalSection(_Section):
         True, description="An assistant turn the user declined ('no thanks', '不用了'; write.declines) answers only a "
         "query that refers to the assistant or its suggestion ('what did you suggest'), never another query "
         "(retrieve/addressee.py may_answer)."
+    )
+    commitment_needs_addressee: bool = Field(
+        True, description="The assistant's own standing commitment the user did not accept (write.assistant_commitments:"
+        " 'From now on I'll answer in French') answers only a query that refers to the assistant ('what did you say "
+        "you'd reply in'), never a question about the user's preferences (retrieve/addressee.py may_answer)."
     )
     assistant_needs_addressee: bool = Field(
         True, description="What the assistant said (an unconfirmed suggestion, guess or restatement) answers only a "

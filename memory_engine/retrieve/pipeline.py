@@ -125,7 +125,8 @@ class RetrievalPipeline:
             rows = route.search(rq)
             channels.setdefault(route.channel, []).extend(rows)
         admit = Admission(scope, self.config.retrieval.exclude_flagged, plan.user_only,
-                          self.config.retrieval.declined_needs_addressee and not plan.to_assistant)
+                          self.config.retrieval.declined_needs_addressee and not plan.to_assistant,
+                          self.config.retrieval.commitment_needs_addressee and not plan.to_assistant)
         pool = pool_routes(channels, admit)
         fused = self.fuse(self.builder.assemble(pool, plan, routed))
         links: list[Link] = []
