@@ -231,6 +231,20 @@ class EmbeddingSection(_Section):
         "backend's measured default (e5: 0.85, from the median cosine of unrelated pairs on MemDaily dev, "
         "0.86-0.88, against 0.79 for English on LoCoMo dev; MiniLM: none, it does not read Chinese).",
     )
+    # provenance: issue 16 session 13 (floor: cross-language queries)
+    cross_script_similarity_baseline: float | None = Field(
+        None,
+        ge=0.0,
+        lt=1.0,
+        description="Baseline of the relevance rescaling when the query and the memory are in different scripts (an "
+        "English query for a Chinese memory or the reverse; retrieval only), read by the floor's gate (and everywhere "
+        "with retrieval.cross_script_rank). None = the backend's measured default "
+        "(embedding.DEFAULT_CROSS_SCRIPT_BASELINES; 'off' there = similarity_baseline). e5-small on the dev suites "
+        "(eval_sets, every query against its own relevant memories and a 5% sample of other cases' memories): "
+        "unrelated cross-script pairs have median cosine 0.763 (en query, zh memory, n 66k) and 0.754 (zh query, en "
+        "memory, n 46k), against 0.775 for en-en (whose baseline is 0.78) and 0.845 for zh-zh (baseline 0.85); true "
+        "cross-script pairs median 0.82 / 0.825. The rule of the other baselines (the unrelated median) gives 0.76.",
+    )
     cjk_pair_baseline: float | None = Field(
         None,
         ge=0.0,
@@ -843,6 +857,26 @@ class RetrievalSection(_Section):
     zh_idf_min_weight: float = Field(
         0.05, ge=0.0, le=1.0, description="Smallest weight of a Chinese query term (zh_term_prior), so a query made "
         "only of common words still finds the memories that share them."
+    )
+    # provenance: issue 16 session 13 (floor: cross-language queries)
+    cross_script_rank: bool = Field(
+        False, description="The cross-script baseline (embedding.cross_script_similarity_baseline) rescales the "
+        "similarity of a query and a memory in different scripts everywhere (ranking, candidate floor, dense keep) "
+        "and not only for the floor's gate (fusion.Candidate.gate_relevance). False (dev): everywhere lost "
+        "experience-recall-zh q_en_race, an English statement in a store of Chinese experiences, where every "
+        "Chinese memory gained about 0.08 against the one English answer and pushed it out of the top 5."
+    )
+    # provenance: issue 16 session 13 (floor: never-stored topics)
+    coverage_term_prior: bool = Field(
+        True, description="The floor's gate (does any candidate reach retrieval.floor, i.e. is the question on a "
+        "stored topic at all?) reads keyword coverage with each query term weighted by the same general-IDF ramp as "
+        "zh_term_prior (zh_idf_low / zh_idf_full / zh_idf_min_weight; English terms 1): sum of the weights of the "
+        "query terms the memory holds / sum of all (fusion.Candidate.gate_relevance). A near miss that shares only "
+        "a function-like word ('我们是哪一年去的海南？' and '去年夏天我们一家去了大理', 去 general IDF 3.3) holds 0.08 "
+        "of 2.7 instead of 1 of 4 terms. The gate only: the ranking, the candidate floor once the gate is open and "
+        "the stale-value stage keep the plain coverage (weighting it everywhere lost dev everyday-facts q_price, "
+        "where the stale stage's relevance ratio of two same-subject memories crossed its 0.9). False = the plain "
+        "coverage (the earlier rule)."
     )
     weights: WeightedWeights = Field(default_factory=WeightedWeights, description="Weights of the 'weighted' fusion.")
     five_term_weights: FiveTermWeights = Field(default_factory=FiveTermWeights, description="Weights of the 'five_term' fusion.")

@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..config import EngineConfig
-from ..embedding import CachedEmbedder, cjk_baseline, cjk_pair_baseline
+from ..embedding import CachedEmbedder, cjk_baseline, cjk_pair_baseline, cross_script_baseline
 from ..models import CandidateExplanation, Hit, from_epoch
 from ..scope import Scope
 from ..store.base import ScoredPayload, VectorStore
@@ -96,7 +96,8 @@ class RetrievalPipeline:
         self.categories = Categories(embedder, config.intent)
         self.routes = build_routes(store, r, routes, rescale=embedder.rescale, icfg=config.intent,
                                    categories=self.categories)
-        self.builder = CandidateBuilder(store, embedder, r, config.write, cjk_baseline(config.embedding), config.intent)
+        self.builder = CandidateBuilder(store, embedder, r, config.write, cjk_baseline(config.embedding), config.intent,
+                                       cross_script_baseline(config.embedding))
         self.fuse = fuser_for(r)
         self.floor = RelevanceFloor(r)
         self.hop = EntityHop(store, self.builder, r)
