@@ -1306,6 +1306,35 @@ class RetrievalSection(_Section):
         "the query (the assistant's restatement repeats the question's words; e5 on dev: the user's answer 0.66-0.69 "
         "of the assistant's restatement)."
     )
+    # provenance: issue 16 session 12 (s12h3)
+    stale_present_value_relevance_share: float = Field(
+        1.0, ge=0.0, le=1.0, description="For a question a time word puts in the present ('what's my current weight?', "
+        "'我现在体重多少', write/intents.query_tense 'present'), two statements filling one slot with different values "
+        "(retrieve/stale.value_change: '68公斤' -> '66.5公斤', '126 mg/dL' -> '98 mg/dL') rank the newer first when it "
+        "has at least this x the older one's relevance, in place of stale_value_relevance_share: the question asks for "
+        "the newest reading of a series, and a reading rarely repeats the attribute ('今早上秤66.5公斤': 0.45 of "
+        "'称体重68公斤' on the updates-from-reports suite; glucose 0.74). A question without a time word keeps "
+        "stale_value_relevance_share (same unit, different entities: MemDaily). 1 = that share for every question "
+        "(default, off: 0.4 measured on the five updates suites only, +1 there (ur-weight-series-zh), no loss; not yet on the whole dev eval)."
+    )
+    time_answer_discount: float = Field(
+        1.0, ge=0.0, le=1.0, description="A question asking for a time (retrieval.time_question_words; not a past "
+        "one, write/intents.query_tense / present_question) is answered by a memory that states one "
+        "(retrieve/answers.py): every candidate among the best top_k + stale_window that states no time scores at "
+        "most this x the best candidate that does ('the plumber is Dave from Rooter Pros' below 'Dave texted back, "
+        "Friday 10am works' for 'when is the plumber coming?'). Nothing is archived. 1 = off (default: 0.95 measured "
+        "on the five updates suites only, +5 there, no loss; not yet on the whole dev eval)."
+    )
+    time_answer_relevance_share: float = Field(
+        0.5, ge=0.0, le=1.0, description="...only when the timed candidate has at least this x the other's relevance "
+        "(it answers the question about as well: updates suites 0.6..1.1 of the timeless one's)."
+    )
+    time_question_words: list[str] = Field(
+        default_factory=lambda: ["when", "what time", "what day", "which day", "what date", "how soon",
+                                 "什么时候", "哪天", "哪一天", "几号", "几点", "什么时间", "啥时候", "哪个时间"],
+        description="Interrogatives asking for a time (a closed class, zh and en; matched as whole words in English, "
+        "as substrings in Chinese) for retrieval.time_answer_discount. Empty = off."
+    )
     stale_across_sessions: bool = Field(
         True, description="Two memories of one session are never stale values of each other (a change inside one "
         "conversation is a correction, which the write path owns); false judges every close pair."

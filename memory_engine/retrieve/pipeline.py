@@ -8,6 +8,7 @@
     of the top candidates join, scores smoothed over turns) -> threads (the user's own decision
     answers the request it settles, retrieve/addressee.py) -> relevance floor -> entity hop
     -> stale values (an older same-subject memory ranks below the newer one)
+    -> time answers (a 'when' question: a memory stating no time below one that does, retrieve/answers.py)
     -> top_k within the token budget -> hits (+ touch on hit)
 
 :class:`RetrievalPipeline` holds only its stages; each call's data lives in the
@@ -35,6 +36,7 @@ from ..write.pii import PiiSettings, Redaction
 from . import temporal
 from .addressee import lift_decisions
 from .admission import Admission
+from .answers import TimeAnswers
 from .candidates import CandidateBuilder, pool_routes
 from .context import ConversationContext, Link
 from .cutoffs import Budget, RelevanceFloor
@@ -103,6 +105,7 @@ class RetrievalPipeline:
         self.context = ConversationContext(store, self.builder, r)
         # Chinese memory pairs on their own scale (embedding.cjk_pair_baseline) only with retrieval.stale_cjk_pairs
         self.stale = StaleValues(store, embedder, r, cjk_pair_baseline(config.embedding) if r.stale_cjk_pairs else None)
+        self.time_answers = TimeAnswers(r.time_answer_discount, r.time_answer_relevance_share, r.time_question_words)
         self.budget = Budget(r)
         self.touch_on_hit = r.touch_on_hit
         self.thread_order = r.thread_order
@@ -172,6 +175,10 @@ class RetrievalPipeline:
             kept = self.stale.apply(kept, pool.payloads, req.top_k, precedence=not plan.to_assistant, tense=tense,
                                     same_subject=plan.last_turn_lookup or self.config.retrieval.stale_for_statements,
                                     query_terms=frozenset(content_terms(req.query)) if by_grammar else None)
+            rank = {c.memory_id: c for c in kept}
+            fused = sorted((rank.get(c.memory_id, c) for c in fused), key=rank_key)
+        if self.time_answers.enabled and len(kept) > 1:  # 'when is ...?' is answered by a memory that states a time
+            kept = self.time_answers.apply(req.query, kept, pool.payloads, req.top_k, self.config.retrieval.stale_window)
             rank = {c.memory_id: c for c in kept}
             fused = sorted((rank.get(c.memory_id, c) for c in fused), key=rank_key)
         final, over_k, over_budget = self.budget.take(kept, req.top_k)

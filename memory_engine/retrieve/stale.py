@@ -406,6 +406,7 @@ class StaleValues:
         self.across_sessions, self.statements_only = rcfg.stale_across_sessions, rcfg.stale_statements_only
         self.value_similarity, self.value_relevance_share = rcfg.stale_value_similarity, rcfg.stale_value_relevance_share
         self.value_within_session = rcfg.stale_value_within_session
+        self.present_value_relevance_share = rcfg.stale_present_value_relevance_share
         self.newer_takes_rank = rcfg.stale_newer_takes_rank
         self.flip_similarity = rcfg.stale_flip_similarity
         self.thread_order = rcfg.thread_order
@@ -428,7 +429,9 @@ class StaleValues:
         still hold. ``precedence=False`` (a query about what the assistant said, retrieve/addressee.py) skips the
         user precedence: the assistant's suggestion is then the answer, not a rival of the user's words.
         ``tense`` (:func:`memory_engine.write.intents.query_tense` of the question, with
-        ``retrieval.stale_query_tense``): 'present' makes every newer statement that adds no value beside the
+        ``retrieval.stale_query_tense``): 'present' by a time word (``query_terms`` None) lets a value pair
+        (:func:`value_change`) rank the newer value first at ``retrieval.stale_present_value_relevance_share`` of the
+        older one's relevance (the newest reading of a series); 'present' makes every newer statement that adds no value beside the
         older ones (:func:`memory_engine.write.intents.adds_value`) a change report at
         ``retrieval.stale_present_similarity`` and uses the start links (``metadata._succeeds``,
         write/changes.py); 'past' ("where did I work before?") keeps the older values where they rank: the
@@ -493,12 +496,15 @@ class StaleValues:
             return competing(payloads.get(old, {}), payloads.get(new, {}),
                              across_sessions=self.across_sessions and not within, statements_only=self.statements_only)
 
+        # a time word asks for the newest reading of a series: the new value needs less of the old one's relevance
+        value_share = (min(self.value_relevance_share, self.present_value_relevance_share)
+                       if tense == "present" and query_terms is None else self.value_relevance_share)
         if tense == "past" or not same_subject:  # the older value is asked for: no same-subject demotion
             demoted = list(head)
         else:
             demoted, _ = demote_stale(head, vecs, written, self.embedder.rescale, self.similarity, self.discount,
                                       self.relevance_share, may_compete, tentative, self.provisional_similarity,
-                                      value_pair, self.value_similarity, self.value_relevance_share,
+                                      value_pair, self.value_similarity, value_share,
                                       self.newer_takes_rank, self.flip_similarity, changes, self.update_similarity,
                                       self.update_relevance_share, self.update_coverage_share, shares_subject,
                                       present, self.present_similarity, pair_rescale,
