@@ -1028,23 +1028,34 @@ class RetrievalSection(_Section):
     )
     # provenance: session 10 (off: +6 / -2 on dev), on in session 11 with keyword.person_names and the lookup
     # condition: whole dev +7 / -0; without the lookup condition it lost dialogue-recall q_drown, implicit-recall-zh q_qingming
-    # MemDaily dev through the write path (session 11): on 0.956 recall@10, off 0.982 (MRR 0.963 / 0.957): it drops
-    # evidence messages of multi-message answers from the top 10, so it stays off
+    # MemDaily dev through the write path (session 11): on 0.956 recall@10, off 0.982 (MRR 0.963 / 0.957): it dropped
+    # evidence messages of multi-message answers from the top 10. Session 12 (s12h2): with
+    # hop_chain_focus_anchor_share 0 (any anchor name keeps a memory) on 0.981, off 0.982; whole dev +6 / -0: on
     hop_chain_focus: bool = Field(
-        False, description="When the top hit is linked to another kept memory (a chain: project -> dependency -> "
+        True, description="When the top hit is linked to another kept memory (a chain: project -> dependency -> "
         "blocker, pet -> vet -> address), a kept memory linked to no memory of the chain (no shared name, fewer "
         "than hop_min_shared shared words outside the query) and below hop_chain_focus_share x the top hit's "
         "relevance is dropped: it matched the query's generic words ('系统', '上线', '订') but is about another "
         "subject (another project's review, the user's own dentist). Only for a lookup (a question or a short "
         "phrase, not a conversation or a statement of the user's present: those ask for an association that shares "
         "no word with the top hit), and only when the top hit holds a name the question names (the chain's "
-        "subject) and the memory does not hold all of them. Off by default: it drops evidence of answers spread over "
-        "several messages from the top 10. False = the order without chain focus."
+        "subject) and the memory holds too few of them (hop_chain_focus_anchor_share). On by default. False = the "
+        "order without chain focus."
     )
     hop_chain_focus_share: float = Field(
         1.0, ge=0.0, le=1.0, description="With hop_chain_focus, an unlinked memory is dropped only when its "
         "relevance is below this share of the top hit's: 1.0 = any unlinked memory weaker than the top hit; "
         "lower keeps unlinked memories that are nearly as relevant as the top hit on their own."
+    )
+    # provenance: session 12 (s12h2): 1.0 (every anchor name) dropped MemDaily's '我将要参加X' beside 'X的地点是…',
+    # the anchor holding the attribute asked for (地点, 时间, 主要内容) as well as the subject
+    hop_chain_focus_anchor_share: float = Field(
+        0.0, ge=0.0, le=1.0, description="With hop_chain_focus, an unlinked memory is on the chain's subject, and "
+        "stays, when it holds at least this share of the anchor (the names the question shares with the top hit), "
+        "and at least one of them: ceil(share x anchor size), minimum 1. The anchor holds the subject and the "
+        "attribute asked for ('医疗' and '地点' of '医疗前沿对话会的地点是什么'); a second message about the subject "
+        "lacks the attribute ('我将要参加医疗前沿对话会'). 0 = any one anchor name; 1.0 = all of them (the earlier "
+        "rule)."
     )
     hop_given_name_chars: int = Field(
         2, ge=0, description="The entity hop links a Chinese full name to its given name, the last this many "

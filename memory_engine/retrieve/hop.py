@@ -31,6 +31,7 @@ user's own brother; ``retrieval.relation_paths``)."""
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import replace
 from functools import lru_cache
@@ -186,6 +187,7 @@ class EntityHop:
         self.by_query = rcfg.hop_rank_by_query
         self.relation_paths = rcfg.relation_paths
         self.chain_focus, self.focus_share = rcfg.hop_chain_focus, rcfg.hop_chain_focus_share
+        self.anchor_share = rcfg.hop_chain_focus_anchor_share
         self.person_conflict = rcfg.hop_person_conflict
         # a search for every word of the parent ranks rows sharing one common word high: read as many rows as a
         # route does, then keep only the linked ones
@@ -354,8 +356,9 @@ class EntityHop:
         (:meth:`_link`, in rank order). Only when the chain has a second memory is the question read as a
         chained one; then a kept memory linked to none of it whose relevance is below ``hop_chain_focus_share``
         x the top hit's is about another subject that shares the query's generic words (another project's
-        review through 系统, the user's own dentist through 'Dr.') and is dropped, unless it holds every name the
-        question shares with the top hit (the anchor: then it is about the same subject). Link words leave out
+        review through 系统, the user's own dentist through 'Dr.') and is dropped, unless it holds at least
+        ``hop_chain_focus_anchor_share`` of the names the question shares with the top hit (the anchor; at least
+        one name, ceil(share x |anchor|): then it is about the same subject). Link words leave out
         the query's terms, English honorifics and Chinese terms the query holds split (:func:`_split_in`).
         Nothing changes with fewer than three kept memories, when the top hit links to nothing, when it holds
         no name of the question, or when the query is no lookup (:attr:`QueryPlan.lookup`: a conversation or a
@@ -385,8 +388,12 @@ class EntityHop:
         # fused, not relevance: the top hit may be the chain's start that only names the subject ('小雨的儿子叫豆豆',
         # low relevance) while a same-subject distractor matches the query's words better ('我女儿对花粉过敏')
         bar = self.focus_share * kept[0].fused
+        # same subject: holds at least hop_chain_focus_anchor_share of the anchor (at least one name). The anchor
+        # also holds the attribute asked for ('地点' of '医疗前沿对话会的地点是江苏南京'), which the second evidence
+        # message of the subject lacks ('我将要参加医疗前沿对话会'): all of it (share 1) drops that message
+        need = max(1, math.ceil(self.anchor_share * len(anchor) - 1e-9))
         off = {c.memory_id for c in rest if c.fused < bar
-               and not anchor <= _link_words(text[c.memory_id], self.given_chars, self.noun_names)[0]}
+               and len(anchor & _link_words(text[c.memory_id], self.given_chars, self.noun_names)[0]) < need}
         if not off:
             return kept, below
         return [c for c in kept if c.memory_id not in off], sorted(

@@ -58,3 +58,35 @@ def test_focus_leaves_single_answers_alone(make_engine):
     _add(base, user, list(ids))
     res_b = base.retrieve("what exercise do I do each week?", user_id=user, now=T0 + timedelta(days=3))
     assert len(res.hits) == len(res_b.hits)
+
+
+def _second_message(make_engine, share: float) -> tuple[list[str], dict[str, str]]:
+    eng = make_engine({"retrieval.hop_chain_focus": True, "retrieval.hop_chain_focus_anchor_share": share})
+    ids = _add(eng, "focus-second", [
+        "这个月读书会的地点改到城西图书馆三楼",
+        "城西图书馆每周一闭馆，别白跑",
+        "我周六报名了读书会，要带上那本《活着》",
+    ])
+    res = eng.retrieve("读书会的地点在哪来着？", user_id="focus-second", now=T0 + timedelta(days=5))
+    return [h.memory_id for h in res.hits], ids
+
+
+def test_focus_keeps_a_second_message_about_the_subject(make_engine):
+    """The anchor (names the question shares with the top hit) holds the subject (读书会) and the attribute asked
+    (地点); the second message about the subject lacks the attribute and shares no link word outside the query.
+    At the default share (any one anchor name) it stays beside the chain; at 1.0 (every anchor name, the rule
+    before session 12) it is dropped."""
+    got, ids = _second_message(make_engine, 0.0)
+    assert set(ids.values()) <= set(got)
+    strict, ids_s = _second_message(make_engine, 1.0)
+    assert set(list(ids_s.values())[:2]) <= set(strict)
+    assert ids_s["我周六报名了读书会，要带上那本《活着》"] not in strict
+
+
+def test_focus_still_drops_the_off_subject_memory_at_the_default_share(make_engine):
+    """The dermatologist holds no anchor name (Mochi): the default share keeps dropping it."""
+    from memory_engine.config import RetrievalSection
+
+    assert RetrievalSection().hop_chain_focus_anchor_share == 0.0
+    got, ids = _chain(make_engine, True)
+    assert ids["my dermatologist Dr. Gray is on Pine Street"] not in got
