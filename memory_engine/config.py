@@ -20,7 +20,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from .errors import ConfigError, os_reason
@@ -168,6 +168,28 @@ class MemorySection(_Section):
         "(China's Spring Festival break is 8-9 days with its substituted days off).",
     )
 
+    @field_validator("holiday_breaks")
+    @classmethod
+    def _breaks_name_movable_holidays(cls, v: list[str], info: ValidationInfo) -> list[str]:
+        """Every memory.holiday_breaks entry names a movable holiday of memory.holiday_periods ('CC:Name'), else
+        ConfigError naming the entry: an unknown or fixed-date name would be ignored without a word. A default
+        entry whose holiday the configured periods no longer hold is inert and allowed (replacing the periods
+        with {'diwali': ...} does not require restating the breaks)."""
+        periods = {str(k).strip().lower(): str(p).strip() for k, p in (info.data.get("holiday_periods") or {}).items()}
+        for entry in v:
+            name = str(entry).strip().lower()
+            period = periods.get(name)
+            if period is None and name in _HOLIDAY_BREAKS:
+                continue
+            if period is None:
+                raise ConfigError(f"memory.holiday_breaks entry {entry!r} names no holiday of memory.holiday_periods "
+                                  f"(known: {', '.join(sorted(periods)) or 'none'})", key="memory.holiday_breaks")
+            if ":" not in period:
+                raise ConfigError(f"memory.holiday_breaks entry {entry!r} names a fixed-date holiday ({period!r}); "
+                                  "only a movable 'CC:Name' holiday runs on through the days off around it",
+                                  key="memory.holiday_breaks")
+        return v
+
 
 class EmbeddingSection(_Section):
     backend: str = Field(
@@ -208,6 +230,20 @@ class EmbeddingSection(_Section):
         "characters (retrieval only; write-side dedup and supersession keep similarity_baseline). None = the "
         "backend's measured default (e5: 0.85, from the median cosine of unrelated pairs on MemDaily dev, "
         "0.86-0.88, against 0.79 for English on LoCoMo dev; MiniLM: none, it does not read Chinese).",
+    )
+    # provenance: issue 16 session 13 (floor: cross-language queries)
+    cross_script_similarity_baseline: float | None = Field(
+        None,
+        ge=0.0,
+        lt=1.0,
+        description="Baseline of the relevance rescaling when the query and the memory are in different scripts (an "
+        "English query for a Chinese memory or the reverse; retrieval only), read by the floor's gate (and everywhere "
+        "with retrieval.cross_script_rank). None = the backend's measured default "
+        "(embedding.DEFAULT_CROSS_SCRIPT_BASELINES; 'off' there = similarity_baseline). e5-small on the dev suites "
+        "(eval_sets, every query against its own relevant memories and a 5% sample of other cases' memories): "
+        "unrelated cross-script pairs have median cosine 0.763 (en query, zh memory, n 66k) and 0.754 (zh query, en "
+        "memory, n 46k), against 0.775 for en-en (whose baseline is 0.78) and 0.845 for zh-zh (baseline 0.85); true "
+        "cross-script pairs median 0.82 / 0.825. The rule of the other baselines (the unrelated median) gives 0.76.",
     )
     cjk_pair_baseline: float | None = Field(
         None,
@@ -536,6 +572,24 @@ class WriteSection(_Section):
         2, ge=1, description="Subject words a fact's text must have, at least, to be retired by its subject alone "
         "(one shared word such as 'work' is too little to name a fact)."
     )
+    # provenance: issue 16 session 12 (s12h6), suite roles-and-partial-corrections
+    fact_correction_partial_subject: bool = Field(
+        True, description="A correction that reports a change and carries only part of a fact's subject words ('my "
+        "address changed' vs 'My shipping address is X'), or all of a one-word subject ('快递换了' vs '我的快递默认用"
+        "中通'), retires that fact only when it is the one current fact of the owner whose subject (its text's "
+        "subject words and its key's words, 'shipping_address' -> shipping, address) holds any of the words it "
+        "carries, the words carried include the subject's head (the key's last word, 'address'; for a Chinese fact "
+        "the subject word the embedder puts nearest to it), and no fact is named fully; two such facts (home and "
+        "shipping address) = nothing is retired (write/fact_correction.py). false = only write.fact_correction_subject_share and _min_terms name a subject."
+    )
+    fact_correction_partial_min_terms: int = Field(
+        1, ge=1, description="Subject words a partial correction (write.fact_correction_partial_subject) must carry, "
+        "at least."
+    )
+    fact_correction_partial_scan: int = Field(
+        500, ge=1, description="Current facts of the owner read, at most, to prove a partial correction names one "
+        "fact only; an owner with more facts gets no partial correction (nothing is retired unproven)."
+    )
     fact_correction_one_off: list[str] = Field(
         default_factory=lambda: ["this time", "this once", "just once", "this order", "this one order",
                                  "this one", "for now", "这次", "这回", "这一次", "这单", "这一单", "临时"],
@@ -584,6 +638,20 @@ class WriteSection(_Section):
         "assistant answered ('does it come with full insurance?' / 'Full cover is 12 euros extra') takes up the earlier "
         "offer too, back over at most this many question-and-answer pairs inside confirm_window_s (write/roles.py "
         "Confirmer.takes_up). Range 0 (only the latest turn) to about 3: a longer exchange has usually changed the offer."
+    )
+    # provenance: issue 16 class 7, suite roles-and-partial-corrections
+    assistant_commitments: bool = Field(
+        True, description="An assistant turn announcing a standing way of acting of its own ('From now on I'll "
+        "answer in French', '以后我都用英文回复你': its first person in the future or habitual and a standing marker "
+        "in one sentence) is marked the assistant's commitment (metadata _assistant_commitment); "
+        "retrieval.commitment_needs_addressee keeps it out of answers unless the user accepted it (write/roles.py)."
+    )
+    denied_guesses: bool = Field(
+        True, description="A reply that opens by denying the assistant's guess about the user (a declarative with a tag "
+        "or a question mark, not an interrogative: 'nope, days only' to 'You work night shifts, right?', '没有，才上幼儿园中班' "
+        "to '应该上小学了吧？'; a 'no' to 'Do you have a car?' is a plain answer) marks that guess declined (metadata "
+        "_declined_by_user; nothing archived): retrieval.declined_needs_addressee then keeps the wrong guess out of "
+        "every answer but one about the assistant's words (write/roles.py)."
     )
     declines: bool = Field(
         True, description="A short refusal ('no thanks', 'nah, too pricey', '不用了', '算了吧') within confirm_window_s "
@@ -790,6 +858,26 @@ class RetrievalSection(_Section):
         0.05, ge=0.0, le=1.0, description="Smallest weight of a Chinese query term (zh_term_prior), so a query made "
         "only of common words still finds the memories that share them."
     )
+    # provenance: issue 16 session 13 (floor: cross-language queries)
+    cross_script_rank: bool = Field(
+        False, description="The cross-script baseline (embedding.cross_script_similarity_baseline) rescales the "
+        "similarity of a query and a memory in different scripts everywhere (ranking, candidate floor, dense keep) "
+        "and not only for the floor's gate (fusion.Candidate.gate_relevance). False (dev): everywhere lost "
+        "experience-recall-zh q_en_race, an English statement in a store of Chinese experiences, where every "
+        "Chinese memory gained about 0.08 against the one English answer and pushed it out of the top 5."
+    )
+    # provenance: issue 16 session 13 (floor: never-stored topics)
+    coverage_term_prior: bool = Field(
+        True, description="The floor's gate (does any candidate reach retrieval.floor, i.e. is the question on a "
+        "stored topic at all?) reads keyword coverage with each query term weighted by the same general-IDF ramp as "
+        "zh_term_prior (zh_idf_low / zh_idf_full / zh_idf_min_weight; English terms 1): sum of the weights of the "
+        "query terms the memory holds / sum of all (fusion.Candidate.gate_relevance). A near miss that shares only "
+        "a function-like word ('我们是哪一年去的海南？' and '去年夏天我们一家去了大理', 去 general IDF 3.3) holds 0.08 "
+        "of 2.7 instead of 1 of 4 terms. The gate only: the ranking, the candidate floor once the gate is open and "
+        "the stale-value stage keep the plain coverage (weighting it everywhere lost dev everyday-facts q_price, "
+        "where the stale stage's relevance ratio of two same-subject memories crossed its 0.9). False = the plain "
+        "coverage (the earlier rule)."
+    )
     weights: WeightedWeights = Field(default_factory=WeightedWeights, description="Weights of the 'weighted' fusion.")
     five_term_weights: FiveTermWeights = Field(default_factory=FiveTermWeights, description="Weights of the 'five_term' fusion.")
     route_weights: RouteWeights = Field(default_factory=RouteWeights, description="Per-route weights of the 'rrf' fusion.")
@@ -869,6 +957,14 @@ class RetrievalSection(_Section):
     keyword_min_coverage: float = Field(
         0.0, ge=0.0, le=1.0, description="Keyword-route candidates below this query-term coverage are ignored."
     )
+    # provenance: issue 16 session 13
+    keyword_tie_extra: int = Field(
+        20, ge=0, description="The keyword route fetches up to this many rows beyond retrieval.route_limit and "
+        "keeps every one tied (same BM25 score) with the route_limit-th, ordered by memory id: with keyword.b = 0 "
+        "every memory holding the same query terms scores exactly alike, and the store cuts such a tie by its "
+        "segment layout, which differs between two builds of the same data (LoCoMo dev recall@10 of one "
+        "configuration moved by up to 0.008 between identical runs). 0 = the store's own cut (order by id only)."
+    )
     # design source: seed 004: user-stated > inferred
     user_stated_weight: float = Field(
         1.0, ge=0.0, le=1.0, description="Multiplier on fused scores of user-stated memories (user-stated > inferred)."
@@ -878,6 +974,11 @@ class RetrievalSection(_Section):
         True, description="An assistant turn the user declined ('no thanks', '不用了'; write.declines) answers only a "
         "query that refers to the assistant or its suggestion ('what did you suggest'), never another query "
         "(retrieve/addressee.py may_answer)."
+    )
+    commitment_needs_addressee: bool = Field(
+        True, description="The assistant's own standing commitment the user did not accept (write.assistant_commitments:"
+        " 'From now on I'll answer in French') answers only a query that refers to the assistant ('what did you say "
+        "you'd reply in'), never a question about the user's preferences (retrieve/addressee.py may_answer)."
     )
     assistant_needs_addressee: bool = Field(
         True, description="What the assistant said (an unconfirmed suggestion, guess or restatement) answers only a "
@@ -1535,6 +1636,40 @@ class IntentSection(_Section):
         20, ge=0, description="Memories of the owner examined for query-time membership per routed category: the "
         "nearest to the category's prototype direction (0 = query-time membership off). A user has few statements "
         "of one kind; 20 bounds the cost (one filtered dense search and a (20 x examples) product per category)."
+    )
+    needs: bool = Field(
+        True, description="Need words (issue 16, sessions 12-13): a one-line request naming a category's need word "
+        "(the `needs` list of the examples file: the objects and actions a kind of fact serves, 'lunch', 'renew', "
+        "'外卖', '车票', matched as whole dictionary words, write/categories.py `Categories.need_labels`) is routed "
+        "to that category too, even when the nearest-example router routed it nowhere (e5-small puts '帮我续一年' "
+        "and a no-need request within 0.13 of the reject class); questions and conversations only with "
+        "`needs_in_questions`. The embedding may veto: see `need_none_margin`. On since session 13: whole dev eval "
+        "+7 / -0 against main ce559ad, needs-from-reports 14/18 -> 17/18, MemDaily dev recall@10 0.981 (unchanged)."
+    )
+    need_none_margin: float = Field(
+        -2.0, ge=-2.0, le=2.0, description="A category named by a need word is routed only when the request's "
+        "(centred) score to the category's nearest example request minus its score to the reject class `none`'s "
+        "nearest is at least this (-2 = no veto; the nearest-example router itself needs `query_margin`)."
+    )
+    needs_with_routed: bool = Field(
+        True, description="Need words add their categories to a request the nearest-example router did route too "
+        "('周六给我订一束鲜花送到家里': routed travel + gift, 送到 adds shipping); false = only to a request it routed "
+        "nowhere."
+    )
+    needs_min_terms: int = Field(
+        2, ge=1, description="Need words route only a request of at least this many content terms "
+        "(text.content_terms): one word names a topic, not a task ('coffee', '奶茶' are the food need words "
+        "themselves, and a one-word query is a lookup of that topic, text.is_lookup's short phrase); the "
+        "nearest-example router still decides a one-word task ('ship it to me', intent.min_query_terms)."
+    )
+    needs_in_questions: bool = Field(
+        False, description="Need words route a question and a conversation too; false = only a one-line request "
+        "(not text.is_lookup with no short-phrase allowance: no question mark, wh-word, 什么 / 哪 / 多少, final 吗 / 呢; "
+        "'order me lunch', '帮我续一年宽带'). A question names the object of the fact it asks for ('what day do I fly to "
+        "Lisbon?', '新吹风机多少钱买的', 'what did I have for dinner last night?') and a conversation names things in "
+        "passing ('天天一起吃午饭的'); routing them by the word adds every fact of the kind ahead of the answer (whole "
+        "dev eval, session 13: 3 lost queries, 1 -> 4-5 hits on event questions). The nearest-example router still "
+        "routes questions."
     )
     relevance: float = Field(
         0.45, ge=0.0, le=1.0, description="Relevance (for the floor, like a keyword match) of a memory of the category "

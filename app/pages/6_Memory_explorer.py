@@ -56,7 +56,16 @@ else:
         view = view[view["memory_type"].isin(types)]
     if statuses:
         view = view[view["status"].isin(statuses)]
-    st.dataframe(view, hide_index=True, width="stretch")
+    # a grid cell shows one line: a long memory (a Chinese address, a dialogue turn) is cut at the column's
+    # edge, so the selected row (else the first) is shown whole below the table
+    event = st.dataframe(view, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
+                         key="ex_table", column_config={"content": st.column_config.TextColumn(width="large")})
+    sel = event.selection.rows if event is not None and hasattr(event, "selection") else []
+    if len(view):
+        row = view.iloc[sel[0] if sel and sel[0] < len(view) else 0]
+        st.caption(f"Memory {row['id']} ({row['memory_type']}, {row['status']})"
+                   + ("" if sel else ": select a row to show another"))
+        st.text(str(row["content"]), wrap=True)
 
     st.subheader("Supersede chains")
     edges = viz.supersede_edges(records)

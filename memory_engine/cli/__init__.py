@@ -29,7 +29,9 @@ def load_commands() -> typer.Typer:
         except ModuleNotFoundError as e:
             if e.name != f"{__name__}.{name}":
                 raise
-    return app
+    from .helpfmt import readable_help
+
+    return readable_help(app)
 
 
 LOCK_HINT = (

@@ -33,10 +33,12 @@ def _workspace(ws: Path | None) -> Path:
 
 
 def _build(ws: Path, *, quick: bool, no_locomo: bool, quiet: bool) -> None:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, TaskID, TextColumn, TimeElapsedColumn
 
     from memory_engine import demo
     from memory_engine.models import now_utc
+
+    from .progress import progress
 
     opts = demo.DemoOptions()
     if quick:
@@ -45,7 +47,7 @@ def _build(ws: Path, *, quick: bool, no_locomo: bool, quiet: bool) -> None:
         from dataclasses import replace
 
         opts = replace(opts, locomo_path=None)
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+    with progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   disable=quiet, transient=False) as bar:  # fmt: skip
         tasks: dict[str, TaskID] = {}
 

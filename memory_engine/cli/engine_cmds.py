@@ -19,7 +19,7 @@ from .options import ConfigOpt, WorkspaceOpt, command_config, require_workspace,
 
 console = Console()
 
-SetOpt = Annotated[list[str] | None, typer.Option("--set", help=set_help("retrieval.top_k=5"))]
+SetOpt = Annotated[list[str] | None, typer.Option("--set", metavar="KEY=VALUE", help=set_help("retrieval.top_k=5"))]
 UserOpt = Annotated[str, typer.Option("--user", "-u", help="Owner user id (required: memories always have an owner).")]
 TenantOpt = Annotated[str, typer.Option("--tenant", "-t", help="Tenant id.")]
 
@@ -120,6 +120,20 @@ def add_cmd(
                                "memory_type": r.memory_type, "redactions": list(r.redactions)}, ensure_ascii=False))
 
 
+def hits_table() -> Table:
+    """The table ``memwb retrieve`` prints, laid out for an 80-column terminal: the memory column holds the
+    id (never cut: ``memwb forget`` needs it whole), then the type and the routes that found it; the content
+    folds onto more lines instead of ending in "…", by display width, so Chinese text (two cells a
+    character) is readable in full."""
+    t = Table()
+    t.add_column("#", justify="right", no_wrap=True)
+    t.add_column("memory", overflow="fold", min_width=16, max_width=16)
+    t.add_column("score", no_wrap=True)
+    t.add_column("rel.", no_wrap=True)
+    t.add_column("content", overflow="fold", ratio=1)
+    return t
+
+
 @app.command("retrieve")
 def retrieve_cmd(
     query: Annotated[str, typer.Argument(help="The question.")],
@@ -135,17 +149,22 @@ def retrieve_cmd(
     """Hybrid retrieval for one owner; prints the ranked hits (and with --explain, why the others were dropped)."""
     require_workspace(workspace)
     with _engine(config, set_, workspace) as eng:
+        eng.warm_up()  # the stored span times this retrieve, not the process's one-time start-up
         res = eng.retrieve(query, user_id=user, tenant_id=tenant, session_id=session, top_k=top_k, explain=explain)
         if res.degraded:
             console.print(f"[yellow]degraded:[/yellow] {res.error}")
-        t = Table("rank", "memory", "score", "relevance", "sources", "type", "content")
-        for i, h in enumerate(res.hits, 1):
-            t.add_row(str(i), h.memory_id, f"{h.score:.3f}", f"{h.relevance:.3f}", "+".join(h.sources), h.memory_type,
-                      h.content)
-        console.print(t)
+        if res.hits:  # no empty table for 0 hits: the line below says it
+            t = hits_table()
+            for i, h in enumerate(res.hits, 1):
+                t.add_row(str(i), f"{h.memory_id}\n{h.memory_type}\n{'+'.join(h.sources)}", f"{h.score:.3f}",
+                          f"{h.relevance:.3f}", h.content)
+            console.print(t)
         console.print(f"{len(res.hits)} hits in {res.latency_ms:.1f} ms" + (f"; rewritten: {res.rewritten_query}" if res.rewritten_query else ""))
         if explain and res.explanations:
-            e = Table("memory", "routes", "relevance", "fused", "rank", "dropped at")
+            e = Table()
+            e.add_column("memory", no_wrap=True, min_width=16)
+            for name in ("routes", "relevance", "fused", "rank", "dropped at"):
+                e.add_column(name, overflow="fold")
             for x in res.explanations:
                 routes = ", ".join(f"{r} #{k}" for r, k in x.route_ranks.items())
                 e.add_row(x.memory_id, routes, f"{x.relevance:.3f}", f"{x.fused_score:.3f}", str(x.final_rank or ""),

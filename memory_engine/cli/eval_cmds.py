@@ -70,15 +70,16 @@ def _prepare(paths: list[Path], config: Path | None, sets: list[str] | None,  # 
 
 
 def _run(suites, cfg: EngineConfig, *, ragas: bool, quiet: bool, split: dict | None = None):  # noqa: ANN001, ANN202
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
     from memory_engine.evaluation.runner import run_suites
 
+    from .progress import progress
+
     total = sum(s.n_queries for s in suites)
-    with Progress(
+    with progress(
         TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
-        TimeElapsedColumn(), disable=quiet, transient=True, console=Console(stderr=True),
+        TimeElapsedColumn(), disable=quiet, transient=True,
     ) as prog:
         task = prog.add_task("replaying cases", total=total)
         run = run_suites(suites, cfg, progress=lambda n: prog.advance(task, n))
@@ -104,7 +105,7 @@ def _store(run, cfg: EngineConfig, store: bool) -> None:  # noqa: ANN001
 
 
 PathsArg = Annotated[list[Path], typer.Argument(help="Suite YAML files or folders (every *.yaml below is loaded).")]
-SetOpt = Annotated[list[str] | None, typer.Option("--set", help=set_help("retrieval.floor=0.4"))]
+SetOpt = Annotated[list[str] | None, typer.Option("--set", metavar="KEY=VALUE", help=set_help("retrieval.floor=0.4"))]
 RagasOpt = Annotated[
     bool, typer.Option("--ragas/--no-ragas", help="Also compute ragas ID-based and non-LLM context precision/recall "
                                                   "(slow; needs the memwb\\[eval] extra).")

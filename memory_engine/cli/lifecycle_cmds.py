@@ -91,7 +91,7 @@ def lifecycle_run(
     dry_run: bool = typer.Option(False, "--dry-run", help="Report what would change without writing."),
     as_json: bool = typer.Option(False, "--json", help=_JSON_HELP),
     config: Path | None = typer.Option(None, "--config", help=CONFIG_HELP),
-    sets: list[str] | None = typer.Option(None, "--set", help=set_help("lifecycle.archive_after_days=60")),
+    sets: list[str] | None = typer.Option(None, "--set", metavar="KEY=VALUE", help=set_help("lifecycle.archive_after_days=60")),
     workspace: WorkspaceOpt = None,
 ) -> None:
     """Archive memories without a hit for 90 days (importance < 0.7), expire by type
@@ -126,7 +126,7 @@ def lifecycle_forget(
     dry_run: bool = typer.Option(False, "--dry-run", help="List what would be deleted without deleting."),
     as_json: bool = typer.Option(False, "--json", help=_JSON_HELP),
     config: Path | None = typer.Option(None, "--config", help=CONFIG_HELP),
-    sets: list[str] | None = typer.Option(None, "--set", help=set_help("storage.path=/srv/memwb/qdrant")),
+    sets: list[str] | None = typer.Option(None, "--set", metavar="KEY=VALUE", help=set_help("storage.path=/srv/memwb/qdrant")),
     workspace: WorkspaceOpt = None,
 ) -> None:
     """Explicit forget: by id, or by filter (type, topic, time range). A hard delete."""
@@ -167,7 +167,7 @@ def lifecycle_erase_user(
                                  "erased bytes leave the disk (deleting only marks them; see docs/safety.md)."),
     as_json: bool = typer.Option(False, "--json", help=_JSON_HELP),
     config: Path | None = typer.Option(None, "--config", help=CONFIG_HELP),
-    sets: list[str] | None = typer.Option(None, "--set", help=set_help("lifecycle.erase_warehouse=pseudonymise")),
+    sets: list[str] | None = typer.Option(None, "--set", metavar="KEY=VALUE", help=set_help("lifecycle.erase_warehouse=pseudonymise")),
     workspace: WorkspaceOpt = None,
 ) -> None:
     """GDPR-style erase: every record of the owner leaves the vector store; warehouse rows are deleted or pseudonymised.
@@ -216,7 +216,7 @@ def consolidate_cmd(
     dry_run: bool = typer.Option(False, "--dry-run", help="Plan without writing."),
     as_json: bool = typer.Option(False, "--json", help=_JSON_HELP),
     config: Path | None = typer.Option(None, "--config", help=CONFIG_HELP),
-    sets: list[str] | None = typer.Option(None, "--set", help=set_help("write.dedup_similarity=0.9")),
+    sets: list[str] | None = typer.Option(None, "--set", metavar="KEY=VALUE", help=set_help("write.dedup_similarity=0.9")),
     workspace: WorkspaceOpt = None,
 ) -> None:
     """Merge near-duplicates, resolve conflicts (source, then time), fold facts of one topic into a profile;
@@ -256,14 +256,13 @@ def reembed_cmd(
     tenant: list[str] | None = typer.Option(None, "--tenant", help="Tenant to copy (repeatable; default: default)."),
     as_json: bool = typer.Option(False, "--json", help=_JSON_HELP),
     config: Path | None = typer.Option(None, "--config", help=CONFIG_HELP),
-    sets: list[str] | None = typer.Option(None, "--set", help=set_help(
+    sets: list[str] | None = typer.Option(None, "--set", metavar="KEY=VALUE", help=set_help(
         "storage.path=/srv/memwb/qdrant", "Applies to the store that is copied; the new model comes from "
         "--model, --backend and --batch-size.")),
     workspace: WorkspaceOpt = None,
 ) -> None:
     """Re-embed every record with a new model in batches (resumable), then switch the active embedding version."""
-    from rich.progress import Progress
-
+    from memory_engine.cli.progress import progress
     from memory_engine.embedding import make_embedder
     from memory_engine.lifecycle.reembed import reembed
 
@@ -271,7 +270,7 @@ def reembed_cmd(
     section = EmbeddingSection(backend=backend, model=model, batch_size=batch_size)
     try:
         new = make_embedder(section)
-        with _engine(cfg) as eng, Progress(transient=True, disable=as_json) as bar:
+        with _engine(cfg) as eng, progress(transient=True, disable=as_json) as bar:
             task = bar.add_task(f"re-embedding with {new.version}", total=None)
             rep = reembed(eng, new, embedding=section, tenant_ids=tuple(tenant or ("default",)), batch_size=batch_size,
                           progress=lambda done, total: bar.update(task, completed=done, total=total))
@@ -287,7 +286,7 @@ def replay_dead_letters_cmd(
     mode: str = typer.Option("pipeline", "--mode", help="How the requests were written: pipeline | events."),
     as_json: bool = typer.Option(False, "--json", help=_JSON_HELP),
     config: Path | None = typer.Option(None, "--config", help=CONFIG_HELP),
-    sets: list[str] | None = typer.Option(None, "--set", help=set_help(
+    sets: list[str] | None = typer.Option(None, "--set", metavar="KEY=VALUE", help=set_help(
         "write.threshold=0.5", "Applies to the write pipeline the requests are re-applied through.")),
     workspace: WorkspaceOpt = None,
 ) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -10,6 +11,7 @@ import typer
 
 from memory_engine.cli import app
 from memory_engine.cli.options import CONFIG_HELP, WorkspaceOpt, command_config, set_help
+from memory_engine.cli.progress import LineProgress
 
 _PARAM_HELP = (
     "Swept config field by dotted name: KEY=LOW:HIGH:STEP (inclusive grid), KEY=LOW:HIGH (continuous, "
@@ -28,7 +30,7 @@ def _fail(msg: str, code: int = 2) -> None:
 @app.command("sweep")
 def sweep(
     paths: Annotated[list[Path], typer.Argument(help="Golden suite YAML files or folders (eval_sets/).")],
-    param: Annotated[list[str], typer.Option("--param", "-p", help=_PARAM_HELP)],
+    param: Annotated[list[str], typer.Option("--param", "-p", metavar="KEY=VALUES", help=_PARAM_HELP)],
     search: Annotated[str | None, typer.Option(
         help="grid (every combination; default when every parameter has a grid), random, or tpe "
              "(optuna's Tree-structured Parzen Estimator; default when a range is continuous).")] = None,
@@ -36,12 +38,12 @@ def sweep(
         help="Total trials the study should hold (grid: default the grid size; random/tpe: default 20). "
              "Re-running with a larger number extends the sweep.", min=1)] = None,
     objective: Annotated[list[str] | None, typer.Option(
-        help="Metric to optimise, overall or ':<category>' (ndcg@5, recall@k, mrr, pass, hit@1, "
+        metavar="METRIC", help="Metric to optimise, overall or ':<category>' (ndcg@5, recall@k, mrr, pass, hit@1, "
              "ndcg@5:negation_constraint). Give a second one (latency_p95_ms, stored_memories...) for a "
              "Pareto front. Default ndcg@k. Rank metrics are maximised; violations, leaks, latency_*_ms "
              "and stored_memories minimised.")] = None,
     constraint: Annotated[list[str] | None, typer.Option(
-        help="Discard trials that break METRIC(==|!=|<=|>=|<|>)NUMBER, e.g. violations==0, pass>=0.9, "
+        metavar="METRIC<OP>N", help="Discard trials that break METRIC(==|!=|<=|>=|<|>)NUMBER, e.g. violations==0, pass>=0.9, "
              "recall@5:temporal>=0.8. Repeatable.")] = None,
     jobs: Annotated[int, typer.Option(help="Worker processes sharing the study's storage (at most one per free CPU core).",
                                       min=1)] = 1,
@@ -57,7 +59,7 @@ def sweep(
     config: Annotated[Path | None, typer.Option(
         "--config", help=CONFIG_HELP + " The base config: the sweep varies fields of it; deltas are against it.")] = None,
     set_: Annotated[list[str] | None, typer.Option(
-        "--set", help=set_help("retrieval.top_k=5", "Changes the base config, not a swept field."))] = None,
+        "--set", metavar="KEY=VALUE", help=set_help("retrieval.top_k=5", "Changes the base config, not a swept field."))] = None,
     workspace: WorkspaceOpt = None,
     top: Annotated[int, typer.Option(help="Rows of the top-trials table.", min=1)] = 10,
     figures: Annotated[Path | None, typer.Option(
@@ -154,9 +156,16 @@ def sweep(
         if quiet:
             return
         if bar is None:
-            from tqdm import tqdm
+            if sys.stderr.isatty():
+                from tqdm import tqdm
 
-            bar = tqdm(total=target, initial=done, unit="trial", desc="sweep", dynamic_ncols=True)
+                bar = tqdm(total=target, initial=done, unit="trial", desc="sweep", dynamic_ncols=True)
+            else:  # tqdm's carriage returns make one unreadable line in a log: plain sparse lines instead
+                bar = LineProgress()
+                bar.add_task("sweep trials", total=target)
+        if isinstance(bar, LineProgress):
+            bar.update(0, completed=done, total=target)
+            return
         bar.total = target
         bar.update(max(0, done - bar.n))
 

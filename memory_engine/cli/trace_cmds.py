@@ -308,7 +308,9 @@ def health_cmd(
     input_file: Annotated[Path | None, typer.Option("--input", help="JSON file {\"memories\": [...], \"facts\": [...]} "
                                                                "(rows as in memory_engine.observability.health); "
                                                                "default: the workspace's memory store.")] = None,  # fmt: skip
-    tenant: Annotated[str, typer.Option("--tenant", help="Tenant whose store is scored (without --input).")] = "default",
+    tenant: Annotated[str | None, typer.Option(
+        "--tenant", help="Score only this tenant's store (without --input). Default: every owner seen in the "
+        "warehouse, as the app's Health page scores.")] = None,
     key_attributes: Annotated[list[str] | None, typer.Option("--key", help="A key attribute for coverage (repeat).")] = None,
     now: Annotated[str | None, typer.Option("--now", help="Reference time (default: now).")] = None,
     workspace: WorkspaceOpt = None,
@@ -331,7 +333,20 @@ def health_cmd(
             cfg = cfg.with_overrides({"health.key_attributes": list(key_attributes)})
         try:
             with open_workspace(cfg) as ws:
-                r = ws.health_report(tenant_id=tenant, now=ref_dt)
+                if tenant is not None:
+                    r = ws.health_report(tenant_id=tenant, now=ref_dt)
+                else:  # the owners the warehouse has seen, every tenant: the Health page's snapshot
+                    from memory_engine.observability.explore import health_inputs, known_owners
+
+                    wh = _read_warehouse(workspace)
+                    try:
+                        owners = known_owners(wh)
+                    finally:
+                        wh.close()
+                    memories, facts = health_inputs(ws.engine, owners)
+                    r = health_report_for(memories, facts, cfg.health, now=ref_dt.timestamp())
+                    typer.echo(f"{len(owners)} owners seen in the warehouse, {len(memories)} memories, "
+                               f"{len(facts)} facts (--tenant T: one tenant's whole store)")  # fmt: skip
         except MemoryEngineError as e:
             _fail(f"cannot open the workspace store: {e}")
     else:

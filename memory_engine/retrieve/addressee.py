@@ -36,7 +36,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from ..write.roles import ANSWERS_KEY, CONFIRMED_KEY, SETTLES_KEY, author_role, declined
+from ..write.roles import ANSWERS_KEY, CONFIRMED_KEY, SETTLES_KEY, author_role, commitment, declined
 from .fusion import Candidate, rank_key
 
 __all__ = ["about_user_only", "lift_decisions", "may_answer", "refers_to_assistant", "thread_demotions"]
@@ -74,12 +74,17 @@ def about_user_only(query: str) -> bool:
     return bool(_FIRST_PERSON.search(q)) and not refers_to_assistant(q)
 
 
-def may_answer(payload: Mapping[str, Any], user_only: bool, declined_out: bool = False) -> bool:
+def may_answer(payload: Mapping[str, Any], user_only: bool, declined_out: bool = False,
+               commitment_out: bool = False) -> bool:
     """Whether a memory may answer a query; ``user_only`` = :func:`about_user_only` of the query
     (when the feature is on); ``declined_out``: the query does not refer to the assistant and
-    ``retrieval.declined_needs_addressee`` is on. Only an assistant memory is ever refused: unconfirmed
-    for a question about the user, declined (:func:`memory_engine.write.roles.declined`) for any other."""
+    ``retrieval.declined_needs_addressee`` is on; ``commitment_out``: the same with
+    ``retrieval.commitment_needs_addressee``. Only an assistant memory is ever refused: unconfirmed
+    for a question about the user, declined (:func:`memory_engine.write.roles.declined`) or an unaccepted
+    standing commitment of its own (:func:`memory_engine.write.roles.commitment`) for any other."""
     if declined_out and declined(payload):
+        return False
+    if commitment_out and commitment(payload):
         return False
     return not (user_only and author_role(payload) == "assistant")
 

@@ -50,15 +50,20 @@ def is_cjk(text: str) -> bool:
     return chars > 0 and len("".join(_CJK.findall(text))) >= 0.3 * chars
 
 
-def cjk_coverage(q_terms: frozenset[str], doc_terms: Any, content: str) -> float:
+def cjk_coverage(q_terms: frozenset[str], doc_terms: Any, content: str,
+                 weights: Mapping[str, float] | None = None) -> float:
     """Keyword coverage in [0, 1] where a Chinese query term also counts when it occurs inside the
     memory's text: jieba may cut the memory differently ('猫' vs '猫咪', '快递' inside '寄快递'),
-    and a one-character query has nothing else to match on."""
+    and a one-character query has nothing else to match on. ``weights``: term -> weight (QueryPlan.cover_weights,
+    retrieval.coverage_term_prior; a term it lacks weighs 1): the weighted share held; None = the plain share."""
     if not q_terms:
         return 0.0
     doc = set(doc_terms)
-    hit = sum(1 for t in q_terms if t in doc or (_CJK.fullmatch(t) is not None and t in content))
-    return hit / len(q_terms)
+    held = [t for t in q_terms if t in doc or (_CJK.fullmatch(t) is not None and t in content)]
+    if weights is None:
+        return len(held) / len(q_terms)
+    total = sum(weights.get(t, 1.0) for t in q_terms)
+    return sum(weights.get(t, 1.0) for t in held) / total if total > 0 else 0.0
 
 
 def names_speaker(query: str, speaker: str) -> bool:
@@ -145,7 +150,8 @@ class CandidateBuilder:
     """
 
     def __init__(self, store: VectorStore, embedder: CachedEmbedder, rcfg: RetrievalSection,
-                 wcfg: WriteSection, cjk_baseline: float | None = None, icfg: IntentSection | None = None) -> None:
+                 wcfg: WriteSection, cjk_baseline: float | None = None, icfg: IntentSection | None = None,
+                 cross_baseline: float | None = None) -> None:
         for name in ("identifier_mismatch", "relative_mismatch", "entity_mismatch", "date_mismatch", "inferred_weight",
                      "user_stated_weight"):
             if not 0.0 <= float(getattr(rcfg, name)) <= 1.0:
@@ -153,7 +159,7 @@ class CandidateBuilder:
         self.store, self.embedder, self.rcfg = store, embedder, rcfg
         self.pending_floor = wcfg.supersede_strong_similarity
         self.pending_mode = wcfg.supersede_mode == SupersedeMode.PENDING_CONFIRMATION
-        self.cjk_baseline = cjk_baseline
+        self.cjk_baseline, self.cross_baseline = cjk_baseline, cross_baseline
         self.icfg = icfg or IntentSection()
         self.families = FamilySettings(rcfg.family_prefix, rcfg.family_prefix_share, rcfg.family_max_glosses) \
             if rcfg.word_families else None
@@ -181,13 +187,16 @@ class CandidateBuilder:
 
     def candidate(self, mid: str, pl: Payload, cos: float, q_terms: frozenset[str], ranks: dict[str, int],
                   scores: dict[str, float], exact_hit: bool, session_id: str | None, ts: float,
-                  cjk_query: bool = False, query: str = "", cjk_statement: bool = False) -> Candidate:
+                  cjk_query: bool = False, query: str = "", cjk_statement: bool = False,
+                  weights: Mapping[str, float] | None = None) -> Candidate:
         """One memory as a fusion candidate; ``cos`` the raw query cosine, ``ts`` now in epoch seconds;
         ``cjk_query``: the query is written mostly in Chinese/Japanese characters (see :meth:`similarity`);
         ``query``: the user's query text, for the speaker it names (:func:`names_speaker`: the memory's own
         speaker named -> ``speaker_match`` 1.0 and, with ``retrieval.speaker_coverage``, the name's words
         count as covered); ``cjk_statement``: ``cjk_query`` and the query states the user's present rather than
-        looking something up (QueryPlan.last_turn_lookup false), for the hybrid fusion's dense scale."""
+        looking something up (QueryPlan.last_turn_lookup false), for the hybrid fusion's dense scale;
+        ``weights``: the query terms' coverage weights (QueryPlan.cover_weights, None = 1 each): the weighted
+        coverage over the plain one is the candidate's ``gate_share`` (fusion.Candidate.gate_relevance)."""
         rcfg = self.rcfg
         mtype = pl.get("memory_type", "episodic")
         meta = pl.get("metadata") or {}
@@ -207,28 +216,19 @@ class CandidateBuilder:
         if spoke and rcfg.speaker_coverage:
             # the person the query names said it: their name is matched by who spoke, not by the words
             doc_terms = set(doc_terms) | (content_terms(speaker) & q_terms)
-        coverage = cjk_coverage(q_terms, doc_terms, content)
-        fs = self.families
-        if fs is not None and coverage < 1.0 and query:
-            # another form of the query's word: 'flight' / 'flew', 'anxious' / 'anxiety' (retrieve/crosslang.py)
-            met = family_coverage(query, q_terms, content, fs)
-            if met:
-                coverage = max(coverage, cjk_coverage(q_terms, set(doc_terms) | met, content))
-        if rcfg.relation_paths and coverage < 1.0 and query and path_fit(query, content) == STATES:
-            # the memory states the relation the question names in one word or a chain ('我姐前年嫁给了赵磊' for
-            # '我姐夫'): the question's path words are met there (retrieve/relations.py)
-            coverage = max(coverage, cjk_coverage(q_terms, set(doc_terms) | (kin_phrase_terms(query) & q_terms),
-                                                  content))
-        if rcfg.cross_language_coverage and coverage < 1.0 and cjk_query != is_cjk(content):
-            # an English query for a Chinese memory (or the reverse) shares no word with it
-            coverage = max(coverage, cross_coverage(
-                q_terms, pl.get("terms") or (), rcfg.cross_language_gloss_share,
-                query_families(query, q_terms, fs) if fs is not None and query else None,
-                memory_families(content, fs) if fs is not None else frozenset()))
+        coverage = self.coverage(q_terms, doc_terms, content, pl, query, cjk_query)
+        # the informative share of that coverage (retrieval.coverage_term_prior), for the floor's gate
+        gate_share = 1.0
+        if weights is not None and coverage > 0.0:
+            gate_share = min(1.0, self.coverage(q_terms, doc_terms, content, pl, query, cjk_query, weights) / coverage)
+        # the similarity the floor's gate reads, as a share of the ranking's (the cross-script baseline; 1 = same)
+        sim, gate_sim = self.similarity(cos, cjk_query, content), self.similarity(cos, cjk_query, content, True)
         return Candidate(
             memory_id=mid,
-            similarity=self.similarity(cos, cjk_query, content),
+            similarity=sim,
+            gate_similarity_share=gate_sim / sim if sim > 0.0 else 1.0,
             coverage=coverage,
+            gate_share=gate_share,
             exact_match=1.0 if exact_hit else 0.0,
             metadata_match=sum(checks) / len(checks) if checks else 0.0,
             importance=float(pl.get("importance", 0.5)),
@@ -246,14 +246,47 @@ class CandidateBuilder:
             text=content,
         )
 
-    def similarity(self, cos: float, cjk_query: bool, content: str) -> float:
+    def coverage(self, q_terms: frozenset[str], doc_terms: Any, content: str, pl: Payload, query: str,
+                 cjk_query: bool, weights: Mapping[str, float] | None = None) -> float:
+        """Keyword coverage in [0, 1] of the query's ``q_terms`` by one memory: its terms (``doc_terms``), its text,
+        another form of a word (word_families), the relation a path question names (relation_paths) and, across
+        scripts, the bilingual dictionary (cross_language_coverage); ``weights`` as :func:`cjk_coverage`."""
+        rcfg = self.rcfg
+        coverage = cjk_coverage(q_terms, doc_terms, content, weights)
+        fs = self.families
+        if fs is not None and coverage < 1.0 and query:
+            # another form of the query's word: 'flight' / 'flew', 'anxious' / 'anxiety' (retrieve/crosslang.py)
+            met = family_coverage(query, q_terms, content, fs)
+            if met:
+                coverage = max(coverage, cjk_coverage(q_terms, set(doc_terms) | met, content, weights))
+        if rcfg.relation_paths and coverage < 1.0 and query and path_fit(query, content) == STATES:
+            # the memory states the relation the question names in one word or a chain ('我姐前年嫁给了赵磊' for
+            # '我姐夫'): the question's path words are met there (retrieve/relations.py)
+            coverage = max(coverage, cjk_coverage(q_terms, set(doc_terms) | (kin_phrase_terms(query) & q_terms),
+                                                  content, weights))
+        if rcfg.cross_language_coverage and coverage < 1.0 and cjk_query != is_cjk(content):
+            # an English query for a Chinese memory (or the reverse) shares no word with it
+            coverage = max(coverage, cross_coverage(
+                q_terms, pl.get("terms") or (), rcfg.cross_language_gloss_share,
+                query_families(query, q_terms, fs) if fs is not None and query else None,
+                memory_families(content, fs) if fs is not None else frozenset(), weights))
+        return coverage
+
+    def similarity(self, cos: float, cjk_query: bool, content: str, gate: bool = False) -> float:
         """Rescaled similarity for relevance. When query and memory are both mostly CJK text and
         ``cjk_baseline`` is set, the baseline is the one measured for Chinese pairs (e5 packs
         unrelated Chinese pairs tighter: median cosine 0.86-0.88 on MemDaily dev against 0.79
         for English on LoCoMo dev); a cross-language pair keeps the general baseline, so an
-        English query still reaches a memory stored in Chinese."""
-        if cjk_query and self.cjk_baseline is not None and is_cjk(content):
+        English query still reaches a memory stored in Chinese. A pair in different scripts takes
+        ``cross_baseline`` when set (e5: unrelated cross-script pairs sit at a median cosine of 0.754-0.763
+        on the dev suites, under the English 0.78; embedding.DEFAULT_CROSS_SCRIPT_BASELINES) for the floor's gate
+        (``gate`` True, fusion.Candidate.gate_relevance) and, with ``retrieval.cross_script_rank``, everywhere."""
+        cjk_memory = is_cjk(content)
+        if cjk_query and self.cjk_baseline is not None and cjk_memory:
             return rescale_similarity(cos, self.cjk_baseline)
+        if (cjk_query != cjk_memory and self.cross_baseline is not None
+                and (gate or self.rcfg.cross_script_rank)):
+            return rescale_similarity(cos, self.cross_baseline)
         return self.embedder.rescale(cos)
 
     def similarities(self, pool: RoutePool, qvec: np.ndarray) -> dict[str, float]:
@@ -296,7 +329,8 @@ class CandidateBuilder:
         for mid, pl in pool.payloads.items():
             has_ident = bool(q_idents & set(pl.get("terms") or ()))
             c = self.candidate(mid, pl, sims.get(mid, 0.0), plan.cover_terms, pool.ranks[mid], pool.scores[mid],
-                               mid in pool.fact_ids or has_ident, plan.session_id, ts, cjk_query, plan.query, statement)
+                               mid in pool.fact_ids or has_ident, plan.session_id, ts, cjk_query, plan.query, statement,
+                               plan.cover_weights)
             if "meaning" in pool.scores[mid]:
                 # a fact found by meaning is on topic by construction (similarity >= fact_similarity)
                 c = replace(c, exact_match=max(c.exact_match, rcfg.fact_meaning_relevance))
@@ -328,7 +362,9 @@ class CandidateBuilder:
                     # the date the query names is matched by the memory's time, not by its words
                     cov = temporal.coverage_with_date(plan.cover_terms, temporal.date_terms(q_range.phrase),
                                                       pl.get("terms") or ())
-                    c = replace(c, temporal_match=1.0, coverage=max(c.coverage, cov))
+                    # the day is matched: the gate reads the coverage plain (gate_share 1)
+                    c = replace(c, temporal_match=1.0, coverage=max(c.coverage, cov),
+                                gate_share=1.0 if cov > c.coverage else c.gate_share)
             if plan.relatives:
                 text = str(pl.get("content") or "")
                 kin = relatives(text)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -103,8 +103,8 @@ def _bridges(zh_word: str, en_terms: frozenset[str], share: float = 1.0) -> bool
 
 
 def cross_coverage(q_terms: Iterable[str], doc_terms: Iterable[str], gloss_share: float = 1.0,
-                   q_family: dict[str, frozenset[str]] | None = None, d_family: frozenset[str] = frozenset()
-                   ) -> float:
+                   q_family: dict[str, frozenset[str]] | None = None, d_family: frozenset[str] = frozenset(),
+                   weights: Mapping[str, float] | None = None) -> float:
     """Share in [0, 1] of the query's terms that meet the memory through the dictionary, when
     one side is Chinese and the other English (call it only for such a pair).
 
@@ -115,7 +115,8 @@ def cross_coverage(q_terms: Iterable[str], doc_terms: Iterable[str], gloss_share
     ``gloss_share`` in (0, 1]: the share of a long gloss's terms that makes it present (:func:`_present`;
     1 = every term, ``retrieval.cross_language_gloss_share``). ``q_family`` (an English query stem -> the
     stems of its family, :func:`word_families`) and ``d_family`` (the family stems of the memory's English
-    words) let a gloss meet another form of its word: 焦虑 'anxious' a memory saying "anxiety"."""
+    words) let a gloss meet another form of its word: 焦虑 'anxious' a memory saying "anxiety". ``weights``:
+    term -> weight of the share (retrieval.coverage_term_prior; a term it lacks weighs 1; None = 1 each)."""
     q = frozenset(q_terms)
     if not q:
         return 0.0
@@ -125,16 +126,19 @@ def cross_coverage(q_terms: Iterable[str], doc_terms: Iterable[str], gloss_share
     q_en = frozenset(t for t in q if _CJK.search(t) is None)
     q_en_all = q_en.union(*q_family.values()) if q_family else q_en
     d_zh = [t for t in d if _CJK.fullmatch(t)]
-    hit = 0
+    w = weights or {}
+    hit = total = 0.0
     for t in q:
+        wt = w.get(t, 1.0)
+        total += wt
         if t in d:
-            hit += 1
+            hit += wt
         elif _CJK.fullmatch(t):
-            hit += _bridges(t, d_en, gloss_share)
+            hit += wt * _bridges(t, d_en, gloss_share)
         else:
             forms = q_family.get(t, frozenset()) | {t}
-            hit += any(forms & g and _present(g, q_en_all, gloss_share) for w in d_zh for g in glosses(w))
-    return hit / len(q)
+            hit += wt * any(forms & g and _present(g, q_en_all, gloss_share) for w_ in d_zh for g in glosses(w_))
+    return hit / total if total > 0 else 0.0
 
 
 # --- English word families ---------------------------------------------------------------------

@@ -16,7 +16,8 @@ class RelevanceFloor:
     """``split(ranked)`` -> (kept, dropped). Two levels: the query is answerable when at
     least one candidate reaches ``retrieval.floor``; then every candidate with relevance >=
     ``retrieval.candidate_floor`` is kept (None = the same floor), else nothing is. The gate
-    keeps never-stored topics empty while the lower candidate floor keeps the weaker
+    keeps never-stored topics empty (it reads ``gate_relevance``: with ``retrieval.coverage_term_prior`` the
+    coverage of the query's informative words) while the lower candidate floor keeps the weaker
     evidence of an answerable question (a dialogue's answer turns share few words with it).
     On an answerable question the ``retrieval.dense_keep`` candidates of highest (calibrated)
     dense similarity pass as well, at most ``retrieval.dense_keep_share`` of the candidates: the
@@ -55,9 +56,10 @@ class RelevanceFloor:
         statement's lift takes ``retrieval.statement_keep`` / ``statement_keep_share`` (0 = the lookup's
         ``dense_keep`` / ``dense_keep_share``), also on top of the floor when a candidate reaches it."""
         statement = not lookup and self.statement_keep and self.statement_lift[0] > 0
-        if not any(c.relevance >= self.floor for c in ranked):
+        # the gate reads gate_relevance: the coverage of the query's informative words (coverage_term_prior)
+        if not any(c.gate_relevance >= self.floor for c in ranked):
             if not statement:
-                return apply_floor(ranked, self.floor)  # a never-stored topic stays empty
+                return [], list(ranked)  # a never-stored topic stays empty
             lift = self._lift(ranked, self.statement_min_similarity, *self.statement_lift)
             return ([c for c in ranked if c.memory_id in lift], [c for c in ranked if c.memory_id not in lift])
         kept, below = apply_floor(ranked, min(self.candidate_floor, self.floor))

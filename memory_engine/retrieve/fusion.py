@@ -55,6 +55,12 @@ class Candidate:
     memory_id: str
     similarity: float = 0.0
     coverage: float = 0.0
+    #: the informative share of ``coverage`` in [0, 1]: the coverage with the query's words weighted by their
+    #: general IDF over the plain one (retrieval.coverage_term_prior; 1 = off), read by :attr:`gate_relevance` only
+    gate_share: float = 1.0
+    #: the gate's dense similarity over ``similarity`` (>= 0): the cross-script baseline
+    #: (embedding.cross_script_similarity_baseline) where the ranking keeps the general one; 1 = the same
+    gate_similarity_share: float = 1.0
     exact_match: float = 0.0
     metadata_match: float = 0.0
     importance: float = 0.5
@@ -91,6 +97,16 @@ class Candidate:
         of its own, see ``intent.member_full``). Recency and importance play no part."""
         return max(self.exact_match, self.context_relevance,
                    1.0 - (1.0 - self.similarity) * (1.0 - self.coverage) * (1.0 - self.category_match))
+
+    @property
+    def gate_relevance(self) -> float:
+        """:attr:`relevance` with the coverage x ``gate_share``: what the floor's gate (is the question on a stored
+        topic at all?) compares with ``retrieval.floor``; a near miss that shares only a function-like word ('去')
+        with a never-stored question does not open it; the similarity x ``gate_similarity_share`` (a question in one
+        script for a memory in the other judged on the cross-script baseline). Equal to :attr:`relevance` with both 1."""
+        sim = min(1.0, self.similarity * self.gate_similarity_share)
+        return max(self.exact_match, self.context_relevance,
+                   1.0 - (1.0 - sim) * (1.0 - self.coverage * self.gate_share) * (1.0 - self.category_match))
 
 
 def recency(age_seconds: float, tau_days: float) -> float:

@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..config import EngineConfig
-from ..embedding import CachedEmbedder, cjk_baseline, cjk_pair_baseline
+from ..embedding import CachedEmbedder, cjk_baseline, cjk_pair_baseline, cross_script_baseline
 from ..models import CandidateExplanation, Hit, from_epoch
 from ..scope import Scope
 from ..store.base import ScoredPayload, VectorStore
@@ -98,7 +98,8 @@ class RetrievalPipeline:
         self.categories = Categories(embedder, config.intent)
         self.routes = build_routes(store, r, routes, rescale=embedder.rescale, icfg=config.intent,
                                    categories=self.categories)
-        self.builder = CandidateBuilder(store, embedder, r, config.write, cjk_baseline(config.embedding), config.intent)
+        self.builder = CandidateBuilder(store, embedder, r, config.write, cjk_baseline(config.embedding), config.intent,
+                                       cross_script_baseline(config.embedding))
         self.fuse = fuser_for(r)
         self.floor = RelevanceFloor(r)
         self.hop = EntityHop(store, self.builder, r)
@@ -120,6 +121,8 @@ class RetrievalPipeline:
             # the user's own words say what the request needs; a vague-query rewrite only widens recall
             qvec = plan.vector if plan.rewritten is None else self.embedder.embed_query(req.query)
             routed = tuple(lb.name for lb in self.categories.query_labels(qvec))
+            if not routed or self.config.intent.needs_with_routed:  # a need word names the kind (intent.needs)
+                routed += tuple(lb.name for lb in self.categories.need_labels(req.query, qvec) if lb.name not in routed)
         rq = RouteQuery(req.query, plan.text, plan.route_terms, plan.vector, scope, flt, types,
                         routed[0] if routed else None, routed[1:], plan.term_weights)
         channels: dict[str, list[ScoredPayload]] = {}
@@ -127,7 +130,8 @@ class RetrievalPipeline:
             rows = route.search(rq)
             channels.setdefault(route.channel, []).extend(rows)
         admit = Admission(scope, self.config.retrieval.exclude_flagged, plan.user_only,
-                          self.config.retrieval.declined_needs_addressee and not plan.to_assistant)
+                          self.config.retrieval.declined_needs_addressee and not plan.to_assistant,
+                          self.config.retrieval.commitment_needs_addressee and not plan.to_assistant)
         pool = pool_routes(channels, admit)
         fused = self.fuse(self.builder.assemble(pool, plan, routed))
         links: list[Link] = []

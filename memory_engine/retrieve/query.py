@@ -146,6 +146,9 @@ class QueryPlan:
     #: query-side keyword weight of each of ``route_terms`` (retrieval.zh_term_prior: Chinese terms by general
     #: IDF, text.zh_term_weight); None = every term 1.0
     term_weights: Mapping[str, float] | None = None
+    #: the same weight for each of ``cover_terms`` when retrieval.coverage_term_prior (the coverage the floor
+    #: sees, candidates.cjk_coverage); None = every term 1.0
+    cover_weights: Mapping[str, float] | None = None
     #: the query looks something up (text.is_lookup; for a conversation, its last user turn): False for a
     #: statement of the user's present, which the floor treats as a call for related experience (cutoffs.py);
     #: judged on a conversation too, unlike :attr:`lookup`
@@ -212,6 +215,10 @@ class QueryPlanner:
         if rcfg.zh_term_prior and rcfg.zh_idf_full <= rcfg.zh_idf_low:
             raise ConfigError("retrieval.zh_idf_full must exceed retrieval.zh_idf_low", key="retrieval.zh_idf_full")
         self.zh_prior = (rcfg.zh_idf_low, rcfg.zh_idf_full, rcfg.zh_idf_min_weight) if rcfg.zh_term_prior else None
+        if rcfg.coverage_term_prior and rcfg.zh_idf_full <= rcfg.zh_idf_low:
+            raise ConfigError("retrieval.zh_idf_full must exceed retrieval.zh_idf_low", key="retrieval.zh_idf_full")
+        self.cover_prior = ((rcfg.zh_idf_low, rcfg.zh_idf_full, rcfg.zh_idf_min_weight) if rcfg.coverage_term_prior
+                            else None)
 
     def plan(self, query: str, scope: Scope, session_id: str | None, ts: float, now: datetime,
              redaction: Redaction | None = None) -> QueryPlan:
@@ -238,10 +245,12 @@ class QueryPlanner:
                      if self.pii_key else frozenset())
         route_terms = route_terms | pii_terms
         weights = zh_term_weights(route_terms, *self.zh_prior) if self.zh_prior else None
+        cover_terms = terms or route_terms
+        cover_weights = zh_term_weights(cover_terms, *self.cover_prior) if self.cover_prior else None
         return QueryPlan(query=query, text=text, rewritten=rewritten, terms=terms, route_terms=route_terms,
-                         term_weights=weights,
+                         term_weights=weights, cover_weights=cover_weights,
                          last_turn_lookup=last_lookup,
-                         cover_terms=terms or route_terms, identifiers=frozenset(identifiers(text)) | pii_terms,
+                         cover_terms=cover_terms, identifiers=frozenset(identifiers(text)) | pii_terms,
                          date_range=date_range, vector=self.embedder.embed_query(text), session_id=session_id,
                          ts=ts, now=now, relatives=relatives(own) if last_lookup and not turns else frozenset(),
                          dialogue=turns,

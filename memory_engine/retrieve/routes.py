@@ -108,14 +108,39 @@ class KeywordRoute:
             raise ConfigError("retrieval.keyword_min_coverage must be in [0, 1]", key="retrieval.keyword_min_coverage")
         self.store, self.limit = store, _positive(rcfg.route_limit, "retrieval.route_limit")
         self.min_coverage = rcfg.keyword_min_coverage
+        self.tie_extra = rcfg.keyword_tie_extra
 
     def search(self, q: RouteQuery) -> list[ScoredPayload]:
         if not q.terms:
             return []
-        rows = self.store.search_sparse(sparse_query(q.terms, q.weights), q.filter, self.limit)
+        rows = settle_ties(self.store.search_sparse(sparse_query(q.terms, q.weights), q.filter,
+                                                    self.limit + self.tie_extra), self.limit)
         if self.min_coverage > 0:
             rows = [p for p in rows if keyword_coverage(q.terms, p.payload.get("terms") or ()) >= self.min_coverage]
         return rows
+
+
+def settle_ties(rows: list[ScoredPayload], limit: int, rel_tol: float = 1e-6) -> list[ScoredPayload]:
+    """The first ``limit`` of ``rows`` (a store's answer, best first, possibly longer than ``limit``) plus every
+    later row whose score ties the ``limit``-th's (within ``rel_tol`` relative: float32 scores), the whole list
+    ordered by score descending, then memory id: which members of a tie the store returns, and in which order,
+    depends on its segment layout; this makes the route's candidates a function of the data alone whenever the
+    tie fits in the rows fetched. ``limit`` >= 1; rows untouched."""
+    if not rows:
+        return []
+    ordered = sorted(rows, key=lambda p: (-p.score, p.id))
+    if len(ordered) <= limit:
+        return ordered
+    cut = ordered[limit - 1].score
+    tol = rel_tol * max(abs(cut), 1e-12)
+    keep = [p for p in ordered[limit:] if abs(p.score - cut) <= tol]
+    head = ordered[:limit]
+    # rows tied across the sort boundary are one group: order the group by id as well
+    return sorted(head + keep, key=lambda p: (-_tie_key(p.score, cut, tol), p.id))
+
+
+def _tie_key(score: float, cut: float, tol: float) -> float:
+    return cut if abs(score - cut) <= tol else score
 
 
 class RecentRoute:

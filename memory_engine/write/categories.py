@@ -48,7 +48,7 @@ from __future__ import annotations
 import re
 import threading
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +57,7 @@ import numpy as np
 from ..config import IntentSection
 from ..embedding import CachedEmbedder
 from ..errors import ConfigError, os_reason
+from ..text import content_terms, dictionary_words, is_lookup
 
 __all__ = ["NONE", "Categories", "CategoryLabel", "ExampleSet", "categories_of", "category_of", "load_examples"]
 
@@ -67,12 +68,15 @@ BUNDLED = Path(__file__).with_name("categories.toml")
 
 @dataclass(frozen=True)
 class ExampleSet:
-    """Per category: example ``requests`` (queries), example ``facts`` (statements) and fact-key
-    words ``keys``; ``none`` may have requests and facts but no keys."""
+    """Per category: example ``requests`` (queries), example ``facts`` (statements), fact-key
+    words ``keys`` and need words ``needs`` (what a request that needs the kind names: 'lunch', '外卖';
+    stored as :func:`memory_engine.text.dictionary_words` terms, so English ones are stems); ``none`` may
+    have requests and facts but no keys or needs."""
 
     requests: dict[str, tuple[str, ...]]
     facts: dict[str, tuple[str, ...]]
     keys: dict[str, tuple[str, ...]]
+    needs: dict[str, frozenset[str]] = field(default_factory=dict)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -91,20 +95,27 @@ def load_examples(path: str | Path | None = None) -> ExampleSet:
     req: dict[str, tuple[str, ...]] = {}
     facts: dict[str, tuple[str, ...]] = {}
     keys: dict[str, tuple[str, ...]] = {}
+    needs: dict[str, tuple[str, ...]] = {}
     for name, table in data.items():
-        if not isinstance(table, dict) or set(table) - {"requests", "facts", "keys"}:
-            raise ConfigError(f"intent.exemplars: category {name!r} must be a table of requests/facts/keys",
+        if not isinstance(table, dict) or set(table) - {"requests", "facts", "keys", "needs"}:
+            raise ConfigError(f"intent.exemplars: category {name!r} must be a table of requests/facts/keys/needs",
                               key="intent.exemplars")
-        for field, out in (("requests", req), ("facts", facts), ("keys", keys)):
-            items = table.get(field, [])
+        for part, out in (("requests", req), ("facts", facts), ("keys", keys), ("needs", needs)):
+            items = table.get(part, [])
             if not isinstance(items, list) or not all(isinstance(t, str) and t.strip() for t in items):
-                raise ConfigError(f"intent.exemplars: {name}.{field} must be a list of non-empty strings",
+                raise ConfigError(f"intent.exemplars: {name}.{part} must be a list of non-empty strings",
                                   key="intent.exemplars")
             if items:
                 out[str(name)] = tuple(t.strip() for t in items)
     if not any(n != NONE and n in req and n in facts for n in set(req) | set(facts)):
         raise ConfigError("intent.exemplars: no category with both requests and facts", key="intent.exemplars")
-    return ExampleSet(req, facts, {k: tuple(w.lower() for w in v) for k, v in keys.items() if k != NONE})
+    for name, words in needs.items():
+        bad = [w for w in words if len(dictionary_words(w)) != 1]
+        if name == NONE or bad:  # a need word matches one dictionary word of the request (Categories.need_labels)
+            raise ConfigError(f"intent.exemplars: {name}.needs must be single words of a category other than "
+                              f"'none' ({bad or name!r})", key="intent.exemplars")
+    return ExampleSet(req, facts, {k: tuple(w.lower() for w in v) for k, v in keys.items() if k != NONE},
+                      {k: frozenset(t for w in v for t in dictionary_words(w)) for k, v in needs.items() if k != NONE})
 
 
 @dataclass(frozen=True)
@@ -287,6 +298,33 @@ class Categories:
         example facts."""
         bank = self._member_bank()
         return bank.prototype(name) if name in bank.names else None
+
+    def need_labels(self, text: str, vec: np.ndarray) -> tuple[CategoryLabel, ...]:
+        """The categories a request names by a need word (``needs`` of the examples file matched against
+        :func:`memory_engine.text.dictionary_words` of ``text``), in the order of their nearest-example score
+        (best first), each kept only when that score minus the reject class's (the (centred) scores of
+        :meth:`query_labels`, ``vec`` the query embedding) is >= ``intent.need_none_margin``. Label ``score`` =
+        the category's score, ``margin`` = that lead over ``none``. () when ``intent.needs`` is off, when no word
+        matches, and, unless ``intent.needs_in_questions``, for a question (:func:`memory_engine.text.is_lookup`
+        with no short-phrase allowance: 'what day do I fly to Lisbon?' asks for the flight, not for every travel
+        fact; 'what did I have for dinner last night?' for the episode, not the diet) or a conversation of several
+        lines (its words name things in passing); () for a query of fewer than ``intent.needs_min_terms`` content
+        terms (one word names a topic: 'coffee')."""
+        if not (self.cfg.enabled and self.cfg.needs and self.examples.needs):
+            return ()
+        if len(content_terms(text)) < self.cfg.needs_min_terms:
+            return ()
+        if not self.cfg.needs_in_questions and ("\n" in text.strip() or is_lookup(text, 0)):
+            return ()
+        words = dictionary_words(text)
+        named = [n for n, ws in self.examples.needs.items() if ws & words]
+        if not named:
+            return ()
+        scores = {n: s for s, n in self._bank("q").nearest(vec)}
+        none = scores.get(NONE, -1.0)
+        out = [CategoryLabel(n, round(scores.get(n, -1.0), 6), round(scores.get(n, -1.0) - none, 6)) for n in named]
+        return tuple(sorted((lb for lb in out if lb.margin >= self.cfg.need_none_margin),
+                            key=lambda lb: (-lb.score, lb.name)))
 
     def query_labels(self, vec: np.ndarray) -> tuple[CategoryLabel, ...]:
         """The categories a request (its query embedding) needs, best first (at most ``intent.max_categories``),

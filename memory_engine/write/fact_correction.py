@@ -39,6 +39,17 @@ correction does not name). One sentence of the statement (:func:`memory_engine.w
     a share of at least ``write.fact_correction_subject_share``, says something beyond them (a new value) and
     negates nothing ('我的收货地址没变' names the subject but changes nothing);
 
+  - ``fact_key_partial`` (``write.fact_correction_partial_subject``): as ``fact_key``, but carrying only part of the
+    subject words ('my address changed' vs 'My shipping address is X') or all of a subject shorter than
+    ``write.fact_correction_subject_min_terms`` ('快递换了' vs '我的快递默认用中通'), at least
+    ``write.fact_correction_partial_min_terms`` of the fact's *wide subject* (its subject words and its key's words,
+    :func:`wide_subject`), among them the subject's head (:meth:`FactCorrectionFinder.heads`: the last word of the
+    typed key, and for a Chinese fact the subject word nearest to it: 'my work schedule changed' names 'work' of
+    work_email, not its head 'email', and retires nothing). Such a sentence names a fact only when it can mean one: :meth:`FactCorrectionFinder.find`
+    retires it only when no fact is named on another basis and it is the one current fact of the owner (all of them
+    read, up to ``write.fact_correction_partial_scan``) whose wide subject holds any of the sentence's words; with a
+    home and a shipping address, 'my address changed' retires neither (losing data is the worst bug);
+
 * and, when it replaces something ('by email instead of by post', '不用花呗'), replace this fact's value:
   a replacement names what it replaces, so a fact it does not name stays whatever its subject;
 * be similar to the fact's text, rescaled, at least ``write.fact_correction_similarity``.
@@ -69,7 +80,8 @@ from .correction import CONDITION, META_MARKER, REPORTED, countable_terms, same_
 from .intents import correction_strength, reports_change
 from .supersede import _about_someone_else, number_terms
 
-__all__ = ["FactCorrectionFinder", "FactCorrectionParams", "FactVerdict"]
+__all__ = ["PARTIAL", "FactCorrectionFinder", "FactCorrectionParams", "FactVerdict", "key_head", "subject_terms",
+           "wide_subject"]
 
 log = logging.getLogger(__name__)
 
@@ -91,12 +103,19 @@ class FactCorrectionParams:
     subject_min_terms: int
     #: ``write.fact_correction_one_off`` as one pattern (None = off)
     one_off: re.Pattern[str] | None = None
+    #: ``write.fact_correction_partial_subject`` / ``_partial_min_terms`` / ``_partial_scan``
+    partial: bool = False
+    partial_min_terms: int = 1
+    partial_scan: int = 500
 
     @classmethod
     def from_config(cls, cfg: WriteSection) -> FactCorrectionParams:
         for name in ("fact_correction_similarity", "fact_correction_value_share", "fact_correction_subject_share"):
             if not 0.0 <= float(getattr(cfg, name)) <= 1.0:
                 raise ConfigError(f"write.{name} must be in [0, 1]", key=f"write.{name}")
+        if cfg.fact_correction_partial_min_terms < 1 or cfg.fact_correction_partial_scan < 1:
+            raise ConfigError("write.fact_correction_partial_min_terms and _partial_scan must be >= 1",
+                              key="write.fact_correction_partial_min_terms")
         if cfg.fact_correction_subject_min_terms < 1:
             raise ConfigError("write.fact_correction_subject_min_terms must be >= 1",
                               key="write.fact_correction_subject_min_terms")
@@ -105,7 +124,8 @@ class FactCorrectionParams:
                              re.IGNORECASE) if words else None
         return cls(bool(cfg.fact_correction_enabled), float(cfg.fact_correction_similarity),
                    float(cfg.fact_correction_value_share), float(cfg.fact_correction_subject_share),
-                   int(cfg.fact_correction_subject_min_terms), one_off)
+                   int(cfg.fact_correction_subject_min_terms), one_off, bool(cfg.fact_correction_partial_subject),
+                   int(cfg.fact_correction_partial_min_terms), int(cfg.fact_correction_partial_scan))
 
 
 @dataclass(frozen=True)
@@ -120,6 +140,35 @@ class FactVerdict:
 
 def _terms(text: str) -> set[str]:
     return number_terms(set(content_terms(text)) - rules.MARKER_TERMS)
+
+
+#: basis of a correction that names part of a fact's subject (module docstring)
+PARTIAL = "fact_key_partial"
+_KEY_SPLIT = re.compile(r"[._\-/:]+")
+_CJK_WORD = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]{2,}")
+
+
+def subject_terms(payload: dict[str, Any]) -> set[str]:
+    """The subject words of a fact payload: its text's countable terms that are not its value's
+    ('My shipping address is X' -> {ship, address})."""
+    old_text = str(payload.get("content") or "")
+    value = _terms(str(payload.get("fact_value") or ""))
+    return countable_terms(_terms(old_text) - value - term_hits(_terms(old_text), value))
+
+
+def key_head(payload: dict[str, Any]) -> set[str]:
+    """The countable terms of the last word of a fact's typed key: the head of the noun phrase the key names
+    ('shipping_address' -> {address}, 'default_courier' -> {courier}, 'user.city' -> {city}); empty without a key."""
+    words = [w for w in _KEY_SPLIT.split(str(payload.get("fact_key") or "")) if w.strip()]
+    return countable_terms(_terms(words[-1])) if words else set()
+
+
+def wide_subject(payload: dict[str, Any]) -> set[str]:
+    """:func:`subject_terms` and the countable terms of the fact's typed key, its separators as spaces
+    ('shipping_address' -> {ship, address}, 'default_courier' -> {default, courier}): what a partial correction
+    may name, and what makes two facts candidates for the same partial correction."""
+    key = _KEY_SPLIT.sub(" ", str(payload.get("fact_key") or ""))
+    return subject_terms(payload) | countable_terms(_terms(key))
 
 
 def negated_in_clauses(sentence: str) -> set[str]:
@@ -198,7 +247,47 @@ class FactCorrectionFinder:
                 out.append(verdict.evidence)
             else:
                 log.debug("statement %r does not retire fact %s: %s", clean, p.id, verdict.refused)
-        return out
+        return self._unambiguous(out, scope)
+
+    def _unambiguous(self, found: list[dict[str, Any]], scope: Scope) -> list[dict[str, Any]]:
+        """``found`` without the partial-subject evidence (basis ``fact_key_partial``) that could mean more than
+        one fact (module docstring): kept only when it is the only evidence and its fact is the one current fact
+        of the owner whose :func:`wide_subject` holds any term of the sentence, all facts read (at most
+        ``write.fact_correction_partial_scan``; more = refused)."""
+        partial = [e for e in found if e["basis"] == PARTIAL]
+        if not partial:
+            return found
+        named = [e for e in found if e["basis"] != PARTIAL]
+        if named or len(partial) > 1:
+            log.info("partial correction refused: %d facts could be meant", len(named) + len(partial))
+            return named
+        ev = partial[0]
+        said = _terms(ev["span"])
+        rows = self.store.scroll(scope.filter(memory_types=(MemoryType.FACT.value,), embedding_version=None),
+                                 limit=self.params.partial_scan + 1)
+        if len(rows) > self.params.partial_scan:
+            log.info("partial correction refused: more than %d facts to rule out", self.params.partial_scan)
+            return []
+        meant = [p.id for p in rows if scope.owns(p) and p.payload.get("fact_key") is not None
+                 and term_hits(wide_subject(p.payload), said)]
+        if meant != [ev["id"]]:
+            log.info("partial correction %r refused: it could mean facts %s", ev["span"], meant)
+            return []
+        return [ev]
+
+    def heads(self, payload: dict[str, Any]) -> set[str]:
+        """The head words of a fact's subject, what a partial correction must say: its key's head
+        (:func:`key_head`) and, for a fact said in Chinese under an English key, the one Chinese subject word the
+        embedder puts nearest to that head ('我的快递默认用中通' / default_courier -> 快递, not 默认; '我家的地址是…' /
+        home_address -> 地址, not 家). Chinese noun phrases are head-final but a subject word need not be a noun
+        (默认 'by default'), so the key decides which word is the head. Empty without a key."""
+        head = key_head(payload)
+        zh = sorted(t for t in subject_terms(payload) if _CJK_WORD.fullmatch(t))
+        if not head or not zh:
+            return head
+        vecs = self.embedder.embed_documents([" ".join(sorted(head)), *zh])
+        sims = vecs[1:] @ vecs[0]
+        return head | {zh[int(np.argmax(sims))]}
 
     @staticmethod
     def _changes(sentence: str) -> bool:
@@ -219,7 +308,8 @@ class FactCorrectionFinder:
         old_terms = set(payload.get("terms") or ()) or set(content_terms(old_text))
         value = _terms(str(payload.get("fact_value") or ""))
         value_c = countable_terms(value) or value
-        subject = countable_terms(_terms(old_text) - value - term_hits(_terms(old_text), value))
+        subject = subject_terms(payload)
+        wide = wide_subject(payload) if self.params.partial else set()
         old_negated = rules.polarity(old_text)
         refused = "no sentence says a value changed"
         for s in rules.sentences(clean):
@@ -252,16 +342,27 @@ class FactCorrectionFinder:
             said = _terms(s)
             carried = term_hits(subject, said)
             k_share = len(carried) / len(subject) if subject else 0.0
+            basis = "fact_key"
             if len(subject) < self.params.subject_min_terms or k_share < self.params.subject_share:
-                refused = f"names neither the value (share {v_share:.2f}) nor the subject (share {k_share:.2f})"
-                continue
+                part = term_hits(wide, said)
+                if not self.params.partial or len(part) < self.params.partial_min_terms:
+                    refused = f"names neither the value (share {v_share:.2f}) nor the subject (share {k_share:.2f})"
+                    continue
+                if not term_hits(self.heads(payload), said):
+                    # 'my work schedule changed' shares 'work' with work_email, 'the shipping on my order changed'
+                    # 'ship' with shipping_address: a modifier of the subject names another thing
+                    refused = f"names part of the subject ({', '.join(sorted(part))}) but not its head"
+                    continue
+                # part of the subject: retired only when the owner has no other fact it could mean (find)
+                basis, subject, carried = PARTIAL, wide, part
+                k_share = len(part) / len(wide)
             if rules.polarity(META_MARKER.sub(" ", s)):
                 refused = "negates something other than the value"  # '我的收货地址没变'
                 continue
             if not countable_terms(said - term_hits(said, subject)):
                 refused = "names the subject but no new value"
                 continue
-            return FactVerdict(evidence=self._evidence(memory_id, payload, "fact_key", k_share, carried, sim, s))
+            return FactVerdict(evidence=self._evidence(memory_id, payload, basis, k_share, carried, sim, s))
         return FactVerdict(refused=refused)
 
     @staticmethod

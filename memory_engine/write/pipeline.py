@@ -51,7 +51,17 @@ from .order import SessionOrder
 from .pii import PiiSettings, asked_secret, leads_with_value
 from .records import build_record, touch_patch, upsert_records
 from .repair import RecentRepair, Repair
-from .roles import REPLY_TO_KEY, Confirmer, as_said_by_user, confirmation_extra_terms, turn_before
+from .roles import (
+    COMMITMENT_KEY,
+    REPLY_TO_KEY,
+    Confirmer,
+    as_said_by_user,
+    confirmation_extra_terms,
+    is_denial,
+    is_guess,
+    standing_commitment,
+    turn_before,
+)
 from .supersede import CorrectionFinder, Superseder
 
 __all__ = ["AddRequest", "WritePipeline", "WriteRun"]
@@ -159,6 +169,11 @@ class WritePipeline:
             # 'yes' after 'Do you have a car?': the question is the reply's context (write/roles.py replies)
             asked = self.confirmer.question(Scope(req.tenant_id, req.user_id, self.embedder.version),
                                             req.session_id, req.ts, clean)
+            if asked is not None and self.config.write.denied_guesses and is_guess(asked[1]) and is_denial(clean):
+                # "nope, days only" to "You work night shifts, right?": the guess is declined (write/roles.py)
+                guess = self.store.retrieve([asked[0]])
+                if guess:
+                    self.confirmer.decline(guess[0], clean, req.ts)
             if asked is not None:
                 reply_to = asked[1]
                 req = replace(req, metadata={**req.metadata, REPLY_TO_KEY: {"id": asked[0], "text": asked[1]}})
@@ -167,6 +182,11 @@ class WritePipeline:
                                                 req.session_id, req.ts, req.role, clean, confirmation)
         if thread:
             req = replace(req, metadata={**req.metadata, **thread})
+        if req.role == "assistant" and self.config.write.assistant_commitments:
+            # "from now on I'll answer in French": the assistant's commitment, not the user's preference (write/roles.py)
+            committed = standing_commitment(clean)
+            if committed:
+                req = replace(req, metadata={**req.metadata, COMMITMENT_KEY: committed})
         if req.role != "user" and req.fact is not None:
             # what the assistant or a tool said is never the user's fact (kept as a record of what was said)
             req = replace(req, fact=None, metadata={**req.metadata, "_not_a_fact": True})

@@ -47,6 +47,23 @@ answers (retrieve/addressee.py threads). **Refusals** ("no thanks", "nah, too pr
 :func:`is_refusal`, ``write.decline_max_terms``) mark the assistant turn ``_declined_by_user``
 (``write.declines``; nothing archived): it then answers only a query about the assistant's words
 (``retrieval.declined_needs_addressee``).
+
+**Commitments** (``write.assistant_commitments``). An assistant turn that announces a standing way of acting of
+its own ("From now on I'll answer in French", "好的，以后我都用英文回复你"; :func:`standing_commitment`: a sentence
+with the assistant's own first person in the future or habitual, 'I'll' / 'I will' / 我会 / 我都 / 我就 / 我将, and a
+standing marker, 'from now on' / 'going forward' / 'always' / 以后 / 今后 / 从现在起) is the assistant's commitment,
+not the user's preference: it is marked ``_assistant_commitment`` (the sentence) and answers only a query that
+refers to the assistant (``retrieval.commitment_needs_addressee``). Asked as a question ("以后我都用英文回复你，可以
+吗？") a bare acceptance ("可以", "ok") takes it up like an offer to act, and a confirmed commitment is the user's.
+When the user asked for it ("answer me in Spanish from now on") the user's own request says so.
+
+**Denied guesses** (``write.denied_guesses``). A reply that opens by denying the assistant's guess about the user
+(:func:`is_guess`: "You work night shifts, right?", "应该上小学了吧？"; not an interrogative such as "Do you have a
+car?", whose "no" is a plain answer) ("nope, days only", "nah, Portland", "没有，才上幼儿园中班", "不是，在苏州";
+:func:`is_denial`) marks that guess
+``_declined_by_user`` like a declined offer: the reply, embedded with the question, is the user's answer, and the
+guess answers only a query that refers to the assistant (``retrieval.declined_needs_addressee``), not "night
+shifts at the hospital" asked without a first person. Nothing is archived.
 """
 
 from __future__ import annotations
@@ -62,7 +79,8 @@ from ..scope import Scope
 from ..store.base import ScoredPayload, VectorStore
 from ..text import content_terms
 
-__all__ = ["ANSWERS_KEY", "CONFIRMED_KEY", "DECLINED_KEY", "REPLY_TO_KEY", "SETTLES_KEY", "Confirmer", "after_dismissal",
+__all__ = ["ANSWERS_KEY", "COMMITMENT_KEY", "CONFIRMED_KEY", "DECLINED_KEY", "REPLY_TO_KEY", "SETTLES_KEY", "Confirmer",
+           "after_dismissal", "commitment", "is_denial", "is_guess", "standing_commitment",
            "asked_about_user",
            "as_said_by_user", "author_role", "confirmation_extra_terms", "declined", "is_bare_acceptance", "is_confirmation", "is_decision",
            "is_polar_reply", "is_refusal", "last_question", "offers_to_act", "turn_before"]
@@ -77,6 +95,23 @@ ANSWERS_KEY = "_answers"
 SETTLES_KEY = "_settles"
 #: metadata key of a user's reply to the assistant's question about them: {"id": the question's memory, "text": the question}
 REPLY_TO_KEY = "_reply_to"
+_CJK_ANY = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+#: metadata key of an assistant turn announcing a standing way of acting of its own: the sentence (module docstring)
+COMMITMENT_KEY = "_assistant_commitment"
+
+#: the speaker's own first person in the future or habitual: I'll / I will / I'm going to, 我会 / 我都 / 我就 / 我将
+_OWN_FUTURE = re.compile(
+    r"\b(?:i'?ll|i will|i shall|i'?m going to|i am going to|i'?m gonna|i'?ll be|i will be)\b|"
+    r"我(?:会|都|就|将|一直|每次|以后|今后|往后|之后)",
+    re.IGNORECASE,
+)
+#: a standing marker: the act is a way of acting from now on, not one act ('I'll book it' is an offer)
+_STANDING = re.compile(
+    r"\b(?:from now on|going forward|from here on(?: out)?|from this point(?: on| forward)?|henceforth|"
+    r"in (?:the )?future|always|every time|each time|whenever)\b|以后|今后|往后|从现在(?:开始|起)|从今天(?:开始|起)|从此|"
+    r"每次|一直",
+    re.IGNORECASE,
+)
 
 _AFFIRM = re.compile(
     r"^\W*(?:yes|yeah|yep|yup|ok(?:ay)?|sure|sounds good|perfect|great|alright|fine|deal|cool|let'?s|go ahead|do it)\b|"
@@ -233,6 +268,61 @@ def asked_about_user(text: str, tag_max_terms: int = 1) -> str | None:
     return last
 
 
+#: a reply that opens by denying what was asked: no / nope / nah / not really / wrong, zh 不是 / 不对 / 没有 / 没 / 不会 /
+#: 错了 / 哪有, or a bare 不 set off by punctuation ('不，在苏州'); not 'not sure' (no denial: a question stays open)
+_DENY = re.compile(
+    r"^\W*(?:no|nope|nah|not really|not at all|not quite|never|wrong|incorrect)\b(?!\s+(?:sure|idea))|"
+    r"^\W*(?:不是|不对|没有|没|不会|错了|并不|才不|哪有|不(?=[\s,，。.!！]|$))",
+    re.IGNORECASE,
+)
+
+
+#: an English interrogative: it opens (after a discourse 'so' / 'and' / 'ok') with an auxiliary or a wh-word
+_INTERROGATIVE_EN = re.compile(
+    r"^\W*(?:(?:so|and|ok(?:ay)?|well|also|then)\b\W*)?(?:do|does|did|are|is|was|were|am|have|has|had|can|could|will|"
+    r"would|shall|should|may|might|must|what|which|who|whom|whose|where|when|why|how)\b",
+    re.IGNORECASE,
+)
+#: a zh guess: the question ends in the presumptive particle 吧 or a tag (对吧 / 是吧 / 对不对 / 是不是 / 没错吧)
+_GUESS_ZH = re.compile(r"(?:吧|对不对|是不是|对不|没错吧)\s*[?？]?\s*$|是不是")
+
+
+def is_guess(question: str) -> bool:
+    """Whether the assistant's question about the user (:func:`asked_about_user`) puts forward a guess: a
+    declarative with a tag or a question mark ("You're in Seattle, right?", "So you live in Seattle?", "...you
+    don't eat meat, is that right?", "你是当老师的，对吧？", "应该上小学了吧？"), not an interrogative ("Do you have
+    a car?", "Where did you grow up?", "你平时抽烟吗？"), whose "no" is a plain answer. Pure."""
+    q = (question or "").strip()
+    if not q:
+        return False
+    if _CJK_ANY.search(q):
+        return bool(_GUESS_ZH.search(q))
+    return not _INTERROGATIVE_EN.match(q)
+
+
+def is_denial(text: str) -> bool:
+    """Whether a reply opens by denying what it answers (:data:`_DENY`): "nope, days only", "没有，才上幼儿园中班".
+    Read only for a reply to the assistant's question about the user (module docstring, denied guesses). Pure."""
+    return bool(_DENY.search((text or "").strip()))
+
+
+def standing_commitment(text: str) -> str | None:
+    """The first sentence of an assistant turn that announces a standing way of acting of its own (module
+    docstring, commitments): its first person in the future or habitual (:data:`_OWN_FUTURE`) and a standing
+    marker (:data:`_STANDING`) in one sentence ("From now on I'll answer in French", "以后我都用英文回复你"); None
+    without one ("I'll book it for 7pm" is one act, "you should always stretch" is advice). Pure."""
+    for sent in re.split(r"(?<=[.!?。！？\n])", text or ""):
+        if _OWN_FUTURE.search(sent) and _STANDING.search(sent):
+            return sent.strip()
+    return None
+
+
+def commitment(payload: Mapping[str, Any]) -> bool:
+    """Whether a memory is the assistant's own standing commitment (metadata ``_assistant_commitment``) that the
+    user has not confirmed: it answers only a query that refers to the assistant."""
+    return bool((payload.get("metadata") or {}).get(COMMITMENT_KEY)) and author_role(payload) == "assistant"
+
+
 def is_polar_reply(text: str) -> bool:
     """Whether a reply opens with yes / no (en, zh): by itself it answers a polar question. Pure."""
     return bool(_POLAR.search((text or "").strip()))
@@ -360,7 +450,11 @@ class Confirmer:
         offer = self.offer(scope, session_id, ts)
         if offer is None:
             return []
-        if not strict and not offers_to_act(str(offer.payload.get("content") or ""), self.tag_max_terms):
+        said = str(offer.payload.get("content") or "")
+        # a bare "可以" / "ok" accepts an offer to act, or the assistant's commitment put as a question
+        # ("以后我都用英文回复你，可以吗？"); after advice it stays noncommittal
+        if not strict and not offers_to_act(said, self.tag_max_terms) and not (
+                (offer.payload.get("metadata") or {}).get(COMMITMENT_KEY) and last_question(said, -1)):
             return []
         out = [offer]
         for _ in range(self.followups):

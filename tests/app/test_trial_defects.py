@@ -38,6 +38,15 @@ def test_ingest_banner_is_not_green_when_every_file_failed():
         == "success"  # re-ingesting adds nothing and is not a failure  # fmt: skip
 
 
+def test_ingest_banner_says_why_a_reupload_stored_nothing():
+    """Session 13 trial: re-uploading a file with two valid spans and two malformed lines said 'Ingested 0
+    spans; 1 of 1 files had problems', as if the valid spans had been lost."""
+    level, msg = viz.ingest_outcome([{"file": "a.jsonl", "ingested": 0, "duplicate": 2, "rejected": 0, "malformed": 2}])
+    assert level == "warning" and "0 new spans (2 already stored)" in msg and "1 of 1 files" in msg
+    assert viz.ingest_outcome([{"file": "c.json", "ingested": 0, "duplicate": 4, "rejected": 0, "malformed": 0}])[1] \
+        == "Ingest finished: 0 new spans (4 already stored) from 1 files."  # fmt: skip
+
+
 @pytest.mark.app
 @pytest.mark.integration
 def test_review_page_uses_no_deprecated_component_api(demo_ws, caplog):
@@ -121,3 +130,23 @@ def test_health_composite_follows_the_tenant_filter(demo_ws):
     assert not at.exception
     one = snapshot(at)
     assert f"tenant {tenants[0]}" in one and one != everyone
+
+
+@pytest.mark.app
+@pytest.mark.integration
+def test_explorer_shows_a_long_chinese_memory_whole(tmp_path, monkeypatch):
+    """Session 13 trial: the explorer's grid cut a long Chinese memory at the column's edge (the address's room
+    number was out of view, with no way to read it); the selected (else first) row is now shown whole."""
+    import json
+
+    monkeypatch.setenv("MEMWB_HOME", str(tmp_path / "ws"))
+    text = "我上个月搬到了杭州西湖区文三路，新地址是文三路478号华星时代广场B座1203室，快递请都寄到这里，周末不在家的话放丰巢快递柜就行"
+    r = CliRunner().invoke(load_commands(), ["add", text, "--user", "trial-zh"])
+    assert r.exit_code == 0, r.output
+    mid = json.loads(r.output.strip().splitlines()[-1])["memory_id"]
+    at = AppTest.from_file(str(APP / "pages" / "6_Memory_explorer.py"), default_timeout=180).run()
+    at.sidebar.text_input(key="ex_tenant").set_value("default")
+    at.sidebar.text_input(key="ex_user").set_value("trial-zh").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert text in [t.value for t in at.text]
+    assert any(mid in c.value for c in at.caption)

@@ -71,6 +71,32 @@ def test_movable_holidays_are_config_and_checked():
     assert resolve("春节期间", ref, DateSettings(holidays=())) is None
 
 
+@pytest.mark.unit
+@pytest.mark.parametrize("overrides,why", [
+    ({"memory.holiday_breaks": ["chinese new year", "thanksgivng"]}, "'thanksgivng' names no holiday"),
+    ({"memory.holiday_breaks": ["国庆"]}, "'国庆' names a fixed-date holiday"),
+    ({"memory.holiday_periods": {"diwali": "IN:Diwali"}, "memory.holiday_breaks": ["divali"]}, "'divali' names no"),
+])
+def test_a_holiday_break_that_names_no_movable_holiday_fails_at_config_load(overrides, why):
+    from memory_engine.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=why) as e:
+        EngineConfig().with_overrides(overrides)
+    assert e.value.key == "memory.holiday_breaks"
+
+
+@pytest.mark.unit
+def test_holiday_breaks_that_name_movable_holidays_load():
+    cfg = EngineConfig().with_overrides({"memory.holiday_breaks": [" Thanksgiving", "春节"]})
+    assert DateSettings.from_config(cfg.memory).breaks == frozenset({"thanksgiving", "春节"})
+    # periods replaced: the default breaks name holidays no longer configured and stay inert
+    own = EngineConfig().with_overrides({"memory.holiday_periods": {"diwali": "IN:Diwali"}})
+    assert "thanksgiving" in DateSettings.from_config(own.memory).breaks
+    with_diwali = EngineConfig().with_overrides({"memory.holiday_periods": {"diwali": "IN:Diwali"},
+                                                 "memory.holiday_breaks": ["diwali"]})
+    assert DateSettings.from_config(with_diwali.memory).breaks == frozenset({"diwali"})
+
+
 @pytest.mark.integration
 @pytest.mark.parametrize("periods,first", [(None, "home"), ({}, "jan")])
 def test_spring_festival_dinner_is_found_by_the_holiday(quiet_engine_factory, periods, first):

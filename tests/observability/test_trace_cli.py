@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -85,3 +86,20 @@ def test_health_from_json_input(cli, tmp_path):
                                  "-w", str(tmp_path / "ws"), "--save"])  # fmt: skip
     assert r.exit_code == 0, r.output
     assert "health 33.3/100" in r.output and "ALERT composite" in r.output and "ALERT freshness" in r.output
+
+
+@pytest.mark.integration
+def test_health_without_tenant_scores_every_owner_like_the_health_page(tmp_path, monkeypatch):
+    """Session 13 trial: `memwb health` scored tenant 'default' only and printed 'health: no data' for a
+    workspace whose memories are in other tenants, while the app's Health page showed 61.5."""
+    monkeypatch.setenv("MEMWB_HOME", str(tmp_path / "ws"))
+    app, run = load_commands(), CliRunner().invoke
+    r = run(app, ["add", "My default courier is SF Express", "--user", "u1", "--tenant", "acme",
+                  "--fact", "shipping.courier=SF"])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    r = run(app, ["health"])
+    assert r.exit_code == 0, r.output
+    assert "1 owners seen in the warehouse" in r.output and re.search(r"health \d+\.\d/100", r.output), r.output
+    assert re.search(r"freshness\s+score 1\.00", r.output), r.output
+    assert "health: no data" in run(app, ["health", "--tenant", "default"]).output  # one tenant: its store only
+    assert re.search(r"health \d+\.\d/100", run(app, ["health", "--tenant", "acme"]).output)

@@ -179,3 +179,86 @@ def test_below_threshold_statement_retires_only_when_configured(quiet_engine_fac
         r = eng.add(text, user_id="u", now=t0 + timedelta(days=14))
         assert r.importance < eng.config.write.threshold  # an uncurated remark (the premise of the setting)
         assert (eng.get_fact("coffee.order", user_id="u") is None) is allowed
+
+
+# --- a correction naming part of a fact's subject ('my address changed') ----------------------------------------
+
+def _facts(eng, t0, facts):
+    return [eng.add(text, user_id="u", now=t0 + timedelta(minutes=i), fact={"key": key, "value": value}).memory_id
+            for i, (text, key, value) in enumerate(facts)]
+
+
+@pytest.mark.parametrize("facts,said", [
+    ([("My shipping address is 221 Baker Street, London", "shipping_address", "221 Baker Street, London"),
+      ("Ship my orders with UPS", "default_courier", "UPS")], "heads up, my address changed, it's 14 Elm Road in Leeds now"),
+    ([("我的快递默认用中通", "default_courier", "中通"), ("我住在成都", "user.city", "成都")],
+     "快递换了，现在都走顺丰，中通老是丢件"),
+    ([("我的收货地址是成都市武侯区人民南路四段", "shipping_address", "成都市武侯区人民南路四段")], "地址变了，现在是丰台区科技园"),
+])
+def test_a_partial_correction_retires_the_one_fact_it_can_mean(quiet_engine_factory, t0, facts, said):
+    eng = quiet_engine_factory()
+    ids = _facts(eng, t0, facts)
+    r = eng.add(said, user_id="u", now=t0 + timedelta(days=10))
+    assert r.superseded_ids == (ids[0],), r
+    ev = [e for e in r.evidence if e.get("rule") == "fact_correction"]
+    assert len(ev) == 1 and ev[0]["basis"] == "fact_key_partial" and ev[0]["id"] == ids[0] and ev[0]["named_terms"]
+    assert eng.get_fact(facts[0][1], user_id="u") is None
+    for (_, key, value), mid in zip(facts[1:], ids[1:], strict=True):  # what it does not name stays current
+        assert eng.get_fact(key, user_id="u") == value and eng.memory(mid, user_id="u").status.value == "current"
+    # inside write.undo_days the archive is undone
+    assert eng.undo_forget(user_id="u", now=t0 + timedelta(days=11)) == [ids[0]]
+    assert eng.get_fact(facts[0][1], user_id="u") == facts[0][2]
+
+
+@pytest.mark.parametrize("facts,said", [
+    # two facts it could mean: neither is retired (losing data is the worst bug)
+    ([("My home address is 9 Oak Lane, Bristol", "home_address", "9 Oak Lane, Bristol"),
+      ("My shipping address is PO Box 55, Bristol", "shipping_address", "PO Box 55, Bristol")],
+     "my address changed, it's 3 Mill Street now"),
+    ([("我家的地址是朝阳区望京西园三区", "home_address", "朝阳区望京西园三区"),
+      ("我公司的地址是海淀区中关村大街1号", "work_address", "海淀区中关村大街1号")], "地址变了，现在是丰台区科技园"),
+    # a modifier of the subject is not its head: another thing changed
+    ([("My work location is the Canary Wharf office", "work_location", "the Canary Wharf office")],
+     "my work schedule changed, now I start at 10"),
+    ([("My shipping address is 221 Baker Street, London", "shipping_address", "221 Baker Street, London")],
+     "the shipping on my last order changed to express, it arrives Friday"),
+    ([("我家的地址是朝阳区望京西园三区", "home_address", "朝阳区望京西园三区")], "我家的猫换了猫粮，现在吃渴望"),
+    ([("我的快递默认用中通", "default_courier", "中通")], "默认浏览器换了，现在用Chrome"),
+    # the subject and nothing new, someone else's, no change
+    ([("我的收货地址是成都市武侯区人民南路四段", "shipping_address", "成都市武侯区人民南路四段")], "放心，地址没变，还是原来那个"),
+    ([("My shipping address is 40 Court Street, Brooklyn", "shipping_address", "40 Court Street, Brooklyn")],
+     "my sister's address changed, she's at 8 Pine Road in Albany now"),
+    ([("My shipping address is 40 Court Street, Brooklyn", "shipping_address", "40 Court Street, Brooklyn")],
+     "my address changed"),
+])
+def test_a_partial_correction_that_could_mean_another_thing_keeps_every_fact(quiet_engine_factory, t0, facts, said):
+    eng = quiet_engine_factory()
+    ids = _facts(eng, t0, facts)
+    r = eng.add(said, user_id="u", now=t0 + timedelta(days=10))
+    assert not set(ids) & set(r.superseded_ids), r
+    assert not [e for e in r.evidence if e.get("rule") == "fact_correction"]
+    for (_, key, value), mid in zip(facts, ids, strict=True):
+        assert eng.get_fact(key, user_id="u") == value and eng.memory(mid, user_id="u").status.value == "current"
+
+
+def test_partial_corrections_switched_off_and_bounded_by_config(quiet_engine_factory, t0):
+    facts = [("My shipping address is 221 Baker Street, London", "shipping_address", "221 Baker Street, London")]
+    said = "heads up, my address changed, it's 14 Elm Road in Leeds now"
+    for overrides in ({"write.fact_correction_partial_subject": False}, {"write.fact_correction_partial_scan": 1},
+                      {"write.fact_correction_partial_min_terms": 2}):
+        eng = quiet_engine_factory(overrides)
+        _facts(eng, t0, facts + [("Ship my orders with UPS", "default_courier", "UPS")])
+        r = eng.add(said, user_id="u", now=t0 + timedelta(days=10))
+        assert not r.superseded_ids and eng.get_fact("shipping_address", user_id="u") == facts[0][2], overrides
+    with pytest.raises(ConfigError):
+        quiet_engine_factory({"write.fact_correction_partial_scan": 0})
+
+
+def test_key_head_and_heads(finder):
+    from memory_engine.write.fact_correction import key_head
+    assert key_head({"fact_key": "shipping_address"}) == {"address"}
+    assert key_head({"fact_key": "user.city"}) == key_head({"fact_key": "city"}) != set()
+    assert key_head({}) == set()
+    assert "快递" in finder.heads(_fact("我的快递默认用中通", "default_courier", "中通"))
+    assert "默认" not in finder.heads(_fact("我的快递默认用中通", "default_courier", "中通"))
+    assert "地址" in finder.heads(_fact("我家的地址是朝阳区望京西园三区", "home_address", "朝阳区望京西园三区"))

@@ -140,3 +140,61 @@ def test_a_question_back_is_no_answer(engine, t0):
     engine.add("Do you smoke?", user_id="u", role="assistant", session_id="s1", now=t0)
     r = engine.add("why do you ask?", user_id="u", session_id="s1", now=t0 + timedelta(minutes=1))
     assert r.outcome == "stored" and REPLY_TO_KEY not in engine.memory(r.memory_id, user_id="u").metadata
+
+
+# --- a reply that denies the assistant's guess (write/roles.py, denied guesses) -----------------------------------
+
+@pytest.mark.unit
+@pytest.mark.parametrize("text,denies", [
+    ("nope, days only, 7 to 3", True), ("nah, Portland", True), ("no", True), ("Not really, I work from home", True),
+    ("没有，才上幼儿园中班", True), ("不是，在苏州", True), ("不，在苏州", True), ("错了，我是做会计的", True),
+    ("yep", False), ("对的", False), ("correct", False), ("not sure, why?", False), ("不太清楚", False),
+    ("no idea", False), ("", False),
+])
+def test_denials(text, denies):
+    from memory_engine.write.roles import is_denial
+
+    assert is_denial(text) is denies
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("guess,reply,plain,about_assistant", [
+    ("You work night shifts at the hospital, right? Blackout curtains help a lot with day sleep.",
+     "nope, days only, 7 to 3", "night shifts at the hospital", "what did you guess about my shifts?"),
+    ("你家孩子应该上小学了吧？", "没有，才上幼儿园中班", "孩子上小学", "你之前猜我家孩子上几年级"),
+])
+def test_a_denied_guess_answers_only_a_query_about_the_assistant(quiet_engine_factory, t0, guess, reply, plain,
+                                                                   about_assistant):
+    for on in (True, False):
+        eng = quiet_engine_factory({"write.denied_guesses": on})
+        g = eng.add(guess, user_id="u", role="assistant", session_id="s1", now=t0).memory_id
+        r = eng.add(reply, user_id="u", session_id="s1", now=t0 + timedelta(minutes=2))
+        assert r.outcome == "stored" and eng.memory(g, user_id="u").status.value == "current"  # nothing archived
+        assert ("_declined_by_user" in eng.memory(g, user_id="u").metadata) is on
+        at = t0 + timedelta(days=2)
+        res = eng.retrieve(plain, user_id="u", now=at)
+        assert r.memory_id in res.ids and (g in res.ids) is (not on)
+        assert g in eng.retrieve(about_assistant, user_id="u", now=at).ids
+
+
+@pytest.mark.integration
+def test_a_confirmed_guess_is_not_declined(quiet_engine_factory, t0):
+    eng = quiet_engine_factory()
+    g = eng.add("你是在杭州上班吧？", user_id="u", role="assistant", session_id="s1", now=t0).memory_id
+    eng.add("对", user_id="u", session_id="s1", now=t0 + timedelta(minutes=2))
+    assert "_declined_by_user" not in eng.memory(g, user_id="u").metadata
+    assert g in eng.retrieve("杭州上班", user_id="u", now=t0 + timedelta(days=2)).ids
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("question,guess", [
+    ("You're in Seattle, right?", True), ("So you live in Seattle?", True), ("You work night shifts at the hospital, right?", True),
+    ("From earlier it sounds like you don't eat meat, is that right?", True), ("你是当老师的，对吧？", True),
+    ("你家孩子应该上小学了吧？", True), ("你是不是在杭州上班？", True),
+    ("Do you have a car?", False), ("So do you have a car?", False), ("Where did you grow up?", False),
+    ("May I ask how old you are?", False), ("你平时抽烟吗？", False), ("您是一个人住吗", False), ("", False),
+])
+def test_guesses(question, guess):
+    from memory_engine.write.roles import is_guess
+
+    assert is_guess(question) is guess
