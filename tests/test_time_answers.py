@@ -37,3 +37,16 @@ def test_timeless_capped_below_timed_and_off_switch() -> None:
     # nothing named, nothing moved: a past question, and the switch off
     assert _ta().apply("when did the plumber come?", [who, final], pl, 1, 2) == [who, final]
     assert _ta(1.0).apply("when is the plumber coming?", [who, final], pl, 1, 2) == [who, final]
+
+
+def test_a_time_in_a_statement_before_a_question_counts() -> None:
+    assert states_time({"content": "The earliest is UA 512, leaving 6:40am. Should I grab it?", "created_at": 1.0})
+    assert not states_time({"content": "can you come Friday?", "created_at": 1.0})
+
+
+def test_a_stale_timed_candidate_is_no_best_answer() -> None:
+    old = Candidate("old", similarity=0.86, fused=0.70)  # '晚上八点去健身房', ranked below the flip back
+    back = Candidate("back", similarity=0.69, fused=0.74)  # '还是晚上去健身吧' states no clock time
+    pl = {"old": {"content": "我一般下班后晚上八点去健身房"}, "back": {"content": "还是晚上去健身吧，早上实在起不来"}}
+    assert [c.memory_id for c in _ta().apply("我一般几点去健身？", [back, old], pl, 1, 2, {"old": "back"})] == ["back", "old"]
+    assert [c.memory_id for c in _ta().apply("我一般几点去健身？", [back, old], pl, 1, 2)] == ["old", "back"]
