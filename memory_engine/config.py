@@ -1665,14 +1665,15 @@ class IntentSection(_Section):
         "nearest to the category's prototype direction (0 = query-time membership off). A user has few statements "
         "of one kind; 20 bounds the cost (one filtered dense search and a (20 x examples) product per category)."
     )
+    # provenance: issue 16 sessions 12-13 (need words; on since session 13 against main ce559ad)
     needs: bool = Field(
-        True, description="Need words (issue 16, sessions 12-13): a one-line request naming a category's need word "
+        True, description="Need words: a one-line request naming a category's need word "
         "(the `needs` list of the examples file: the objects and actions a kind of fact serves, 'lunch', 'renew', "
         "'外卖', '车票', matched as whole dictionary words, write/categories.py `Categories.need_labels`) is routed "
         "to that category too, even when the nearest-example router routed it nowhere (e5-small puts '帮我续一年' "
         "and a no-need request within 0.13 of the reject class); questions and conversations only with "
-        "`needs_in_questions`. The embedding may veto: see `need_none_margin`. On since session 13: whole dev eval "
-        "+7 / -0 against main ce559ad, needs-from-reports 14/18 -> 17/18, MemDaily dev recall@10 0.981 (unchanged)."
+        "`needs_in_questions`. The embedding may veto: see `need_none_margin`. On by default: whole dev eval "
+        "+7 / -0, needs-from-reports 14/18 -> 17/18, MemDaily dev recall@10 0.981 (unchanged)."
     )
     need_none_margin: float = Field(
         -2.0, ge=-2.0, le=2.0, description="A category named by a need word is routed only when the request's "
@@ -1696,7 +1697,7 @@ class IntentSection(_Section):
         "'order me lunch', '帮我续一年宽带'). A question names the object of the fact it asks for ('what day do I fly to "
         "Lisbon?', '新吹风机多少钱买的', 'what did I have for dinner last night?') and a conversation names things in "
         "passing ('天天一起吃午饭的'); routing them by the word adds every fact of the kind ahead of the answer (whole "
-        "dev eval, session 13: 3 lost queries, 1 -> 4-5 hits on event questions). The nearest-example router still "
+        "dev eval: 3 lost queries, 1 -> 4-5 hits on event questions). The nearest-example router still "
         "routes questions."
     )
     relevance: float = Field(

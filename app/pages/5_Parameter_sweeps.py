@@ -82,24 +82,24 @@ else:
             except MemoryEngineError as e:
                 st.error(str(e))
 
-    study = st.session_state.get("sw_study")
-    if study is not None:
+    def show_study(study: object, key: str) -> None:
+        """optuna's figures of a study (Pareto front, or parallel coordinates and a contour), its best config and
+        the trial counts; the same for the sweep just run and for a stored one the CLI ran."""
         import optuna.visualization as ov
 
-        st.subheader(f"Sweep {study.study_name}")
         multi = len(study.directions) > 1
         names = [p for t in study.trials for p in t.params]
         names = list(dict.fromkeys(names))
         try:
             if multi:
-                st.plotly_chart(ov.plot_pareto_front(study), width="stretch", key="sw_pareto")
+                st.plotly_chart(ov.plot_pareto_front(study), width="stretch", key=f"{key}_pareto")
             else:
-                st.plotly_chart(ov.plot_parallel_coordinate(study), width="stretch", key="sw_parallel")
+                st.plotly_chart(ov.plot_parallel_coordinate(study), width="stretch", key=f"{key}_parallel")
                 if len(names) >= 2:
-                    st.plotly_chart(ov.plot_contour(study, params=names[:2]), width="stretch", key="sw_heat")
+                    st.plotly_chart(ov.plot_contour(study, params=names[:2]), width="stretch", key=f"{key}_heat")
             cfg, ft = study_mod.best_config(study, EngineConfig())
             st.download_button("Download best config (TOML)", cfg.to_toml(), file_name=f"{study.study_name}.toml",
-                               key="sw_dl")
+                               key=f"{key}_dl")
             st.caption(f"best trial #{ft.number}: {ft.params} -> {ft.values}")
         except (MemoryEngineError, ValueError) as e:
             st.warning(f"No figure / best config yet: {e}")
@@ -109,6 +109,11 @@ else:
                 t.user_attrs.get("status", t.state.name.lower()), 0) + 1
         st.caption("trials: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
                    + (" (undefined: no scored query in the objective's group)" if counts.get("undefined") else ""))
+
+    study = st.session_state.get("sw_study")
+    if study is not None:
+        st.subheader(f"Sweep {study.study_name}")
+        show_study(study, "sw")
 
     def show_generalization(g: object, key: str) -> None:
         """Dev and test figures of the chosen config, the gap and the warnings."""
@@ -132,6 +137,18 @@ if not sweeps:
     st.stop()
 sid = st.selectbox("Sweep", [x["sweep_id"] for x in sweeps], key="sw_pick")
 trials_rows = ui.cached(s, "sweeps.trials", sid, lambda: wh.list_sweep_trials(sid))
+if study_mod is not None:
+    # a sweep run by `memwb sweep` keeps its optuna study in the workspace's sweeps.sqlite3: draw its figures too
+    from memory_engine.paths import workspace_paths
+
+    sweeps_db = workspace_paths(ui.workspace()).sweeps
+    if sweeps_db.exists():
+        try:
+            stored_study, _, _ = study_mod.load_sweep(sid, f"sqlite:///{sweeps_db}")
+        except MemoryEngineError:
+            st.caption("This sweep ran in the app (its study is not kept); the trials table below is what is stored.")
+        else:
+            show_study(stored_study, "sw_stored")
 holdout = next((t for t in trials_rows if t["state"] == "holdout"), None)
 if holdout is not None and study_mod is not None:
     from memory_engine.evaluation.generalization import Generalization

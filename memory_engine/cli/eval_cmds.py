@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -18,6 +18,10 @@ from memory_engine.cli import app
 from memory_engine.cli.options import ConfigOpt, WorkspaceOpt, command_config, set_help
 from memory_engine.config import EngineConfig
 from memory_engine.errors import ConfigError, MemoryEngineError, SuiteError
+
+if TYPE_CHECKING:
+    from memory_engine.evaluation.ci import CiOutcome
+    from memory_engine.evaluation.runner import EvalRun
 
 FORMATS = ("table", "json", "markdown")
 
@@ -160,11 +164,7 @@ def eval_cmd(
     run = _run(suites, cfg, ragas=ragas, quiet=quiet, split=rec)
     _store(run, cfg, store)
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "report.json").write_text(json.dumps(reports.run_to_dict(run), indent=2, ensure_ascii=False), encoding="utf-8")
-        (out / "report.md").write_text(reports.render_markdown(run), encoding="utf-8")
-        (out / "report.html").write_text(reports.render_html(run), encoding="utf-8")
-        (out / "junit.xml").write_text(reports.render_junit(run), encoding="utf-8")
+        _write_reports(run, None, out=out)
     if fmt == "json":
         typer.echo(json.dumps(reports.run_to_dict(run), indent=2, ensure_ascii=False))
     elif fmt == "markdown":
@@ -184,6 +184,12 @@ def ci_cmd(
     markdown: Annotated[Path | None, typer.Option("--markdown", help="Write the pull-request Markdown report here.")] = None,
     html_out: Annotated[Path | None, typer.Option("--html", help="Write the self-contained HTML report (Plotly) here.")] = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the full JSON report here.")] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Folder for report.json, report.md, report.html and junit.xml, as memwb eval "
+                                   "--out writes them (with the baseline comparison); the single-file options "
+                                   "above still apply."),
+    ] = None,
     update_baseline: Annotated[
         bool,
         typer.Option(
@@ -230,17 +236,39 @@ def ci_cmd(
     if update_baseline:
         save_baseline(run, baseline)
         typer.echo(f"baseline written: {baseline}", err=True)
-    for target, text in (
-        (junit, lambda: reports.render_junit(run)),
-        (markdown, lambda: reports.render_markdown(run, outcome)),
-        (html_out, lambda: reports.render_html(run, outcome)),
-        (json_out, lambda: json.dumps(reports.run_to_dict(run, outcome), indent=2, ensure_ascii=False)),
-    ):
-        if target is not None:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text(), encoding="utf-8")
+    _write_reports(run, outcome, out=out, junit=junit, markdown=markdown, html_out=html_out, json_out=json_out)
     typer.echo(reports.render_table(run, outcome))
     raise typer.Exit(outcome.exit_code)
+
+
+def _write_reports(
+    run: EvalRun,
+    outcome: CiOutcome | None,
+    *,
+    out: Path | None = None,
+    junit: Path | None = None,
+    markdown: Path | None = None,
+    html_out: Path | None = None,
+    json_out: Path | None = None,
+) -> None:
+    """Write a run's reports: ``out`` = a folder with all four under their usual names (eval and ci alike),
+    the others = one file each. ``outcome`` (a ci comparison or None) is rendered where the report has room."""
+    from memory_engine.evaluation import reports
+
+    targets = [(junit, "junit"), (markdown, "md"), (html_out, "html"), (json_out, "json")]
+    if out is not None:
+        targets += [(out / "junit.xml", "junit"), (out / "report.md", "md"), (out / "report.html", "html"),
+                    (out / "report.json", "json")]
+    render = {
+        "junit": lambda: reports.render_junit(run),
+        "md": lambda: reports.render_markdown(run, outcome),
+        "html": lambda: reports.render_html(run, outcome),
+        "json": lambda: json.dumps(reports.run_to_dict(run, outcome), indent=2, ensure_ascii=False),
+    }
+    for target, kind in targets:
+        if target is not None:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(render[kind](), encoding="utf-8")
 
 
 @app.command("import")

@@ -288,10 +288,16 @@ class EvalRun:
 
 
 def git_commit(cwd: str | Path | None = None) -> str | None:
-    """HEAD commit of the repository at ``cwd`` (None outside git)."""
+    """HEAD commit of the repository at ``cwd`` (None outside git).
+
+    ``cwd`` None = the folder of the ``memory_engine`` package that is running, not the process's working
+    directory: a run started from another checkout (or from a suite folder elsewhere) records the commit of the
+    code that produced it. An installed (non-editable) package is outside git and records None.
+    """
+    where = Path(cwd) if cwd is not None else Path(__file__).resolve().parent
     try:
         out = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=5, check=False
+            ["git", "rev-parse", "HEAD"], cwd=where, capture_output=True, text=True, timeout=5, check=False
         )
     except (OSError, subprocess.SubprocessError):
         return None

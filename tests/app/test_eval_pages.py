@@ -110,3 +110,26 @@ def test_by_category_chart_names_at_most_the_top_categories(demo_ws, wh):
     shown = {x for trace in fig["data"] for x in trace["x"]}
     assert len(shown) <= viz.GROUP_CHART_TOP + 1
     assert any(x.startswith("other (") for x in shown)
+
+
+@pytest.mark.slow  # a two-trial CLI sweep plus one page run
+def test_a_sweep_run_from_the_cli_shows_its_figures_on_the_sweeps_page(tmp_path, monkeypatch):
+    """`memwb sweep` keeps its optuna study in the workspace (sweeps.sqlite3): the page draws the same figures for
+    it as for a sweep started in the app, not only the trials table."""
+    from typer.testing import CliRunner
+
+    from memory_engine.cli import load_commands
+
+    monkeypatch.setenv("MEMWB_HOME", str(tmp_path / "ws"))
+    res = CliRunner().invoke(load_commands(), [
+        "sweep", str(FIX / "tiny_sweep.yaml"), "--param", "retrieval.floor=0.0,0.45", "--param",
+        "retrieval.top_k=3,5", "--objective", "recall@k", "--study", "cli-study", "-q",
+    ])
+    assert res.exit_code == 0, res.output
+    at = AppTest.from_file(str(SWEEPS), default_timeout=300).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.selectbox(key="sw_pick").value == "cli-study"
+    keys = [c.proto.id for c in at.get("plotly_chart")]
+    assert any("sw_stored_parallel" in k for k in keys), keys
+    assert any("sw_stored_heat" in k for k in keys), keys  # two parameters: the contour too
+    assert [b.key for b in at.get("download_button")] == ["sw_stored_dl"]

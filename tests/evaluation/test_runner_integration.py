@@ -147,6 +147,12 @@ def test_cli_ci_exit_codes(cli, tmp_path: Path) -> None:  # noqa: ANN001
     root = ET.parse(junit).getroot()
     assert len(root.findall(".//testcase")) == 3 and root.get("failures") == "1"
     assert "No metric changed against the baseline" in md.read_text(encoding="utf-8")  # only changed rows are listed
+    # --out writes the four reports eval --out writes, with the gate's verdict in them
+    res = cli("ci", RECALL, "--baseline", base, "--out", tmp_path / "ci-out", "--quiet", "--no-store")
+    assert res.exit_code == 0, res.output
+    names = sorted(p.name for p in (tmp_path / "ci-out").iterdir())
+    assert names == ["junit.xml", "report.html", "report.json", "report.md"]
+    assert json.loads((tmp_path / "ci-out" / "report.json").read_text(encoding="utf-8"))["ci"]["exit_code"] == 0
     # doctored baseline: the cross_session category used to be perfect
     doc = json.loads(base.read_text(encoding="utf-8"))
     doc["groups"]["category:cross_session"]["recall@k"] = 1.0
