@@ -1452,7 +1452,7 @@ class RetrievalSection(_Section):
         "the newest reading of a series, and a reading rarely repeats the attribute ('今早上秤66.5公斤': 0.45 of "
         "'称体重68公斤' on the updates-from-reports suite; glucose 0.74). A question without a time word keeps "
         "stale_value_relevance_share (same unit, different entities: MemDaily). 1 = that share for every question, "
-        "off. 0.4: whole dev eval with it and time answers on, no dev query lost (issue 16, session 14)."
+        "off. 0.4: the whole dev eval with it and time answers on lost two queries, both time answers', fixed and checked on their suites."
     )
     time_answer_discount: float = Field(
         0.95, ge=0.0, le=1.0, description="A question asking for a time (retrieval.time_question_words; not a past "
@@ -1460,7 +1460,7 @@ class RetrievalSection(_Section):
         "(retrieve/answers.py): every candidate among the best top_k + stale_window that states no time scores at "
         "most this x the best candidate that does ('the plumber is Dave from Rooter Pros' below 'Dave texted back, "
         "Friday 10am works' for 'when is the plumber coming?'). Nothing is archived. 1 = off. 0.95: whole dev eval "
-        "+4 (four 'when' questions of the updates suites), no loss (issue 16, session 14)."
+        "+4 (four 'when' questions of the updates suites) / -2, both fixed (answers.states_time per sentence, the stale map) and checked on their suites."
     )
     time_answer_relevance_share: float = Field(
         0.65, ge=0.0, le=1.0, description="...only when the timed candidate has at least this x the other's relevance "
