@@ -1318,6 +1318,31 @@ class RetrievalSection(_Section):
         "(write/changes.py link, metadata._replaces) enters the result at this share of that memory's fused score, "
         "which then ranks below it; 0 = off."
     )
+    # provenance: issue 16 session 14 (s14h1)
+    stale_successor_lift: float = Field(
+        0.0, ge=0.0, le=1.0, description="For a question asking for the present value (write/intents.query_tense "
+        "'present', by a time word or by its grammar), a newer statement of the same author in another session that "
+        "fills the slot a kept memory fills with another entity in the same role and words a change, a start or an "
+        "onset (write/changes.successor: 'I work at Deloitte' -> 'first week at ByteDance done'; 'I live in Munich' "
+        "-> 'finally settled in Berlin') enters the result at this share of that memory's fused score when it lies "
+        "below the floor, and the older one ranks below it (a link read at query time, nothing stored or archived). "
+        "0 = off (default: 1.0 on eleven updates-related suites +5 (two corrections-in-speech, cv-job-first-week-en, "
+        "us-job-started-en, us-move-unpacked-en), no loss there; no whole dev eval yet)."
+    )
+    successor_onset_words: list[str] = Field(
+        default_factory=lambda: ["new", "first day", "first week", "first month", "新", "第一天", "第一周"],
+        description="Words that tell a state's onset without a change or start verb (a closed class, zh and en; "
+        "English as whole words, Chinese as substrings) for retrieval.stale_successor_lift: 'the new role at "
+        "Datadog', 'first week at ByteDance done'. Empty = only the change and start words of write/intents."
+    )
+    stale_present_drop: bool = Field(
+        False, description="For a question asking for the present value, a memory the stale stage ranked below a "
+        "newer value of its slot (a value pair, a reported change, a start or successor link, a correction) leaves "
+        "the top k when that newer value is in it: 'where do I work now?' is answered by the new job alone. The "
+        "memory stays stored and a past-tense question ('where did I work before?') still finds it; false = it only "
+        "ranks one place lower (default off: on, it lost su-flip-milk-en (the first oat-milk statement left, the "
+        "soy one took its place) and su-scratch-only-named-en/q_yoga (a dentist appointment paired with the yoga class)."
+    )
     stale_update_similarity: float = Field(
         0.45, ge=0.0, le=1.0, description="A newer statement that reports a change (write/intents.CHANGE: 'now', "
         "'these days', 'back to', 'quit', '现在', '最近', '涨到', '又', '定了') or follows a provisional one is the same "
@@ -1417,6 +1442,38 @@ class RetrievalSection(_Section):
         0.5, ge=0.0, le=1.0, description="...when the user's memory has at least this x the other's relevance to "
         "the query (the assistant's restatement repeats the question's words; e5 on dev: the user's answer 0.66-0.69 "
         "of the assistant's restatement)."
+    )
+    # provenance: issue 16 session 12 (s12h3)
+    stale_present_value_relevance_share: float = Field(
+        0.4, ge=0.0, le=1.0, description="For a question a time word puts in the present ('what's my current weight?', "
+        "'我现在体重多少', write/intents.query_tense 'present'), two statements filling one slot with different values "
+        "(retrieve/stale.value_change: '68公斤' -> '66.5公斤', '126 mg/dL' -> '98 mg/dL') rank the newer first when it "
+        "has at least this x the older one's relevance, in place of stale_value_relevance_share: the question asks for "
+        "the newest reading of a series, and a reading rarely repeats the attribute ('今早上秤66.5公斤': 0.45 of "
+        "'称体重68公斤' on the updates-from-reports suite; glucose 0.74). A question without a time word keeps "
+        "stale_value_relevance_share (same unit, different entities: MemDaily). 1 = that share for every question, "
+        "off. 0.4: the whole dev eval with it and time answers on lost two queries, both time answers', fixed and checked on their suites."
+    )
+    time_answer_discount: float = Field(
+        0.95, ge=0.0, le=1.0, description="A question asking for a time (retrieval.time_question_words; not a past "
+        "one, write/intents.query_tense / present_question) is answered by a memory that states one "
+        "(retrieve/answers.py): every candidate among the best top_k + stale_window that states no time scores at "
+        "most this x the best candidate that does ('the plumber is Dave from Rooter Pros' below 'Dave texted back, "
+        "Friday 10am works' for 'when is the plumber coming?'). Nothing is archived. 1 = off. 0.95: whole dev eval "
+        "+4 (four 'when' questions of the updates suites) / -2, both fixed (answers.states_time per sentence, the stale map) and checked on their suites."
+    )
+    time_answer_relevance_share: float = Field(
+        0.65, ge=0.0, le=1.0, description="...only when the timed candidate has at least this x the other's relevance "
+        "(it answers the question about as well). Whole dev eval: the four gains at 0.66 ('我一般早上六点跑步' for "
+        "'我一般什么时候跑步？' over the new watch) and 1.0 (a final value found through the hop); at 0.5 three other "
+        "subjects' times took first place at 0.60-0.61 (payday over rent due, the billing launch over the onboarding "
+        "revamp, the website over App 2.0): the margin is narrow."
+    )
+    time_question_words: list[str] = Field(
+        default_factory=lambda: ["when", "what time", "what day", "which day", "what date", "how soon",
+                                 "什么时候", "哪天", "哪一天", "几号", "几点", "什么时间", "啥时候", "哪个时间"],
+        description="Interrogatives asking for a time (a closed class, zh and en; matched as whole words in English, "
+        "as substrings in Chinese) for retrieval.time_answer_discount. Empty = off."
     )
     stale_across_sessions: bool = Field(
         True, description="Two memories of one session are never stale values of each other (a change inside one "

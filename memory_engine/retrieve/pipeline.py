@@ -8,6 +8,7 @@
     of the top candidates join, scores smoothed over turns) -> threads (the user's own decision
     answers the request it settles, retrieve/addressee.py) -> relevance floor -> entity hop
     -> stale values (an older same-subject memory ranks below the newer one)
+    -> time answers (a 'when' question: a memory stating no time below one that does, retrieve/answers.py)
     -> top_k within the token budget -> hits (+ touch on hit)
 
 :class:`RetrievalPipeline` holds only its stages; each call's data lives in the
@@ -35,6 +36,7 @@ from ..write.pii import PiiSettings, Redaction
 from . import temporal
 from .addressee import lift_decisions
 from .admission import Admission
+from .answers import TimeAnswers, word_pattern
 from .candidates import CandidateBuilder, pool_routes
 from .context import ConversationContext, Link
 from .cutoffs import Budget, RelevanceFloor
@@ -44,7 +46,7 @@ from .hop import EntityHop
 from .query import QueryPlanner
 from .routes import DEFAULT_ROUTES, RouteQuery, build_routes
 from .speakers import speaker_demotions
-from .stale import StaleValues, demote_corrected, lift_replacements
+from .stale import StaleValues, demote_corrected, lift_replacements, lift_successors
 
 __all__ = ["RetrievalPipeline", "RetrievalRequest", "RetrievalRun"]
 
@@ -104,6 +106,8 @@ class RetrievalPipeline:
         self.context = ConversationContext(store, self.builder, r)
         # Chinese memory pairs on their own scale (embedding.cjk_pair_baseline) only with retrieval.stale_cjk_pairs
         self.stale = StaleValues(store, embedder, r, cjk_pair_baseline(config.embedding) if r.stale_cjk_pairs else None)
+        self.successor_onset = word_pattern(r.successor_onset_words)
+        self.time_answers = TimeAnswers(r.time_answer_discount, r.time_answer_relevance_share, r.time_question_words)
         self.budget = Budget(r)
         self.touch_on_hit = r.touch_on_hit
         self.thread_order = r.thread_order
@@ -166,16 +170,34 @@ class RetrievalPipeline:
                                      perfect_is_past=self.config.retrieval.stale_perfect_is_past):
             # 'how do I get my groceries?': the present by its grammar (a Chinese one only on the Chinese pair scale)
             tense, by_grammar = "present", True
+        stale_below: dict[str, str] = {}  # {memory id: the newer value it ranks below} (the stale stage)
         if self.stale.enabled:  # a reported change found through the value it replaces (retrieve/stale.py)
             # a past-tense question asks for the replaced value: the replacement is not lifted beside it
             keys = {"present": ("_replaces", "_succeeds"), "past": ()}.get(tense or "", ("_replaces",))
             kept, below = lift_replacements(kept, below, pool.payloads, self.config.retrieval.stale_replacement_lift,
                                             keys)
+        successors: dict[str, tuple[str, ...]] = {}
+        stale_gone: list[Candidate] = []
+        if self.stale.enabled and tense == "present" and (plan.last_turn_lookup or self.config.retrieval.stale_for_statements):
+            # the present value of a slot a kept memory fills, told as a change, start or onset (retrieve/stale.py)
+            kept, below, successors = lift_successors(
+                kept, below, pool.payloads, self.config.retrieval.stale_successor_lift,
+                req.top_k + self.config.retrieval.stale_window, self.successor_onset,
+                self.config.retrieval.stale_across_sessions)
         if self.stale.enabled and len(kept) > 1:
             # a statement of the user's present recalls past experience: no current value to prefer (as 'past')
-            kept = self.stale.apply(kept, pool.payloads, req.top_k, precedence=not plan.to_assistant, tense=tense,
-                                    same_subject=plan.last_turn_lookup or self.config.retrieval.stale_for_statements,
-                                    query_terms=frozenset(content_terms(req.query)) if by_grammar else None)
+            before_stale = kept
+            kept, stale_below = self.stale.yields(
+                kept, pool.payloads, req.top_k, precedence=not plan.to_assistant, tense=tense,
+                same_subject=plan.last_turn_lookup or self.config.retrieval.stale_for_statements,
+                query_terms=frozenset(content_terms(req.query)) if by_grammar else None, successors=successors)
+            left = {c.memory_id for c in kept}
+            stale_gone = [c for c in before_stale if c.memory_id not in left]
+            rank = {c.memory_id: c for c in kept}
+            fused = sorted((rank.get(c.memory_id, c) for c in fused), key=rank_key)
+        if self.time_answers.enabled and len(kept) > 1:  # 'when is ...?' is answered by a memory that states a time
+            kept = self.time_answers.apply(req.query, kept, pool.payloads, req.top_k, self.config.retrieval.stale_window,
+                                           stale_below)
             rank = {c.memory_id: c for c in kept}
             fused = sorted((rank.get(c.memory_id, c) for c in fused), key=rank_key)
         final, over_k, over_budget = self.budget.take(kept, req.top_k)
@@ -188,7 +210,7 @@ class RetrievalPipeline:
                                                            "last_access_at": req.ts})
             except Exception as e:  # noqa: BLE001 - bookkeeping: a failed count must not discard found hits
                 log.warning("access-count update of %d hit(s) failed: %s", len(final), e)
-        return RetrievalRun(hits, self._explain(fused, final, below, over_k, over_budget), plan.rewritten)
+        return RetrievalRun(hits, self._explain(fused, final, below, over_k, over_budget, stale_gone), plan.rewritten)
 
     @staticmethod
     def _hit(c: Candidate, pl: dict[str, Any]) -> Hit:
@@ -202,9 +224,10 @@ class RetrievalPipeline:
 
     @staticmethod
     def _explain(fused: list[Candidate], final: list[Candidate], below: list[Candidate], over_k: list[Candidate],
-                 over_budget: list[Candidate]) -> list[CandidateExplanation]:
+                 over_budget: list[Candidate], stale_gone: Sequence[Candidate] = ()) -> list[CandidateExplanation]:
+        """``stale_gone``: candidates the stale stage left out for a present-tense question (stage ``stale``)."""
         stage = {c.memory_id: "floor" for c in below} | {c.memory_id: "top_k" for c in over_k} | {
-            c.memory_id: "token_budget" for c in over_budget}
+            c.memory_id: "token_budget" for c in over_budget} | {c.memory_id: "stale" for c in stale_gone}
         rank_of = {c.memory_id: i for i, c in enumerate(final, start=1)}
         return [CandidateExplanation(c.memory_id, dict(c.route_ranks), dict(c.route_scores), round(c.relevance, 6),
                                      round(c.fused, 6), rank_of.get(c.memory_id), stage.get(c.memory_id))

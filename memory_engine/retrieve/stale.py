@@ -61,12 +61,14 @@ from ..write.correction import marker_context, names_other_subject, same_speaker
 from ..write.correction import speaker_of as correction_speaker
 from ..write.intents import CHANGE, adds_value, provisional, reports_change, subject_terms
 from ..write.roles import author_role
+from ..write.changes import successor
 from ..write.supersede import number_terms
 from .addressee import thread_demotions
 from .candidates import is_cjk
 from .fusion import Candidate, rank_key
 
 __all__ = ["PairRescale", "StaleValues", "competing", "defer_to_user", "demote_corrected", "demote_stale", "lift_replacements",
+           "lift_successors",
            "present_subject", "states_something",
            "value_change", "value_kinds"]
 
@@ -321,6 +323,41 @@ def lift_replacements(kept: list[Candidate], below: list[Candidate], payloads: d
     return sorted(kept + lifted, key=lambda c: (-c.fused, c.memory_id)), rest
 
 
+def lift_successors(kept: list[Candidate], below: list[Candidate], payloads: dict[str, dict[str, Any]], share: float,
+                    head: int, onset: re.Pattern[str] | None = None, across_sessions: bool = True
+                    ) -> tuple[list[Candidate], list[Candidate], dict[str, tuple[str, ...]]]:
+    """For a question asking for the present value: ``(kept, below, {successor id: the older ids it succeeds})``.
+    A candidate (kept or below the floor) succeeds one of the best ``head`` kept ones when it is written later, by
+    the same author (:func:`competing`, with ``across_sessions`` not in the same session) and states the speaker's
+    present value of the same slot (:func:`memory_engine.write.changes.successor`, ``onset`` words); a below-floor
+    successor enters ``kept`` at ``share`` x the best older one's fused score (``retrieval.stale_successor_lift``,
+    0 = off: no link, nothing moved). The caller ranks each older one below its successor
+    (:func:`demote_corrected`). ``payloads``: payload by id (``content``, ``created_at``, ``updated_at``)."""
+    if share <= 0.0 or not kept:
+        return kept, below, {}
+
+    def when(i: str) -> float:
+        pl = payloads.get(i, {})
+        return max(float(pl.get("created_at") or 0.0), float(pl.get("updated_at") or 0.0))
+
+    olds = kept[:head]
+    links: dict[str, tuple[str, ...]] = {}
+    for c in kept + below[:head]:
+        new = payloads.get(c.memory_id, {})
+        hit = tuple(o.memory_id for o in olds if o.memory_id != c.memory_id and when(o.memory_id) < when(c.memory_id)
+                    and competing(payloads.get(o.memory_id, {}), new, across_sessions=across_sessions)
+                    and successor(str(payloads.get(o.memory_id, {}).get("content") or ""),
+                                  str(new.get("content") or ""), onset) is not None)
+        if hit:
+            links[c.memory_id] = hit
+    lift = {i: share * max(o.fused for o in olds if o.memory_id in hit) for i, hit in links.items()}
+    moved = [replace(c, fused=max(c.fused, lift[c.memory_id])) for c in below if c.memory_id in lift]
+    if not moved:
+        return kept, below, links
+    return (sorted(kept + moved, key=lambda c: (-c.fused, c.memory_id)),
+            [c for c in below if c.memory_id not in lift], links)
+
+
 def demote_corrected(ranked: list[Candidate], corrects: dict[str, tuple[str, ...]], discount: float
                      ) -> tuple[list[Candidate], dict[str, str]]:
     """Cap the fused score of every candidate an explicit correction among ``ranked`` links
@@ -406,6 +443,7 @@ class StaleValues:
         self.across_sessions, self.statements_only = rcfg.stale_across_sessions, rcfg.stale_statements_only
         self.value_similarity, self.value_relevance_share = rcfg.stale_value_similarity, rcfg.stale_value_relevance_share
         self.value_within_session = rcfg.stale_value_within_session
+        self.present_value_relevance_share = rcfg.stale_present_value_relevance_share
         self.newer_takes_rank = rcfg.stale_newer_takes_rank
         self.flip_similarity = rcfg.stale_flip_similarity
         self.thread_order = rcfg.thread_order
@@ -418,17 +456,31 @@ class StaleValues:
         self.present_coverage_share = rcfg.stale_present_coverage_share
         self.present_query_subject = rcfg.stale_present_query_subject
         self.tense = rcfg.stale_query_tense
+        self.present_drop = rcfg.stale_present_drop
         self.enabled = rcfg.stale_discount < 1.0
 
     def apply(self, kept: list[Candidate], payloads: dict[str, dict[str, Any]], top_k: int,
               precedence: bool = True, tense: str | None = None, same_subject: bool = True,
               query_terms: frozenset[str] | None = None) -> list[Candidate]:
-        """``same_subject=False`` (a statement of the user's present, ``retrieval.stale_for_statements`` off) skips
+        """The re-ranked candidates of :meth:`yields` (same arguments)."""
+        return self.yields(kept, payloads, top_k, precedence, tense, same_subject, query_terms)[0]
+
+    def yields(self, kept: list[Candidate], payloads: dict[str, dict[str, Any]], top_k: int,
+               precedence: bool = True, tense: str | None = None, same_subject: bool = True,
+               query_terms: frozenset[str] | None = None, successors: dict[str, tuple[str, ...]] | None = None
+               ) -> tuple[list[Candidate], dict[str, str]]:
+        """``(re-ranked candidates, {demoted id: the memory it now ranks below}``: a newer value, the user's own
+        statement, a correction or a decision). With ``retrieval.stale_present_drop`` and ``tense`` 'present' a
+        demoted memory whose current value (the end of its chain in that map) is in the top k is left out of the
+        returned candidates. ``successors`` ({newer id: older ids}, :func:`lift_successors`) count as explicit links
+        for a present-tense question. ``same_subject=False`` (a statement of the user's present, ``retrieval.stale_for_statements`` off) skips
         the same-subject demotion as a past-tense question does: explicit corrections and the user's precedence
         still hold. ``precedence=False`` (a query about what the assistant said, retrieve/addressee.py) skips the
         user precedence: the assistant's suggestion is then the answer, not a rival of the user's words.
         ``tense`` (:func:`memory_engine.write.intents.query_tense` of the question, with
-        ``retrieval.stale_query_tense``): 'present' makes every newer statement that adds no value beside the
+        ``retrieval.stale_query_tense``): 'present' by a time word (``query_terms`` None) lets a value pair
+        (:func:`value_change`) rank the newer value first at ``retrieval.stale_present_value_relevance_share`` of the
+        older one's relevance (the newest reading of a series); 'present' makes every newer statement that adds no value beside the
         older ones (:func:`memory_engine.write.intents.adds_value`) a change report at
         ``retrieval.stale_present_similarity`` and uses the start links (``metadata._succeeds``,
         write/changes.py); 'past' ("where did I work before?") keeps the older values where they rank: the
@@ -443,7 +495,7 @@ class StaleValues:
             tense = None
         head, tail = kept[: top_k + self.window], kept[top_k + self.window:]
         if len(head) < 2:
-            return kept
+            return kept, {}
         vecs = {p.id: np.asarray(p.dense, dtype=np.float32)
                 for p in self.store.retrieve([c.memory_id for c in head], with_vectors=True) if p.dense is not None}
         # when the user last stated it: a merged restatement moves updated_at (an A -> B -> A flip)
@@ -493,12 +545,16 @@ class StaleValues:
             return competing(payloads.get(old, {}), payloads.get(new, {}),
                              across_sessions=self.across_sessions and not within, statements_only=self.statements_only)
 
+        # a time word asks for the newest reading of a series: the new value needs less of the old one's relevance
+        value_share = (min(self.value_relevance_share, self.present_value_relevance_share)
+                       if tense == "present" and query_terms is None else self.value_relevance_share)
+        below: dict[str, str] = {}
         if tense == "past" or not same_subject:  # the older value is asked for: no same-subject demotion
             demoted = list(head)
         else:
-            demoted, _ = demote_stale(head, vecs, written, self.embedder.rescale, self.similarity, self.discount,
+            demoted, below = demote_stale(head, vecs, written, self.embedder.rescale, self.similarity, self.discount,
                                       self.relevance_share, may_compete, tentative, self.provisional_similarity,
-                                      value_pair, self.value_similarity, self.value_relevance_share,
+                                      value_pair, self.value_similarity, value_share,
                                       self.newer_takes_rank, self.flip_similarity, changes, self.update_similarity,
                                       self.update_relevance_share, self.update_coverage_share, shares_subject,
                                       present, self.present_similarity, pair_rescale,
@@ -507,20 +563,42 @@ class StaleValues:
         if self.user_precedence and precedence:
             # a suggestion the user confirmed speaks for the user (write/roles.py)
             roles = {c.memory_id: author_role(payloads.get(c.memory_id, {})) for c in head}
-            demoted, _ = defer_to_user(demoted, vecs, roles, self.embedder.rescale, self.similarity, self.discount,
-                                       self.user_relevance_share, pair_rescale)
+            demoted, deferred = defer_to_user(demoted, vecs, roles, self.embedder.rescale, self.similarity,
+                                              self.discount, self.user_relevance_share, pair_rescale)
+            below.update(deferred)
         # an explicit correction's links and a reported change's (write/changes.py) rank the older value below
         # (a past-tense question keeps the replaced value; a start's link counts only for a present-tense one)
         keys = ("_corrects",) + (() if tense == "past" else ("_replaces",)) + (("_succeeds",) if tense == "present" else ())
         corrects = {c.memory_id: tuple(str(i) for i in links) for c in head
                     if (links := [i for k in keys for i in (payloads.get(c.memory_id, {}).get("metadata") or {}).get(k) or ()])}
+        if tense == "present":  # a present value's successor read at query time (lift_successors)
+            for new_id, olds in (successors or {}).items():
+                corrects[new_id] = tuple(dict.fromkeys(corrects.get(new_id, ()) + olds))
         if corrects:
-            demoted, _ = demote_corrected(demoted, corrects, self.discount)
+            demoted, corrected = demote_corrected(demoted, corrects, self.discount)
+            below.update(corrected)
         if self.thread_order:  # request -> suggestion -> the user's decision (retrieve/addressee.py threads)
-            below = thread_demotions([c.memory_id for c in demoted], payloads, to_assistant=not precedence)
-            if below:
-                demoted, _ = demote_corrected(demoted, below, self.discount)
-        return demoted + tail
+            threads = thread_demotions([c.memory_id for c in demoted], payloads, to_assistant=not precedence)
+            if threads:
+                demoted, settled = demote_corrected(demoted, threads, self.discount)
+                below.update(settled)
+        out = demoted + tail
+        if self.present_drop and tense == "present" and below:
+            # the slot's present value is in the top k: the value it replaced leaves it (still stored, still found
+            # by a past-tense question)
+            top = {c.memory_id for c in out[:top_k]}
+            gone = {old for old, new in below.items() if old in top and self._current(new, below) in top}
+            out = [c for c in out if c.memory_id not in gone]
+        return out, below
+
+    @staticmethod
+    def _current(new: str, below: dict[str, str]) -> str:
+        """The end of the chain old -> newer -> ... in ``below`` that starts at ``new``."""
+        seen = {new}
+        while new in below and below[new] not in seen:
+            new = below[new]
+            seen.add(new)
+        return new
 
 
 def present_subject(old_terms: frozenset[str], new_terms: frozenset[str], query_terms: frozenset[str],

@@ -69,11 +69,11 @@ from ..embedding import CachedEmbedder, rescale_similarity
 from ..models import MemoryType
 from ..scope import Scope
 from ..store.base import VectorStore
-from ..text import WEEKDAYS_EN, WEEKDAYS_ZH, entities, people, pos_tags
+from ..text import WEEKDAYS_EN, WEEKDAYS_ZH, content_terms, entities, people, pos_tags
 from .correction import CONDITION, same_speaker
 from .intents import CHANGE, INCHOATIVE, about_speaker, adds_value, provisional, reports_change, starts_state
 
-__all__ = ["ChangeLinker", "states_time"]
+__all__ = ["ChangeLinker", "same_role", "states_time", "successor", "term_offset"]
 
 #: a weekday or a clock time (typed values the date resolver leaves open: 'Friday 10am' has no single date without
 #: knowing whether this or next Friday is meant): 'Friday', '10am', '3:30', '周五', '礼拜三', '八点', '9点半'
@@ -162,11 +162,24 @@ _GOVERNORS = frozenset({"at", "in", "on", "for", "with", "to", "from", "by", "in
 _LATIN_WORD_BEFORE = re.compile(r"([A-Za-z]+)\W*$")
 
 
+#: a Latin word (its Snowball stem is what :func:`memory_engine.text.entities` returns: 'Shopify' -> 'shopifi')
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9'-]*")
+
+
+def term_offset(text: str, term: str) -> int:
+    """The offset in ``text`` of the first occurrence of content term ``term`` (lower case): the term itself, else
+    the first Latin word whose content terms hold it (a stem is no prefix of its word: 'shopifi' of 'Shopify',
+    'rubi' of 'Ruby'); -1 when neither is there."""
+    pos = text.lower().find(term)
+    if pos >= 0:
+        return pos
+    return next((m.start() for m in _LATIN_WORD.finditer(text) if term in content_terms(m.group(0))), -1)
+
+
 def _governor(text: str, entity: str) -> str | None:
-    """The preposition or coverb right before the first occurrence of ``entity`` (a content term, lower case) in
-    ``text`` when it is one of :data:`_GOVERNORS`, else None."""
-    low = text.lower()
-    pos = low.find(entity)
+    """The preposition or coverb right before the first occurrence of ``entity`` (a content term, lower case,
+    :func:`term_offset`) in ``text`` when it is one of :data:`_GOVERNORS`, else None."""
+    pos = term_offset(text, entity)
     if pos <= 0:
         return None
     before = text[:pos].rstrip()
@@ -186,6 +199,48 @@ def same_role(old: str, new: str, replaced: frozenset[str], by: frozenset[str]) 
     preposition or coverb (:func:`_governor`): 'I work at Alibaba' / 'just started at Tencent'."""
     olds = {g for e in replaced if (g := _governor(old, e))}
     return bool(olds) and any(_governor(new, e) in olds for e in by)
+
+
+#: a clause that opens with a possessed noun is about that thing, not the speaker ('my office is in Shenzhen')
+_POSSESSED_OPENING = re.compile(r"^\W*(?:my|our)\s+\w+", re.IGNORECASE)
+
+
+def _clause_at(text: str, at: int) -> str:
+    """The clause of ``text`` that holds offset ``at`` (clause ends: :data:`_CLAUSE_END`)."""
+    starts = [m.end() for m in _CLAUSE_END.finditer(text, 0, at)]
+    end = _CLAUSE_END.search(text, at)
+    return text[(starts[-1] if starts else 0): end.start() if end else len(text)]
+
+
+def successor(old: str, new: str, onset: re.Pattern[str] | None = None) -> dict[str, Any] | None:
+    """Whether statement ``new`` states the speaker's present value of the slot ``old`` fills, by the tests of a
+    start link (:class:`ChangeLinker`, without its similarity bar: a question asking for the present value says
+    which slot is meant, and the older statement answering it names the slot's role): ``new`` reports a change or a
+    start (:func:`memory_engine.write.intents.reports_change` / ``starts_state``) or holds an onset word
+    (``onset``: 'new', 'first week', retrieval.successor_onset_words; None = none), adds no value beside the older
+    ones and is not provisional; an entity of ``new`` replaces one of ``old`` in the same role (:func:`same_role`:
+    'work at Deloitte' / 'first week at ByteDance', 'live in Munich' / 'settled in Berlin'); both speak of the
+    speaker: no person (:func:`memory_engine.text.people`), no third-person pronoun and no possessed noun opening the
+    clause before the entity ('my sister works at Datadog now', 'my office is in Shenzhen'), no condition ('if I
+    moved to Berlin'). Returns the evidence ({'rule': 'present_successor', 'replaced': [...], 'by': [...]}) or
+    None. Pure text: the caller checks the authors, sessions and write times."""
+    if adds_value(new) or provisional(new):
+        return None
+    if not (reports_change(new) or starts_state(new) or (onset is not None and onset.search(new))):
+        return None
+    old_ents, new_ents = entities(old), entities(new)
+    replaced, by = old_ents - new_ents, new_ents - old_ents
+    if not replaced or not by or not same_role(old, new, replaced, by):
+        return None
+    for text, ents in ((old, replaced), (new, by)):
+        at = min((i for e in ents if (i := term_offset(text, e)) >= 0), default=-1)
+        if at < 0:
+            return None
+        before = text[:at]
+        if people(before) or _other_subject(before, possessed=False) or _POSSESSED_OPENING.search(_clause_at(text, at)) \
+                or CONDITION.search(_sentence_before(text, at)):
+            return None
+    return {"rule": "present_successor", "replaced": sorted(replaced), "by": sorted(by)}
 
 
 class ChangeLinker:
