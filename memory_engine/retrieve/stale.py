@@ -57,11 +57,11 @@ from ..errors import ConfigError
 from ..store.base import VectorStore
 from ..text import content_terms
 from ..write import rules
+from ..write.changes import successor
 from ..write.correction import marker_context, names_other_subject, same_speaker
 from ..write.correction import speaker_of as correction_speaker
 from ..write.intents import CHANGE, adds_value, provisional, reports_change, subject_terms
 from ..write.roles import author_role
-from ..write.changes import successor
 from ..write.supersede import number_terms
 from .addressee import thread_demotions
 from .candidates import is_cjk
