@@ -71,7 +71,8 @@ def states_time(payload: dict[str, Any]) -> bool:
         return True
     if start is None:
         return False
-    end = payload.get("event_end") if payload.get("event_end") is not None else start
+    stored_end = payload.get("event_end")
+    end = stored_end if stored_end is not None else start
     written = float(payload.get("created_at") or 0.0)
     return float(end) >= written - 86_400.0
 
