@@ -1158,25 +1158,6 @@ class RetrievalSection(_Section):
         "lacks the attribute ('我将要参加医疗前沿对话会'). 0 = any one anchor name; 1.0 = all of them (the earlier "
         "rule)."
     )
-    # provenance: issue 16 session 14 (s14h3)
-    hop_chain_focus_chain_anchor: bool = Field(
-        True, description="With hop_chain_focus, when the top hit holds no name of the question, the anchor (the "
-        "names the question shares with the chain, which a memory off the chain must hold to stay) is taken from the "
-        "chain's other memories: the top hit may be the chain's end that answers without naming the subject "
-        "('Riverside Vets texted, booster jabs on the 14th' for \"when is Biscuit's next jab?\", Biscuit named by "
-        "the chain's other memory). Not when the top hit names one: the others would widen it ('阿杰他老婆在哪家医院上班': "
-        "老婆 of '阿杰的老婆叫林琳' would keep '我老婆在区妇幼保健院'). False = no focus when the top hit names nothing "
-        "of the question (the earlier rule)."
-    )
-    # provenance: issue 16 session 14 (s14h3)
-    hop_role_referents: bool = Field(
-        True, description="A lookup that names a person by a role ('下周请领导吃饭', '甲方对接人', 'my manager') is "
-        "about the person a kept memory identifies with that role through a copula ('我现在的直属领导是张总', 'my "
-        "manager is Priya now') or, with relation_paths, the person a memory stating the question's relation path "
-        "names ('我表妹嫁给了孙磊'); a kept memory naming only other people ('张姐不吃辣': 张姐 is not 张总; 小刘 is "
-        "not 刘经理; 刘总 may be 刘建国) and not the role word is dropped, whatever its rank "
-        "(EntityHop.referents). False = no such drop."
-    )
     hop_given_name_chars: int = Field(
         2, ge=0, description="The entity hop links a Chinese full name to its given name, the last this many "
         "characters of a person name one or two characters longer (a one- or two-character surname): '我表哥王磊的"
@@ -1219,23 +1200,13 @@ class RetrievalSection(_Section):
         "given name: when the top hits name 'Helen Chen', 'Dr. Chen' stands for her and 'Kevin Chen from "
         "accounting' is someone else (one referent per name, retrieve/referents.py). False = a shared surname links."
     )
-    # provenance: session 14 (s14h3): on, with hop_pool_links / hop_role_referents: the hop suites +7 / -0
     hop_person_conflict: bool = Field(
-        True, description="Two Chinese memories that each name a person by surname and prefix or title "
+        False, description="Two Chinese memories that each name a person by surname and prefix or title "
         "(memory_engine.text.zh_names: 老周, 张总, 小刘; not jieba's person tag, which falls on 柯基 and 过敏) "
         "and share none of them are not linked by common words: '小刘下午都在工位' shares 下午 / 找 with '刘经理习惯上午开会，下午基本找不到人' but is about someone else, as '陈总最爱吃芒果千层' "
         "is beside '小陈芒果过敏' (eval_sets/names_and_chains.yaml). Applies to the hop's reach and to "
-        "hop_chain_focus's chain. It may also cut a project told by two people ('老周负责智能客服' / "
-        "'小李说智能客服的接口卡了'); off until session 14, on since (the hop suites +2 / -0, whole dev in "
-        "the session notes). False = common words link whoever the memories name."
-    )
-    # provenance: issue 16 session 14 (s14h3)
-    hop_pool_links: bool = Field(
-        True, description="The entity hop checks the routes' own candidates (the fused pool, under the floor "
-        "too) for a link to a top hit, beside the keyword search for the hit's names: the keyword index cuts an "
-        "unknown Chinese name with the character after it ('陈浩在一家药企做研发' -> 陈浩在), so the search for 陈浩 "
-        "misses the memory about him that the dense route found. The link is the same test (a shared name or "
-        "hop_min_shared words, from the tagged words). False = only the keyword search's rows."
+        "hop_chain_focus's chain. Off by default: it also cuts a project told by two people ('老周负责智能客服' / "
+        "'小李说智能客服的接口卡了'). False = common words link whoever the memories name."
     )
     fact_scan_limit: int = Field(200, ge=1, description="Facts of one user the fact route scans (facts are few per user).")
     temporal_weight: float = Field(

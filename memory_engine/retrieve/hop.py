@@ -64,13 +64,10 @@ from .referents import (
     gender_cues,
     name_conflict,
     named_terms,
-    people_of,
     person_names,
     pronoun_gender,
-    role_referents,
-    same_person,
 )
-from .relations import OTHER, STATES, path_fit
+from .relations import OTHER, path_fit
 
 __all__ = ["EntityHop", "given_names", "hop_terms", "named_terms", "person_names", "pronoun_led"]
 
@@ -192,9 +189,6 @@ class EntityHop:
         self.chain_focus, self.focus_share = rcfg.hop_chain_focus, rcfg.hop_chain_focus_share
         self.anchor_share = rcfg.hop_chain_focus_anchor_share
         self.person_conflict = rcfg.hop_person_conflict
-        self.pool_links = rcfg.hop_pool_links
-        self.chain_anchor = rcfg.hop_chain_focus_chain_anchor
-        self.role_referents = rcfg.hop_role_referents
         # a search for every word of the parent ranks rows sharing one common word high: read as many rows as a
         # route does, then keep only the linked ones
         self.search_limit = rcfg.route_limit
@@ -244,17 +238,9 @@ class EntityHop:
                 seen = seen | {ante.id}
         names, words = _link_words(parent_pl.get("content", ""), self.given_chars, self.noun_names)
         names, words = names - plan.terms, words - plan.terms
-        fused_order = list(by_id.values())
         if not names and len(words) < self.min_shared:
             return out
         rows = self.store.search_sparse(sparse_query(names | words), flt, self.search_limit + len(seen))
-        if self.pool_links:
-            # the routes' own candidates are checked for the link too: the keyword index cuts an unknown name
-            # with the character after it ('陈浩在一家药企做研发' -> 陈浩在), so the search for 陈浩 misses the memory
-            # about him that the dense route found; the link itself is read from the tagged words (_link_words)
-            got = {p.id for p in rows}
-            rows = [*rows, *(ScoredPayload(c.memory_id, 0.0, payloads[c.memory_id]) for c in fused_order
-                             if c.memory_id not in got and c.memory_id in payloads)]
         missing = [p.id for p in rows if p.id not in payloads or (
             self.by_query and "vector" not in getattr(by_id.get(p.id), "route_scores", {}))]
         vecs = {p.id: p.dense for p in self.store.retrieve(missing, with_vectors=True)} if missing else {}
@@ -396,15 +382,7 @@ class EntityHop:
         # the subject the question names and the top hit holds ('Biscuit', '老周', '会员系统'): a chained question
         # starts from it; a memory holding all of it is about the same subject, linked or not
         q_names = _link_words(plan.query, self.given_chars, self.noun_names)[0]
-        # the top hit may be the chain's end that answers without naming the subject ('Riverside Vets texted,
-        # booster jabs on the 14th' for "when is Biscuit's next jab?"): with hop_chain_focus_chain_anchor the
-        # subject is then a name of the question another memory of the chain holds
         anchor = q_names & _link_words(text[chain[0]], self.given_chars, self.noun_names)[0]
-        if not anchor and self.chain_anchor:
-            # only when the top hit names nothing of the question: the chain's other memories would widen the
-            # anchor of a top hit that names the subject ('阿杰他老婆…': 老婆 of '阿杰的老婆叫林琳' keeps '我老婆…')
-            anchor = q_names & frozenset().union(
-                *(_link_words(text[m], self.given_chars, self.noun_names)[0] for m in chain[1:]))
         if not anchor:
             return kept, below
         # fused, not relevance: the top hit may be the chain's start that only names the subject ('小雨的儿子叫豆豆',
@@ -416,53 +394,6 @@ class EntityHop:
         need = max(1, math.ceil(self.anchor_share * len(anchor) - 1e-9))
         off = {c.memory_id for c in rest if c.fused < bar
                and len(anchor & _link_words(text[c.memory_id], self.given_chars, self.noun_names)[0]) < need}
-        if not off:
-            return kept, below
-        return [c for c in kept if c.memory_id not in off], sorted(
-            [*below, *(c for c in kept if c.memory_id in off)], key=rank_key)
-
-    def referents(self, kept: list[Candidate], below: list[Candidate], payloads: dict[str, dict[str, Any]],
-                  plan: QueryPlan) -> tuple[list[Candidate], list[Candidate]]:
-        """(kept, below) with the memories about another person moved below, when ``retrieval.hop_role_referents``.
-
-        A question may name a person by a role ('下周请领导吃饭', '甲方对接人', '老婆的表妹', 'my manager'). A kept
-        memory that identifies that role with a person through a copula ('我现在的直属领导是张总',
-        :func:`~memory_engine.retrieve.referents.role_referents`), or states the relation path the question asks
-        through ('我表妹国庆嫁给了孙磊', :func:`~memory_engine.retrieve.relations.path_fit`, with
-        ``retrieval.relation_paths``), says whom the question is about: the referents. A kept memory that names
-        Chinese people (:func:`~memory_engine.retrieve.referents.people_of`; English capitals also open places and
-        schools), none of whom may be a referent
-        (:func:`~memory_engine.retrieve.referents.same_person`: 张姐 is not 张总, 小刘 not 刘经理, 刘总 may be
-        刘建国), and that holds no role word of those statements, is about someone else and is dropped, whatever its
-        rank. Nothing changes for a question that is no lookup, when no kept memory names a referent, or for a
-        memory that names nobody."""
-        if not self.role_referents or len(kept) < 2 or not plan.lookup:
-            return kept, below
-        text = {c.memory_id: str(payloads.get(c.memory_id, {}).get("content", "")) for c in kept}
-        roles = frozenset(plan.terms)
-        refs: set[str] = set(people_of(plan.query))
-        used: set[str] = set()
-        found = False
-        for c in kept:
-            people, words = role_referents(roles, text[c.memory_id])
-            if not people and self.relation_paths and path_fit(plan.query, text[c.memory_id]) == STATES:
-                people = people_of(text[c.memory_id])
-            if people:
-                refs |= people
-                used |= words
-                found = True
-        if not found:
-            return kept, below
-        off = set()
-        for c in kept:
-            # Chinese people only: an English capital also opens a place or a school ('Dan teaches chemistry at
-            # Lincoln High'), and 'Lincoln' is no one the question could mean
-            people = frozenset(p for p in people_of(text[c.memory_id]) if _CJK.fullmatch(p))
-            if not people or any(same_person(p, r) for p in people for r in refs):
-                continue
-            if used & content_terms(text[c.memory_id]):
-                continue  # it names the role itself ('my manager Tom'): another statement of who holds it
-            off.add(c.memory_id)
         if not off:
             return kept, below
         return [c for c in kept if c.memory_id not in off], sorted(

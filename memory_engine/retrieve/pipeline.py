@@ -7,7 +7,6 @@
     -> fusion (hybrid | weighted | five_term | rrf) -> conversation context (neighbours
     of the top candidates join, scores smoothed over turns) -> threads (the user's own decision
     answers the request it settles, retrieve/addressee.py) -> relevance floor -> entity hop
-    -> chain focus and role referents (the person a role of the question names, retrieve/hop.py)
     -> stale values (an older same-subject memory ranks below the newer one)
     -> time answers (a 'when' question: a memory stating no time below one that does, retrieve/answers.py)
     -> top_k within the token budget -> hits (+ touch on hit)
@@ -154,8 +153,6 @@ class RetrievalPipeline:
                 kept, below = self.floor.split(fused, plan.last_turn_lookup)
         if self.hop.enabled and kept:  # a chained question drops the memories off its chain (retrieve/hop.py)
             kept, below = self.hop.focus(kept, below, pool.payloads, plan)
-            # a role the question names ('领导') is the person a kept memory says holds it ('领导是张总')
-            kept, below = self.hop.referents(kept, below, pool.payloads, plan)
         if self.config.retrieval.speaker_order and len(kept) > 1:
             # 'Where did Priya go hiking?': Priya's own turn above the turns spoken to her (retrieve/speakers.py)
             rc = self.config.retrieval

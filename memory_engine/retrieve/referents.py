@@ -26,10 +26,9 @@ import calendar
 import re
 from functools import lru_cache
 
-from ..text import _CJK, _jieba, _jieba_lock, content_terms, name_settings, pos_tags, tokenize, zh_names
+from ..text import _CJK, _jieba, _jieba_lock, content_terms, pos_tags
 
-__all__ = ["agrees", "full_names", "gender_cues", "name_conflict", "named_terms", "people_of", "person_names",
-           "pronoun_gender", "role_referents", "same_person"]
+__all__ = ["agrees", "full_names", "gender_cues", "name_conflict", "named_terms", "person_names", "pronoun_gender"]
 
 #: the bare third-person pronoun a memory opens with (after an optional connective), by gender
 _LEAD_PRONOUN = re.compile(r"^\s*(?:(?:and|but|so|then|also)\s+)?(he|she)\b|^\s*([他她])", re.IGNORECASE)
@@ -174,99 +173,3 @@ def person_names(content: str) -> frozenset[str]:
         if m.start() > 0 and w.lower() not in _CALENDAR_WORDS and w not in ("I", "He", "She", "My"):
             out |= content_terms(w)
     return frozenset(out)
-
-
-#: the copula that identifies a role with a person: '我现在的直属领导是张总', 'my manager is Priya now',
-#: '小陈是我老婆的表妹' (an equative clause, role and person on either side; Chao 1968 §5.4 on 是, Quirk et al.
-#: 1985 §10.8 on the copula 'be' of identification)
-_EN_COPULA = re.compile(r"\b(?:is|was|are)\b", re.IGNORECASE)
-#: what precedes the first word of a sentence (a capital there names no one)
-_SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|[\n:])\s*$")
-#: the punctuation that ends a clause (the copula's role and person are in one clause)
-_CLAUSE_BREAK = re.compile(r"[,，。;；!！?？]|\.(?:\s|$)")
-
-
-@lru_cache(maxsize=65_536)
-def people_of(text: str) -> frozenset[str]:
-    """The people ``text`` names, as comparable keys: Chinese names of a surname and a prefix or title (老周, 张总,
-    :func:`memory_engine.text.zh_names`), Chinese full names (surname + given, :func:`full_names`) and English
-    capitalised words that are no day, month, title or function word and do not open a sentence (lower-cased:
-    'my manager is Priya now' -> {'priya'}; 'Priya is vegan' names no one by this reading)."""
-    out = set(zh_names(text))
-    out |= {s + g for g, s in full_names(text) if _CJK.fullmatch(s + g)}
-    for m in re.finditer(r"\b[A-Z][a-z]+\b", text):
-        w = m.group(0)
-        if _SENTENCE_START.search(text[: m.start()]):
-            continue  # 'Can you…', 'Booked…': any word is capitalised there
-        if w not in _NOT_GIVEN and w.lower() not in _CALENDAR_WORDS and w.lower() not in _TITLES:
-            out.add(w.lower())
-    return frozenset(out)
-
-
-def _surname(name: str) -> str | None:
-    """The surname of a Chinese person key: 刘建国 -> 刘, 刘总 -> 刘, 小刘 -> 刘, 欧阳娜娜 -> 欧阳; None for English."""
-    if not _CJK.fullmatch(name):
-        return None
-    if len(name) == 2 and name[0] in name_settings().prefixes:
-        return name[1]
-    return name[:2] if name[:2] in _ZH_COMPOUND_SURNAMES else name[0]
-
-
-def same_person(a: str, b: str) -> bool:
-    """Whether person keys ``a`` and ``b`` (:func:`people_of`) may be one person: equal; an English name that is one
-    word of the other's full name; or a Chinese full name (surname + given: 刘建国) and a short form of the same
-    surname (刘总, 老刘): the title or prefix names no given name. Two short forms of one surname (小刘 / 刘经理,
-    张总 / 张姐) are two people as the user tells them apart."""
-    if a == b:
-        return True
-    if not (_CJK.fullmatch(a) and _CJK.fullmatch(b)):
-        return a in b.split() or b in a.split()
-    sa, sb = _surname(a), _surname(b)
-    if sa != sb:
-        return False
-    short = lambda n: bool(n.endswith(_ZH_TITLES)) or (len(n) == 2 and n[1] == sa and n[0] != sa)  # noqa: E731
-    return short(a) != short(b)
-
-
-def _head(side: str) -> tuple[str, ...]:
-    """The head of a role phrase: its last content term, with the one before when the last is a single Chinese
-    character ('对接人' -> ('对接', '人'): 人 alone names anyone); () for no term."""
-    terms = tokenize(side)
-    if not terms:
-        return ()
-    if len(terms) > 1 and len(terms[-1]) == 1 and _CJK.fullmatch(terms[-1]):
-        return tuple(terms[-2:])
-    return (terms[-1],)
-
-
-@lru_cache(maxsize=65_536)
-def role_referents(roles: frozenset[str], content: str) -> tuple[frozenset[str], frozenset[str]]:
-    """(people, role terms) of a memory that identifies a role of the query with a person through a copula: one
-    side of its first 是 / is ends in a role phrase whose head is among the query's ``roles`` (content terms), the
-    other side names the people ('我现在的直属领导是张总' -> ({张总}, {领导}) for 领导; '小陈是我老婆的表妹' -> ({小陈},
-    {表妹}); 'my manager is Priya now' -> ({priya}, {manag})); (empty, empty) when it has no copula, no side ends
-    in a role of the query (a head, not any word: '公司年会的负责人是老王' names the person in charge, not 年会), or
-    the other side names nobody (:func:`people_of`)."""
-    if _CJK.search(content):
-        words = [w for w, _ in pos_tags(content)]
-        if "是" not in words:
-            return frozenset(), frozenset()
-        i = words.index("是")
-        left, right = "".join(words[:i]), "".join(words[i + 1:])
-    else:
-        m = _EN_COPULA.search(content)
-        if m is None:
-            return frozenset(), frozenset()
-        left, right = content[: m.start()], content[m.end():]
-    # the clause of the copula: what follows the last break before it and precedes the first break after it
-    left, right = _CLAUSE_BREAK.split(left)[-1], _CLAUSE_BREAK.split(right)[0]
-    people: set[str] = set()
-    used: set[str] = set()
-    for role_side, person_side in ((left, right), (right, left)):
-        head = _head(role_side)
-        if head and set(head) <= roles:
-            found = people_of(person_side) - people_of(role_side)
-            if found:
-                people |= found
-                used |= set(head)
-    return frozenset(people), frozenset(used)
