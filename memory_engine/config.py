@@ -1708,6 +1708,46 @@ class IntentSection(_Section):
         1.0, ge=0.0, le=1.0, description="When a request is routed to one category, the dense similarity of a memory "
         "tagged with another category is multiplied by this (1 = off); keyword matches are kept."
     )
+    answer_types: bool = Field(
+        True, description="Route a one-line question about the user to the answer type it asks for (an employer, a "
+        "home city, hobbies, a diet rule, a pet, a commute, exercise, a health condition; write/categories.py "
+        "`AnswerTypes`) by its nearest example questions, when no request category was routed: the user's statements "
+        "of that type earn category relevance by query-time membership ('where do I work?' finds 'I love my job as a "
+        "nurse'), event questions ('what did I do on June 10?') route nowhere. False = questions route as before."
+    )
+    answer_exemplars: str | None = Field(
+        None, description="TOML file of answer types, each with example `questions` (embedded as queries) and `facts` "
+        "(embedded as documents); a type named `none` is the reject class; names must differ from the request "
+        "categories'. None = the bundled bilingual file memory_engine/write/slots.toml."
+    )
+    answer_k: int = Field(
+        2, ge=1, description="Nearest examples per answer type averaged by the question score and by membership (1 = "
+        "the nearest only: e5-small dev, 'where do I work now?' went to the commute type at 1, to work at 2)."
+    )
+    answer_min_score: float = Field(
+        0.35, ge=-1.0, le=1.0, description="A question is routed to an answer type only when its mean-centred score to "
+        "the type's `answer_k` nearest example questions is at least this (e5-small dev: questions asking for a slot "
+        "0.43-0.76, the reject class's own questions score up to ~0.5 on their nearest type)."
+    )
+    answer_margin: float = Field(
+        0.2, ge=0.0, le=2.0, description="...and leads the reject class `none` (episodes, dates, numbers, names) by at "
+        "least this (centred, e5-small dev: event questions 'what did I do on ...' lead by < 0, questions asking for "
+        "a slot by 0.2-0.56, a pet's name or a blood type by 0.06-0.19)."
+    )
+    answer_question_weight: float = Field(
+        0.15, ge=0.0, le=1.0, description="Weight of the question itself as one more example in answer-type membership "
+        "(as `member_request_weight`): the type's examples say what kind of value answers, the question which one "
+        "(e5-small dev, routed questions, answers against the owner's other statements: AUC 0.74 at 0, 0.77 at 0.5)."
+    )
+    answer_member_min: float = Field(
+        -0.05, ge=-2.0, le=2.0, description="A user statement earns answer-type evidence when its membership "
+        "(write/categories.py `AnswerTypes.membership`) is at least this; the evidence ramps to 1 at "
+        "`answer_member_full` and scales `relevance` (retrieve/candidates.py `member_evidence`). 2 = off."
+    )
+    answer_member_full: float = Field(
+        0.1, ge=-2.0, le=2.0, description="Membership at which a statement earns the whole `relevance` for the answer "
+        "type its question was routed to."
+    )
 
 
 class LifecycleSection(_Section):
