@@ -41,6 +41,12 @@ intent route (retrieve/routes.py) admits them with graded evidence (retrieve/can
 
 The examples are data (``categories.toml``, bilingual, a handful per category;
 ``intent.exemplars`` names another file), embedded once per embedding version.
+
+Questions are not requests: "where do I work?" needs no fact to do a task, it asks for one slot's value, and
+routing questions by their words flooded event questions ('what did I do on June 10?' got every category member).
+:class:`AnswerTypes` routes a one-line first-person question by the answer type it asks for instead (its own
+bilingual examples, ``slots.toml``: example questions per slot against a reject class of episode, date, number and
+name questions), and its members are decided at query time the same way (:func:`_membership`).
 """
 
 from __future__ import annotations
