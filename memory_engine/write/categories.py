@@ -164,6 +164,9 @@ class _Bank:
         vecs = np.asarray(vecs, dtype=np.float32)
         self.mean = vecs.mean(axis=0) if center else np.zeros(vecs.shape[1], dtype=np.float32)
         self.vecs, self.cats = (_unit(vecs - self.mean) if center else vecs), np.asarray(cats)
+        # the examples as columns, contiguous: `mat @ vecs.T` on the transposed view took ~20-30 ms for 20 x 77
+        # rows on a loaded 2-core machine (a threaded BLAS path), the contiguous copy ~0.01 ms
+        self.cols = np.ascontiguousarray(self.vecs.T)
         self.center = center
         self.names = sorted(set(cats))
         self.masks = [self.cats == n for n in self.names]
@@ -177,7 +180,7 @@ class _Bank:
         m = np.asarray(mat, dtype=np.float32).reshape(-1, self.vecs.shape[1])
         if self.center:
             m = _unit(m - self.mean)
-        sims = m @ self.vecs.T  # (n, examples)
+        sims = m @ self.cols  # (n, examples)
         out: dict[str, np.ndarray] = {}
         for n, mask in zip(self.names, self.masks, strict=True):
             part = np.sort(sims[:, mask], axis=1)[:, ::-1][:, : max(1, k)]
