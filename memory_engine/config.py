@@ -1552,7 +1552,8 @@ class RetrievalSection(_Section):
 class IntentSection(_Section):
     """Facts by intent (issue 16): a request is routed to a fact category (shipping, payment, food,
     travel, purchase, health, gift, schedule) by its nearest example requests, and every user statement
-    is tagged at write with the category of its nearest example facts (write/categories.py). Scores are (mean-centred) cosines of the
+    is tagged at write with the category of its nearest example facts (write/categories.py); a question about the
+    user is routed to the answer type it asks for (`answer_*`). Scores are (mean-centred) cosines of the
     configured embedder (calibrated on dev for e5-small; another model needs its own sweep)."""
 
     enabled: bool = Field(
@@ -1707,6 +1708,55 @@ class IntentSection(_Section):
     mismatch: float = Field(
         1.0, ge=0.0, le=1.0, description="When a request is routed to one category, the dense similarity of a memory "
         "tagged with another category is multiplied by this (1 = off); keyword matches are kept."
+    )
+    answer_types: bool = Field(
+        True, description="Route a one-line question about the user to the answer type it asks for (an employer, a "
+        "home city, hobbies, a diet rule, a pet, a commute, exercise, a health condition; write/categories.py "
+        "`AnswerTypes`) by its nearest example questions, when no request category was routed: the user's statements "
+        "of that type earn category relevance by query-time membership ('where do I work?' finds 'I love my job as a "
+        "nurse'), event questions ('what did I do on June 10?') route nowhere. False = questions route as before."
+    )
+    answer_exemplars: str | None = Field(
+        None, description="TOML file of answer types, each with example `questions` (embedded as queries) and `facts` "
+        "(embedded as documents); a type named `none` is the reject class; names must differ from the request "
+        "categories'. None = the bundled bilingual file memory_engine/write/slots.toml."
+    )
+    answer_k: int = Field(
+        2, ge=1, description="Nearest examples per answer type averaged by the question score and by membership (1 = "
+        "the nearest only: e5-small dev, 'where do I work now?' went to the commute type at 1, to work at 2)."
+    )
+    answer_min_score: float = Field(
+        0.35, ge=-1.0, le=1.0, description="A question is routed to an answer type only when its mean-centred score to "
+        "the type's `answer_k` nearest example questions is at least this (e5-small dev: the questions the margin routes "
+        "score 0.40-0.93, so it binds none there; it keeps a question far from every example from being routed by "
+        "a small reject score alone)."
+    )
+    answer_margin: float = Field(
+        0.2, ge=0.0, le=2.0, description="...and leads the reject class `none` (episodes, dates, numbers, names) by at "
+        "least this (centred, e5-small dev, 553 first-person one-line questions, 99 routed: event questions 'what did I "
+        "do on ...' lead by < 0; never-stored questions about a pet's name, breed or vet, a gym or a blood type by "
+        "0.01-0.17 (before the reject class held attribute questions, 'what breed is my dog' led by 0.33 and returned "
+        "the owner's cat: a never-stored question answered)."
+    )
+    answer_question_weight: float = Field(
+        0.15, ge=0.0, le=1.0, description="Weight of the question itself as one more example in answer-type membership "
+        "(as `member_request_weight`): the type's examples say what kind of value answers, the question which one. "
+        "e5-small dev, routed questions, answers against the owner's other statements: AUC 0.74 at 0, 0.77 at 0.5, "
+        "but the question pulls a near miss up with it ('what breed is my dog' / a cat statement: -0.01 at 0, "
+        "+0.06 at 0.5, a never-stored question answered at 0.5 with min 0); 0.15 keeps it a small share."
+    )
+    answer_member_min: float = Field(
+        -0.05, ge=-2.0, le=2.0, description="A user statement earns answer-type evidence when its membership "
+        "(write/categories.py `AnswerTypes.membership`, range about -0.4..0.4) is at least this; the evidence ramps "
+        "to 1 at `answer_member_full` and scales `relevance` (retrieve/candidates.py `member_evidence`). 2 = off. "
+        "e5-small dev, routed questions, weight 0.15: -0.05 keeps 93% of the answers and 67% of the owner's other "
+        "statements (most of them older values of the same slot, which the stale stage orders), the best "
+        "never-stored statement lies at -0.06."
+    )
+    answer_member_full: float = Field(
+        0.1, ge=-2.0, le=2.0, description="Membership at which a statement earns the whole `relevance` for the answer "
+        "type its question was routed to (e5-small dev: the median answer lies at 0.14; between min and this a "
+        "statement needs some similarity of its own to pass the floor)."
     )
 
 

@@ -107,15 +107,16 @@ def pool_routes(channels: Mapping[str, list[ScoredPayload]], admit: Admission) -
     return pool
 
 
-def member_evidence(membership: float | None, icfg: IntentSection) -> float:
+def member_evidence(membership: float | None, icfg: IntentSection, answer: bool = False) -> float:
     """How much of ``intent.relevance`` a memory found by query-time category membership (the intent route's
     score, None = not found that way) earns, in [0, 1]: a linear ramp from ``intent.member_min`` (0) to
-    ``intent.member_full`` (1). A write-time tag of the routed category earns 1. The floor then sees the
+    ``intent.member_full`` (1); with ``answer`` (an answer type's membership) from ``intent.answer_member_min`` to
+    ``intent.answer_member_full``. A write-time tag of the routed category earns 1. The floor then sees the
     noisy-OR of this and the memory's own similarity (:attr:`Candidate.relevance`): a memory barely nearer the
     category than the reject class needs some similarity to the request as well."""
     if membership is None:
         return 0.0
-    lo, hi = icfg.member_min, icfg.member_full
+    lo, hi = (icfg.answer_member_min, icfg.answer_member_full) if answer else (icfg.member_min, icfg.member_full)
     if hi <= lo:
         return 1.0 if membership >= lo else 0.0
     return float(min(1.0, max(0.0, (membership - lo) / (hi - lo))))
@@ -299,11 +300,14 @@ class CandidateBuilder:
                     sims[p.id] = float(np.dot(np.asarray(p.dense, dtype=np.float32), qvec))
         return sims
 
-    def assemble(self, pool: RoutePool, plan: QueryPlan, categories: tuple[str, ...] | str | None = None
-                 ) -> list[Candidate]:
+    def assemble(self, pool: RoutePool, plan: QueryPlan, categories: tuple[str, ...] | str | None = None,
+                 answer_types: frozenset[str] = frozenset()) -> list[Candidate]:
         """Candidates of every pooled memory; ``categories``: the fact categories the request was routed to
         (a memory tagged with one counts as matched with relevance ``intent.relevance``; one tagged only with
-        others has its similarity x ``intent.mismatch``)."""
+        others has its similarity x ``intent.mismatch``); ``answer_types``: the names of the answer types of
+        questions (write/categories.py ``AnswerTypes``): a question routed to one grades its members by their
+        answer-type membership, and a member naming another entity of the slot (retrieve/contrast.py) loses
+        that evidence with its similarity."""
         rcfg, icfg = self.rcfg, self.icfg
         sims = self.similarities(pool, plan.vector)
         q_idents, q_range, ts = plan.identifiers, plan.date_range, plan.ts
@@ -323,6 +327,7 @@ class CandidateBuilder:
                     else keyword_coverage(plan.route_terms, terms))
             best_kw = best_kw / held if held > 0 else best_kw
         routed = frozenset((categories,) if isinstance(categories, str) else categories or ())
+        answer = bool(routed) and routed <= answer_types
         # a short lookup names the entity it asks about (retrieve/contrast.py)
         contrast_on = plan.lookup and rcfg.entity_mismatch < 1.0 and len(plan.cover_terms) <= rcfg.entity_max_terms
         cands = []
@@ -336,7 +341,7 @@ class CandidateBuilder:
                 c = replace(c, exact_match=max(c.exact_match, rcfg.fact_meaning_relevance))
             if routed:
                 tagged = categories_of(pl)
-                evidence = 1.0 if tagged & routed else member_evidence(pool.scores[mid].get("intent"), icfg)
+                evidence = 1.0 if tagged & routed else member_evidence(pool.scores[mid].get("intent"), icfg, answer)
                 if evidence > 0:
                     # the request needs this kind of fact, whatever the words (issue 16, facts by intent)
                     c = replace(c, category_match=icfg.relevance * evidence)
@@ -385,7 +390,8 @@ class CandidateBuilder:
                     plan.query, str(pl.get("content") or ""), str((pl.get("metadata") or {}).get("speaker") or "")):
                 # the vet appointment is no answer about the dentist, however many words the two share
                 f = rcfg.entity_mismatch
-                c = replace(c, similarity=c.similarity * f, coverage=c.coverage * f, keyword=c.keyword * f)
+                c = replace(c, similarity=c.similarity * f, coverage=c.coverage * f, keyword=c.keyword * f,
+                            category_match=c.category_match * f if answer else c.category_match)
             if pl.get("status") == MemoryStatus.PENDING_CONFIRMATION.value:
                 # seed 004: an unconfirmed old value shows only when strongly relevant, below the new one
                 if c.relevance < self.pending_floor:

@@ -30,7 +30,7 @@ from ..models import CandidateExplanation, Hit, from_epoch
 from ..scope import Scope
 from ..store.base import ScoredPayload, VectorStore
 from ..text import content_terms
-from ..write.categories import Categories
+from ..write.categories import AnswerTypes, Categories
 from ..write.intents import present_question, query_tense
 from ..write.pii import PiiSettings, Redaction
 from . import temporal
@@ -96,8 +96,9 @@ class RetrievalPipeline:
                                     pii_key if config.pii.fingerprint_terms else b"",
                                     temporal.DateSettings.from_config(config.memory))
         self.categories = Categories(embedder, config.intent)
+        self.answers = AnswerTypes(embedder, config.intent)
         self.routes = build_routes(store, r, routes, rescale=embedder.rescale, icfg=config.intent,
-                                   categories=self.categories)
+                                   categories=self.categories, answers=self.answers)
         self.builder = CandidateBuilder(store, embedder, r, config.write, cjk_baseline(config.embedding), config.intent,
                                        cross_script_baseline(config.embedding))
         self.fuse = fuser_for(r)
@@ -124,6 +125,8 @@ class RetrievalPipeline:
             routed = tuple(lb.name for lb in self.categories.query_labels(qvec))
             if not routed or self.config.intent.needs_with_routed:  # a need word names the kind (intent.needs)
                 routed += tuple(lb.name for lb in self.categories.need_labels(req.query, qvec) if lb.name not in routed)
+            if not routed and self.answers.enabled:  # a question about the user asks for a kind of value
+                routed = tuple(lb.name for lb in self.answers.labels(req.query, qvec))
         rq = RouteQuery(req.query, plan.text, plan.route_terms, plan.vector, scope, flt, types,
                         routed[0] if routed else None, routed[1:], plan.term_weights)
         channels: dict[str, list[ScoredPayload]] = {}
@@ -134,7 +137,7 @@ class RetrievalPipeline:
                           self.config.retrieval.declined_needs_addressee and not plan.to_assistant,
                           self.config.retrieval.commitment_needs_addressee and not plan.to_assistant)
         pool = pool_routes(channels, admit)
-        fused = self.fuse(self.builder.assemble(pool, plan, routed))
+        fused = self.fuse(self.builder.assemble(pool, plan, routed, self.answers.names))
         links: list[Link] = []
         # a statement of the user's present calls for an experience, not for the turn next to a match
         if self.context.enabled and fused and (plan.last_turn_lookup or self.config.retrieval.context_statements):

@@ -39,7 +39,7 @@ from ..scope import Scope
 from ..store.base import ScoredPayload, StoreFilter, VectorStore
 from ..text import content_terms, keyword_coverage, sparse_query
 from ..write import rules
-from ..write.categories import Categories
+from ..write.categories import AnswerTypes, Categories, about_other_person
 
 __all__ = ["DEFAULT_ROUTES", "ROUTES", "ConstraintRoute", "DenseRoute", "FactRoute", "IntentRoute", "KeywordRoute",
            "RecentRoute", "Route", "RouteQuery", "build_routes"]
@@ -245,20 +245,27 @@ class IntentRoute:
     name, channel = "intent", "intent"
 
     def __init__(self, store: VectorStore, rcfg: RetrievalSection, icfg: IntentSection | None = None,
-                 categories: Categories | None = None) -> None:
+                 categories: Categories | None = None, answers: AnswerTypes | None = None) -> None:
         icfg = icfg or IntentSection()
         self.store, self.limit = store, icfg.limit if icfg.enabled else 0
         self.categories, self.scan, self.member_min = categories, icfg.member_scan, icfg.member_min
+        self.answers, self.answer_min = answers, icfg.answer_member_min
 
     def _members(self, q: RouteQuery, cat: str, seen: set[str]) -> list[ScoredPayload]:
-        """Untagged user statements of category ``cat`` by query-time membership, best first."""
-        if self.categories is None or not self.scan:
+        """Untagged user statements of category ``cat`` by query-time membership, best first; for an answer type
+        (:class:`~memory_engine.write.categories.AnswerTypes`) its own membership, statements about another person
+        left out (:func:`~memory_engine.write.categories.about_other_person`)."""
+        answer = self.answers is not None and cat in self.answers.names
+        clf: Categories | AnswerTypes | None = self.answers if answer else self.categories
+        if clf is None or not self.scan:
             return []
-        proto = self.categories.prototype(cat)
+        proto = clf.prototype(cat)
         if proto is None:
             return []
+        floor = self.answer_min if answer else self.member_min
         near = [p for p in self.store.search_dense(proto.tolist(), q.filter, self.scan)
-                if p.id not in seen and str(p.payload.get("role") or "user") == "user"]
+                if p.id not in seen and str(p.payload.get("role") or "user") == "user"
+                and not (answer and about_other_person(str(p.payload.get("content") or "")))]
         if not near:
             return []
         vecs = {p.id: p.dense for p in self.store.retrieve([p.id for p in near], with_vectors=True)
@@ -266,8 +273,8 @@ class IntentRoute:
         near = [p for p in near if p.id in vecs]
         if not near:
             return []
-        member = self.categories.membership(np.asarray([vecs[p.id] for p in near], dtype=np.float32), cat, q.vector)
-        found = sorted(((float(m), p) for m, p in zip(member, near, strict=True) if m >= self.member_min),
+        member = clf.membership(np.asarray([vecs[p.id] for p in near], dtype=np.float32), cat, q.vector)
+        found = sorted(((float(m), p) for m, p in zip(member, near, strict=True) if m >= floor),
                        key=lambda mp: -mp[0])
         return [ScoredPayload(p.id, round(m, 6), p.payload) for m, p in found[: self.limit]]
 
@@ -276,9 +283,10 @@ class IntentRoute:
             return []
         out: dict[str, ScoredPayload] = {}
         for cat in q.categories:
-            # the best tag (_category) or one of a close call's tags (_categories): at most `limit` of each category
+            # the best tag (_category) or one of a close call's tags (_categories): at most `limit` of each category;
+            # an answer type has no write-time tags
             rows: dict[str, ScoredPayload] = {}
-            for field in ("_category", "_categories"):
+            for field in () if self.answers is not None and cat in self.answers.names else ("_category", "_categories"):
                 flt = replace(q.filter, metadata={**q.filter.metadata, field: cat})
                 for p in self.store.scroll(flt, limit=self.limit, order_by="created_at", descending=True):
                     rows.setdefault(p.id, p)
@@ -301,11 +309,12 @@ DEFAULT_ROUTES: tuple[str, ...] = ("dense", "keyword", "recent", "fact", "constr
 
 def build_routes(store: VectorStore, rcfg: RetrievalSection, names: Sequence[str] = DEFAULT_ROUTES,
                  rescale: Callable[[float], float] | None = None, icfg: IntentSection | None = None,
-                 categories: Categories | None = None) -> list[Route]:
+                 categories: Categories | None = None, answers: AnswerTypes | None = None) -> list[Route]:
     """Instantiate the named routes (ConfigError for an unknown name); ``rescale`` is the
     embedder's cosine -> [0, 1] map that similarity-thresholded routes use, ``icfg`` the
     ``intent`` section the intent route reads (None = defaults), ``categories`` the classifier
-    its query-time membership uses (None = write-time tags only)."""
+    its query-time membership uses (None = write-time tags only), ``answers`` the answer types of
+    questions (None = none)."""
     unknown = [n for n in names if n not in ROUTES]
     if unknown:
         raise ConfigError(f"unknown retrieval routes {unknown}; known: {sorted(ROUTES)}")
@@ -314,7 +323,7 @@ def build_routes(store: VectorStore, rcfg: RetrievalSection, names: Sequence[str
         if n == "fact_meaning" and rescale is not None:
             out.append(FactMeaningRoute(store, rcfg, rescale))
         elif n == "intent":
-            out.append(IntentRoute(store, rcfg, icfg, categories))
+            out.append(IntentRoute(store, rcfg, icfg, categories, answers))
         else:
             out.append(ROUTES[n](store, rcfg))
     return out
