@@ -1208,6 +1208,13 @@ class RetrievalSection(_Section):
         "hop_chain_focus's chain. Off by default: it also cuts a project told by two people ('老周负责智能客服' / "
         "'小李说智能客服的接口卡了'). False = common words link whoever the memories name."
     )
+    hop_pool_links: int = Field(
+        20, ge=0, description="Besides the rows its keyword search returns, the entity hop tests this many memories "
+        "of the first-stage pool (the fused candidates, best first) for a link to each parent: the segmenter may "
+        "fuse a name with its neighbour in a memory's stored terms ('陈浩在一家药企做研发' indexes 陈浩在), so the "
+        "keyword search for the name misses a memory the dense route found and the link words (part-of-speech "
+        "names) still share. 0 = only the keyword search's rows (the earlier reach)."
+    )
     fact_scan_limit: int = Field(200, ge=1, description="Facts of one user the fact route scans (facts are few per user).")
     temporal_weight: float = Field(
         0.3, ge=0.0, description="Added to the fused score of memories whose event time falls in the date range the "

@@ -189,6 +189,9 @@ class EntityHop:
         self.chain_focus, self.focus_share = rcfg.hop_chain_focus, rcfg.hop_chain_focus_share
         self.anchor_share = rcfg.hop_chain_focus_anchor_share
         self.person_conflict = rcfg.hop_person_conflict
+        if rcfg.hop_pool_links < 0:
+            raise ConfigError("retrieval.hop_pool_links must be >= 0", key="retrieval.hop_pool_links")
+        self.pool_links = rcfg.hop_pool_links
         # a search for every word of the parent ranks rows sharing one common word high: read as many rows as a
         # route does, then keep only the linked ones
         self.search_limit = rcfg.route_limit
@@ -241,6 +244,13 @@ class EntityHop:
         if not names and len(words) < self.min_shared:
             return out
         rows = self.store.search_sparse(sparse_query(names | words), flt, self.search_limit + len(seen))
+        if self.pool_links:
+            # the first-stage pool, too: a name the segmenter fused with its neighbour in the stored terms
+            # ('陈浩在一家药企' indexes 陈浩在, not 陈浩) is missed by the keyword search but not by the dense route
+            found = {p.id for p in rows}
+            rows = [*rows, *(ScoredPayload(c.memory_id, 0.0, payloads[c.memory_id])
+                             for c in list(by_id.values())[: self.pool_links]
+                             if c.memory_id not in found and c.memory_id in payloads)]
         missing = [p.id for p in rows if p.id not in payloads or (
             self.by_query and "vector" not in getattr(by_id.get(p.id), "route_scores", {}))]
         vecs = {p.id: p.dense for p in self.store.retrieve(missing, with_vectors=True)} if missing else {}
