@@ -64,8 +64,12 @@ from .referents import (
     gender_cues,
     name_conflict,
     named_terms,
+    people_of,
     person_names,
     pronoun_gender,
+    role_referents,
+    same_person,
+    zh_surname,
 )
 from .relations import OTHER, path_fit
 
@@ -155,6 +159,12 @@ def _people_count(content: str, names: frozenset[str]) -> int:
     return len(full) + len({n for n in names if n not in parts})
 
 
+def _names_person(content: str, person: str) -> bool:
+    """Whether ``content`` names ``person`` (a word of :func:`people_of`) under any form of the name
+    (:func:`same_person`: 刘总 for 刘建国)."""
+    return any(same_person(p, person) for p in people_of(content))
+
+
 class EntityHop:
     """``enabled`` when ``retrieval.entity_hops`` and ``hop_limit`` > 0. ``hop(parents, fused,
     payloads, flt, admit, plan)`` keyword-searches the entities of each parent's content
@@ -188,6 +198,8 @@ class EntityHop:
         self.relation_paths = rcfg.relation_paths
         self.chain_focus, self.focus_share = rcfg.hop_chain_focus, rcfg.hop_chain_focus_share
         self.anchor_share = rcfg.hop_chain_focus_anchor_share
+        self.chain_anchor = rcfg.hop_chain_focus_chain_anchor
+        self.role_referents, self.role_window = rcfg.hop_role_referents, rcfg.hop_role_window
         self.person_conflict = rcfg.hop_person_conflict
         if rcfg.hop_pool_links < 0:
             raise ConfigError("retrieval.hop_pool_links must be >= 0", key="retrieval.hop_pool_links")
@@ -206,6 +218,22 @@ class EntityHop:
         known: set[tuple[str, str]] = set()
         for c in frontier:
             known |= full_names(str(payloads[c.memory_id].get("content", "")))
+        ref, _ = self.referents(kept, payloads, plan)
+        if ref:
+            # the person the query's role word stands for ('我领导' -> 刘建国): the memories naming them (刘总 as well)
+            # are reached from the memory that introduced them, wherever the keyword search ranks them
+            person = next(iter(ref))
+            intro = next(c for c in kept if _names_person(self._text(payloads, c.memory_id), person))
+            for c in fused:
+                if len(out) >= self.limit:
+                    break
+                if c.memory_id in seen or not _names_person(self._text(payloads, c.memory_id), person):
+                    continue
+                p = ScoredPayload(c.memory_id, 0.0, payloads[c.memory_id])
+                h = self._linked(p, len(out) + 1, intro, by_id, payloads, admit, plan, {})
+                if h is not None:
+                    out[h.memory_id] = (h, intro.memory_id)
+                    seen.add(h.memory_id)
         for _ in range(self.depth):
             reached: list[Candidate] = []
             for parent in frontier:
@@ -341,13 +369,19 @@ class EntityHop:
     def _link(self, a: str, b: str, plan: QueryPlan) -> bool:
         """Whether memories ``a`` and ``b`` (contents) are linked as the hop links them: a shared name, or at
         least ``min_shared`` shared words, in both cases outside the query's terms."""
+        return self._link_names(a, b, plan) is not None
+
+    def _link_names(self, a: str, b: str, plan: QueryPlan) -> frozenset[str] | None:
+        """The names through which memories ``a`` and ``b`` are linked (:meth:`_link`; empty when they are
+        linked by ``min_shared`` common words alone), or None when they are not linked."""
         a_names, a_words = _link_words(a, self.given_chars, self.noun_names)
         b_names, b_words = _link_words(b, self.given_chars, self.noun_names)
         shared = {t for t in ((a_names | a_words) & (b_names | b_words)) - plan.terms
                   if t not in _HONORIFICS and not _split_in(t, plan.query)}
         if self._other_people(a, b, shared):
-            return False
-        return bool(shared & (a_names | b_names)) or len(shared) >= self.min_shared
+            return None
+        via = frozenset(shared & (a_names | b_names))
+        return via if via or len(shared) >= self.min_shared else None
 
     def _other_people(self, a: str, b: str, shared: set[str] | frozenset[str]) -> bool:
         """Whether, with ``retrieval.hop_person_conflict``, memories ``a`` and ``b`` are about two different people:
@@ -357,6 +391,40 @@ class EntityHop:
             return False
         pa, pb = zh_names(a), zh_names(b)
         return bool(pa and pb and not (pa & pb) and not (set(shared) & (pa | pb)))
+
+    @staticmethod
+    def _text(payloads: dict[str, dict[str, Any]], mid: str) -> str:
+        return str(payloads.get(mid, {}).get("content", ""))
+
+    def referents(self, kept: list[Candidate], payloads: dict[str, dict[str, Any]],
+                  plan: QueryPlan) -> tuple[frozenset[str], frozenset[str]]:
+        """(referent, others) of the role words of a lookup (:func:`referents.role_referents` over the kept
+        memories), both empty when ``retrieval.hop_role_referents`` is off or the query is no lookup."""
+        if not self.role_referents or not plan.lookup:
+            return frozenset(), frozenset()
+        return role_referents(plan.query, [(self._text(payloads, c.memory_id),
+                                            float(payloads.get(c.memory_id, {}).get("created_at") or 0.0))
+                                           for c in kept], self.role_window)
+
+    def _role_conflicts(self, kept: list[Candidate], payloads: dict[str, dict[str, Any]],
+                        plan: QueryPlan) -> tuple[str | None, set[str]]:
+        """(the referent of the query's role word, the kept memories about another person in that role): a
+        memory naming people, none of them the referent, and one of them an earlier holder of the role ('my
+        manager Tom' when the newest says 'my manager is Priya now') or, with ``hop_person_conflict``, a
+        surname form of the referent's surname that is someone else ('张姐' beside the referent '张总')."""
+        ref, others = self.referents(kept, payloads, plan)
+        if not ref:
+            return None, set()
+        person = next(iter(ref))
+        off = set()
+        for c in kept:
+            people = people_of(self._text(payloads, c.memory_id))
+            if not people or any(same_person(p, person) for p in people):
+                continue
+            if any(p in others or (self.person_conflict and _CJK.match(p) and _CJK.match(person)
+                                   and zh_surname(p) == zh_surname(person)) for p in people):
+                off.add(c.memory_id)
+        return person, off
 
     def focus(self, kept: list[Candidate], below: list[Candidate], payloads: dict[str, dict[str, Any]],
               plan: QueryPlan) -> tuple[list[Candidate], list[Candidate]]:
@@ -374,18 +442,29 @@ class EntityHop:
         no name of the question, or when the query is no lookup (:attr:`QueryPlan.lookup`: a conversation or a
         statement of the user's present, '清明快到了，我想回老家给老人扫扫墓', asks for an association, which shares
         no word with the top hit by nature)."""
-        if not self.chain_focus or len(kept) < 3 or not plan.lookup:
+        if not self.chain_focus or not plan.lookup:
+            return kept, below
+        person, other = self._role_conflicts(kept, payloads, plan)
+        if other:  # the other manager, the other 张: about someone else than the role's person
+            below = sorted([*below, *(c for c in kept if c.memory_id in other)], key=rank_key)
+            kept = [c for c in kept if c.memory_id not in other]
+        if len(kept) < 3:
             return kept, below
         text = {c.memory_id: str(payloads.get(c.memory_id, {}).get("content", "")) for c in kept}
         chain = [kept[0].memory_id]
         rest = list(kept[1:])
+        via: set[str] = set()  # the names the chain's links go through
         grew = True
         while grew:  # a link may reach the chain through a memory ranked below it (blocker below dependency)
             grew = False
             for c in list(rest):
-                if any(self._link(text[c.memory_id], text[m], plan) for m in chain):
+                links = [v for m in chain if (v := self._link_names(text[c.memory_id], text[m], plan)) is not None
+                         or (person and _names_person(text[c.memory_id], person)
+                             and _names_person(text[m], person) and (v := frozenset({person})))]
+                if links:
                     chain.append(c.memory_id)
                     rest.remove(c)
+                    via.update(*links)
                     grew = True
         if len(chain) < 2:
             return kept, below
@@ -393,6 +472,13 @@ class EntityHop:
         # starts from it; a memory holding all of it is about the same subject, linked or not
         q_names = _link_words(plan.query, self.given_chars, self.noun_names)[0]
         anchor = q_names & _link_words(text[chain[0]], self.given_chars, self.noun_names)[0]
+        if not anchor and self.chain_anchor:
+            # the top hit holds no name of the question ('Riverside Vets texted, booster jabs on the 14th' for
+            # 'when is Biscuit's next jab?'): the subject is the question's names another memory of the chain holds,
+            # else the names the chain's links go through ('Calm' of 'my therapist suggested the Calm app' /
+            # 'Calm renews on March 12' for 'the app my therapist recommended')
+            anchor = q_names & frozenset().union(
+                *(_link_words(text[m], self.given_chars, self.noun_names)[0] for m in chain)) or frozenset(via)
         if not anchor:
             return kept, below
         # fused, not relevance: the top hit may be the chain's start that only names the subject ('小雨的儿子叫豆豆',
