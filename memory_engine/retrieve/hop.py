@@ -27,7 +27,17 @@ given name ('Kevin Chen' when the hits name 'Helen Chen') is someone else and is
 (``retrieval.hop_name_conflict``). And a question that names a relation path ('我小舅子', 'my mother-in-law')
 does not reach a memory about another relative through kinship words alone
 (:mod:`memory_engine.retrieve.relations`: '我弟弟还在读研究生' shares only 弟弟 with '我老婆的弟弟叫刘洋' and is the
-user's own brother; ``retrieval.relation_paths``)."""
+user's own brother; ``retrieval.relation_paths``).
+
+Beside the keyword search's rows the hop tests the first-stage pool (``retrieval.hop_pool_links``
+candidates): the segmenter may fuse a name with its neighbour in a memory's stored terms ('陈浩在').
+A single Chinese character links nothing (``retrieval.hop_single_char_links``). A role word of the
+question ('my manager', '我领导', a kinship term) stands for the person a kept memory introduces in that
+role (``retrieval.hop_role_referents``, :func:`memory_engine.retrieve.referents.role_referents`): that
+person's memories are hop targets and chain links under any form of the name (刘总 for 刘建国), and a
+memory about an earlier holder of the role or another person of the referent's surname leaves the
+answer. When the top hit names nothing the question names, the chain focus anchors on the chain
+(``retrieval.hop_chain_focus_chain_anchor``)."""
 
 from __future__ import annotations
 
@@ -71,7 +81,7 @@ from .referents import (
     same_person,
     zh_surname,
 )
-from .relations import OTHER, path_fit
+from .relations import OTHER, STATES, path_fit
 
 __all__ = ["EntityHop", "given_names", "hop_terms", "named_terms", "person_names", "pronoun_led"]
 
@@ -199,6 +209,7 @@ class EntityHop:
         self.chain_focus, self.focus_share = rcfg.hop_chain_focus, rcfg.hop_chain_focus_share
         self.anchor_share = rcfg.hop_chain_focus_anchor_share
         self.chain_anchor = rcfg.hop_chain_focus_chain_anchor
+        self.single_char_links = rcfg.hop_single_char_links
         self.role_referents, self.role_window = rcfg.hop_role_referents, rcfg.hop_role_window
         self.person_conflict = rcfg.hop_person_conflict
         if rcfg.hop_pool_links < 0:
@@ -290,7 +301,7 @@ class EntityHop:
                 break
             c_names, c_words = _link_words(str(p.payload.get("content", "")), self.given_chars,
                                           self.noun_names)
-            shared = ((words | names) & (c_words | c_names)) - plan.terms
+            shared = self._linking(((words | names) & (c_words | c_names)) - plan.terms)
             if not (shared & (names | c_names)) and len(shared) < self.min_shared:
                 continue  # one common word ('quarter', '下周') is no link
             if self._other_people(parent_pl.get("content", ""), str(p.payload.get("content", "")), shared):
@@ -371,12 +382,20 @@ class EntityHop:
         least ``min_shared`` shared words, in both cases outside the query's terms."""
         return self._link_names(a, b, plan) is not None
 
+    def _linking(self, shared: frozenset[str]) -> frozenset[str]:
+        """The ``shared`` terms that may link two memories: without ``retrieval.hop_single_char_links``, no
+        single Chinese character (a suffix or classifier the segmenter leaves alone: 店 of 4S店 and 洗车店, 家 of
+        那家), which names no one thing."""
+        if self.single_char_links:
+            return shared
+        return frozenset(t for t in shared if not (len(t) == 1 and _CJK.match(t)))
+
     def _link_names(self, a: str, b: str, plan: QueryPlan) -> frozenset[str] | None:
         """The names through which memories ``a`` and ``b`` are linked (:meth:`_link`; empty when they are
         linked by ``min_shared`` common words alone), or None when they are not linked."""
         a_names, a_words = _link_words(a, self.given_chars, self.noun_names)
         b_names, b_words = _link_words(b, self.given_chars, self.noun_names)
-        shared = {t for t in ((a_names | a_words) & (b_names | b_words)) - plan.terms
+        shared = {t for t in self._linking(((a_names | a_words) & (b_names | b_words)) - plan.terms)
                   if t not in _HONORIFICS and not _split_in(t, plan.query)}
         if self._other_people(a, b, shared):
             return None
@@ -402,9 +421,29 @@ class EntityHop:
         memories), both empty when ``retrieval.hop_role_referents`` is off or the query is no lookup."""
         if not self.role_referents or not plan.lookup:
             return frozenset(), frozenset()
-        return role_referents(plan.query, [(self._text(payloads, c.memory_id),
-                                            float(payloads.get(c.memory_id, {}).get("created_at") or 0.0))
-                                           for c in kept], self.role_window)
+        mems = [(self._text(payloads, c.memory_id), float(payloads.get(c.memory_id, {}).get("created_at") or 0.0))
+                for c in kept]
+        ref, others = role_referents(plan.query, mems, self.role_window)
+        if ref or not self.relation_paths:
+            return ref, others
+        # a relation path ('我表妹的老公', "my sister's husband"): the one person a memory stating the path names is
+        # the referent ('我表妹国庆嫁给了孙磊'); one named by a memory about another relative is someone else in a
+        # like relation ('我姐嫁给了刘洋', retrieve/relations.py)
+        states: list[tuple[float, str]] = []
+        other: list[str] = []
+        for content, created in mems:
+            people = people_of(content)
+            if len(people) != 1:
+                continue
+            fit = path_fit(plan.query, content)
+            if fit == STATES:
+                states.append((created, next(iter(people))))
+            elif fit == OTHER:
+                other.append(next(iter(people)))
+        if not states:
+            return frozenset(), frozenset()
+        person = max(states)[1]
+        return frozenset({person}), frozenset(p for p in other if not same_person(p, person))
 
     def _role_conflicts(self, kept: list[Candidate], payloads: dict[str, dict[str, Any]],
                         plan: QueryPlan) -> tuple[str | None, set[str]]:
@@ -416,7 +455,7 @@ class EntityHop:
         if not ref:
             return None, set()
         person = next(iter(ref))
-        off = set()
+        off: set[str] = set()
         for c in kept:
             people = people_of(self._text(payloads, c.memory_id))
             if not people or any(same_person(p, person) for p in people):
@@ -472,7 +511,8 @@ class EntityHop:
         # starts from it; a memory holding all of it is about the same subject, linked or not
         q_names = _link_words(plan.query, self.given_chars, self.noun_names)[0]
         anchor = q_names & _link_words(text[chain[0]], self.given_chars, self.noun_names)[0]
-        if not anchor and self.chain_anchor:
+        fallback = not anchor and self.chain_anchor
+        if fallback:
             # the top hit holds no name of the question ('Riverside Vets texted, booster jabs on the 14th' for
             # 'when is Biscuit's next jab?'): the subject is the question's names another memory of the chain holds,
             # else the names the chain's links go through ('Calm' of 'my therapist suggested the Calm app' /
@@ -488,8 +528,12 @@ class EntityHop:
         # also holds the attribute asked for ('地点' of '医疗前沿对话会的地点是江苏南京'), which the second evidence
         # message of the subject lacks ('我将要参加医疗前沿对话会'): all of it (share 1) drops that message
         need = max(1, math.ceil(self.anchor_share * len(anchor) - 1e-9))
+        # an anchor from the chain is weaker evidence of the subject than one the top hit shares with the question:
+        # a memory as relevant on its own as the top hit stays ('I work at Shopee' beside a correction about the
+        # sister's employer, which names the chain's 'Grab')
         off = {c.memory_id for c in rest if c.fused < bar
-               and len(anchor & _link_words(text[c.memory_id], self.given_chars, self.noun_names)[0]) < need}
+               and len(anchor & _link_words(text[c.memory_id], self.given_chars, self.noun_names)[0]) < need
+               and not (fallback and c.relevance >= kept[0].relevance)}
         if not off:
             return kept, below
         return [c for c in kept if c.memory_id not in off], sorted(

@@ -17,6 +17,11 @@ memory's own words (no model, no store):
   sense per discourse' heuristic of Gale, Church & Yarowsky 1992, applied to person names as in
   cross-document coreference, Bagga & Baldwin 1998).
 
+* **Role referents** (``retrieval.hop_role_referents``): a role word ('my manager', '我领导', '甲方对接人',
+  kinship terms) stands for the person a memory introduces next to it ('my manager is Priya now', '我直属
+  领导是刘建国'); the newest introduction holds the role. Role words are a closed class (:data:`_ROLES`).
+  :func:`same_person` lets a Chinese full name stand for its surname forms (刘建国 -> 刘总, 老刘).
+
 Shapes: :func:`pronoun_gender` -> 'm' | 'f' | None; :func:`gender_cues` -> subset of {'m', 'f'};
 :func:`full_names` -> frozenset of (given, surname) pairs, lower-cased (English) or as written (Chinese)."""
 
@@ -294,7 +299,7 @@ def _role_spans(content: str, asked: frozenset[str]) -> list[tuple[int, int]]:
     low = content.lower()
     words = [w for w, r in _ROLE_ZH if r in asked] + [w for w, r in _ROLE_EN.items() if r in asked] + [
         w for w, ids in _KIN.items() if ids & asked]
-    out = []
+    out: list[tuple[int, int]] = []
     for w in words:
         pat = re.escape(w.lower()) if _CJK.match(w) else rf"\b{re.escape(w.lower())}s?\b"
         out.extend(m.span() for m in re.finditer(pat, low))
@@ -327,7 +332,7 @@ def role_referents(query: str, memories: list[tuple[str, float]],
     asked = roles(query)
     if not asked:
         return frozenset(), frozenset()
-    intros = []
+    intros: list[tuple[float, str]] = []
     for content, created in memories:
         people = people_of(content)
         if len(people) == 1 and introduces(content, next(iter(people)), asked, window):
