@@ -1240,6 +1240,12 @@ class RetrievalSection(_Section):
         "suffixes and classifiers alone ('店' of '4S店' and '洗车店', '家' of '那家'), and one character names no "
         "one thing. True = the earlier links."
     )
+    hop_substring_names: bool = Field(
+        True, description="The entity hop and its chain focus also link two memories when a Chinese name of one "
+        "(two or more characters, not a term of the query) is written verbatim in the other: the segmenter cuts one "
+        "name two ways in two sentences ('爱宠诊所搬到…' gives 爱宠, '…在爱宠诊所打' gives 爱 / 宠), so their terms "
+        "miss the name both write. False = shared terms only."
+    )
     hop_pool_links: int = Field(
         20, ge=0, description="Besides the rows its keyword search returns, the entity hop tests this many memories "
         "of the first-stage pool (the fused candidates, best first) for a link to each parent: the segmenter may "

@@ -209,7 +209,7 @@ class EntityHop:
         self.chain_focus, self.focus_share = rcfg.hop_chain_focus, rcfg.hop_chain_focus_share
         self.anchor_share = rcfg.hop_chain_focus_anchor_share
         self.chain_anchor = rcfg.hop_chain_focus_chain_anchor
-        self.single_char_links = rcfg.hop_single_char_links
+        self.single_char_links, self.substring_names = rcfg.hop_single_char_links, rcfg.hop_substring_names
         self.role_referents, self.role_window = rcfg.hop_role_referents, rcfg.hop_role_window
         self.person_conflict = rcfg.hop_person_conflict
         if rcfg.hop_pool_links < 0:
@@ -302,7 +302,9 @@ class EntityHop:
             c_names, c_words = _link_words(str(p.payload.get("content", "")), self.given_chars,
                                           self.noun_names)
             shared = self._linking(((words | names) & (c_words | c_names)) - plan.terms)
-            if not (shared & (names | c_names)) and len(shared) < self.min_shared:
+            if not (shared & (names | c_names)) and len(shared) < self.min_shared and not (
+                    self._written_in(names, str(p.payload.get("content", "")), plan)
+                    or self._written_in(c_names, str(parent_pl.get("content", "")), plan)):
                 continue  # one common word ('quarter', '下周') is no link
             if self._other_people(parent_pl.get("content", ""), str(p.payload.get("content", "")), shared):
                 continue  # common words between two memories about two people ('小刘下午都在工位' / '刘经理…下午')
@@ -399,8 +401,18 @@ class EntityHop:
                   if t not in _HONORIFICS and not _split_in(t, plan.query)}
         if self._other_people(a, b, shared):
             return None
-        via = frozenset(shared & (a_names | b_names))
+        via = frozenset(shared & (a_names | b_names)) or self._written_in(a_names, b, plan) or self._written_in(
+            b_names, a, plan)
         return via if via or len(shared) >= self.min_shared else None
+
+    def _written_in(self, names: frozenset[str], text: str, plan: QueryPlan) -> frozenset[str]:
+        """With ``retrieval.hop_substring_names``, the Chinese ``names`` (two or more characters, outside the
+        query's terms) written verbatim in ``text``: the segmenter cuts one name two ways in two sentences
+        ('爱宠诊所搬到' -> 爱宠, '在爱宠诊所打' -> 爱 / 宠), so the terms miss a name both memories write."""
+        if not self.substring_names:
+            return frozenset()
+        return frozenset(n for n in names if len(n) > 1 and _CJK.fullmatch(n) and n not in plan.terms
+                         and not _split_in(n, plan.query) and n in text)
 
     def _other_people(self, a: str, b: str, shared: set[str] | frozenset[str]) -> bool:
         """Whether, with ``retrieval.hop_person_conflict``, memories ``a`` and ``b`` are about two different people:
