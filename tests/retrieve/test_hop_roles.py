@@ -134,3 +134,20 @@ def test_a_relation_path_referent_leaves_out_another_relatives_spouse(make_engin
     ids = _add(eng, "path", texts)
     got = _hits(eng, "path", "我表妹的老公是做什么工作的？")
     assert ids[texts[1]] not in got and ids[texts[2]] not in got
+
+
+def test_a_name_written_in_both_memories_links_them_however_it_was_cut(make_engine):
+    """'…在爱宠诊所打' is cut 爱 / 宠, '爱宠诊所搬到…' keeps 爱宠: written in both, the name links the cat's clinic to
+    its new address, and the other pet's clinic and its address, linked to neither, leave the answer."""
+    texts = ["咪咪的疫苗一直在爱宠诊所打", "爱宠诊所搬到滨江路和江南大道路口了", "豆豆去年在康康宠物医院绝育",
+             "康康宠物医院在万象城对面"]
+    res = {}
+    for on in (False, True):
+        eng = make_engine({"retrieval.hop_substring_names": on})
+        ids = _add(eng, "written", texts)
+        res[on] = (ids, _hits(eng, "written", "咪咪又该打疫苗了，那家诊所在哪来着？"))
+    ids, got = res[True]
+    assert ids[texts[0]] in got and ids[texts[1]] in got
+    assert ids[texts[3]] not in got
+    ids_off, off = res[False]
+    assert ids_off[texts[3]] in off  # terms alone: no chain, the other clinic's address stays
