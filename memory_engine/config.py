@@ -1158,6 +1158,14 @@ class RetrievalSection(_Section):
         "lacks the attribute ('我将要参加医疗前沿对话会'). 0 = any one anchor name; 1.0 = all of them (the earlier "
         "rule)."
     )
+    hop_chain_focus_chain_anchor: bool = Field(
+        True, description="With hop_chain_focus, when the top hit holds no name of the question (the chain starts "
+        "from a memory that answers but does not name the subject: 'Riverside Vets texted, booster jabs on the "
+        "14th' for 'when is Biscuit's next jab?'), the anchor is the question's names another memory of the "
+        "chain holds, else the names the chain's links go through (the app a question describes without naming "
+        "it). Weaker evidence than the top hit's: a memory at least as relevant on its own as the top hit stays. "
+        "False = no anchor then, and no focus."
+    )
     hop_given_name_chars: int = Field(
         2, ge=0, description="The entity hop links a Chinese full name to its given name, the last this many "
         "characters of a person name one or two characters longer (a one- or two-character surname): '我表哥王磊的"
@@ -1201,12 +1209,49 @@ class RetrievalSection(_Section):
         "accounting' is someone else (one referent per name, retrieve/referents.py). False = a shared surname links."
     )
     hop_person_conflict: bool = Field(
-        False, description="Two Chinese memories that each name a person by surname and prefix or title "
+        True, description="Two Chinese memories that each name a person by surname and prefix or title "
         "(memory_engine.text.zh_names: 老周, 张总, 小刘; not jieba's person tag, which falls on 柯基 and 过敏) "
         "and share none of them are not linked by common words: '小刘下午都在工位' shares 下午 / 找 with '刘经理习惯上午开会，下午基本找不到人' but is about someone else, as '陈总最爱吃芒果千层' "
         "is beside '小陈芒果过敏' (eval_sets/names_and_chains.yaml). Applies to the hop's reach and to "
-        "hop_chain_focus's chain. Off by default: it also cuts a project told by two people ('老周负责智能客服' / "
-        "'小李说智能客服的接口卡了'). False = common words link whoever the memories name."
+        "hop_chain_focus's chain, and with hop_role_referents a kept memory naming another person of the "
+        "referent's surname ('张姐' beside the referent '张总') is dropped. On: the golden hop suites +2 / -0; it "
+        "also cuts the link of a project told by two people ('老周负责智能客服' / '小李说智能客服的接口卡了'). False = common words link whoever the memories name."
+    )
+    hop_role_referents: bool = Field(
+        True, description="A role word of a lookup ('my manager', '我领导', '甲方对接人', kinship terms: the closed "
+        "class of retrieve/referents.py) stands for the one person a kept memory introduces in that role ('my "
+        "manager is Priya now', '我直属领导是刘建国'), the newest introduction when several do: that person's "
+        "memories (any form of the name: 刘总 for 刘建国) are entity-hop targets and chain links, and a kept "
+        "memory about an earlier holder of the role ('my manager Tom') or, with hop_person_conflict, another "
+        "person of the referent's surname ('张姐' beside '张总') is dropped. A relation path of the question "
+        "('我表妹的老公') resolves the same way through the memory stating it (retrieve/relations.py): the person a "
+        "memory about another relative's spouse names ('我姐嫁给了刘洋') is someone else. False = role words are "
+        "plain words."
+    )
+    hop_role_window: int = Field(
+        1, ge=0, description="With hop_role_referents, a memory introduces a person in a role when the person's "
+        "name and the role word are at most this many content terms apart ('my manager is Priya', '小陈是我老婆的"
+        "表妹': 0-1); a name further along the sentence is something else ('my wife grew up by the sea in "
+        "Cascais': 2). 0 = adjacent but for function words."
+    )
+    hop_single_char_links: bool = Field(
+        False, description="Whether a single shared Chinese character links two memories in the entity hop and its "
+        "chain focus (as a name, or as one of the hop_min_shared words). False = it does not: the segmenter leaves "
+        "suffixes and classifiers alone ('店' of '4S店' and '洗车店', '家' of '那家'), and one character names no "
+        "one thing. True = the earlier links."
+    )
+    hop_substring_names: bool = Field(
+        True, description="The entity hop and its chain focus also link two memories when a Chinese name of one "
+        "(two or more characters, not a term of the query) is written verbatim in the other: the segmenter cuts one "
+        "name two ways in two sentences ('爱宠诊所搬到…' gives 爱宠, '…在爱宠诊所打' gives 爱 / 宠), so their terms "
+        "miss the name both write. False = shared terms only."
+    )
+    hop_pool_links: int = Field(
+        20, ge=0, description="Besides the rows its keyword search returns, the entity hop tests this many memories "
+        "of the first-stage pool (the fused candidates, best first) for a link to each parent: the segmenter may "
+        "fuse a name with its neighbour in a memory's stored terms ('陈浩在一家药企做研发' indexes 陈浩在), so the "
+        "keyword search for the name misses a memory the dense route found and the link words (part-of-speech "
+        "names) still share. 0 = only the keyword search's rows (the earlier reach)."
     )
     fact_scan_limit: int = Field(200, ge=1, description="Facts of one user the fact route scans (facts are few per user).")
     temporal_weight: float = Field(

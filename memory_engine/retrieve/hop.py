@@ -27,7 +27,17 @@ given name ('Kevin Chen' when the hits name 'Helen Chen') is someone else and is
 (``retrieval.hop_name_conflict``). And a question that names a relation path ('我小舅子', 'my mother-in-law')
 does not reach a memory about another relative through kinship words alone
 (:mod:`memory_engine.retrieve.relations`: '我弟弟还在读研究生' shares only 弟弟 with '我老婆的弟弟叫刘洋' and is the
-user's own brother; ``retrieval.relation_paths``)."""
+user's own brother; ``retrieval.relation_paths``).
+
+Beside the keyword search's rows the hop tests the first-stage pool (``retrieval.hop_pool_links``
+candidates): the segmenter may fuse a name with its neighbour in a memory's stored terms ('陈浩在').
+A single Chinese character links nothing (``retrieval.hop_single_char_links``). A role word of the
+question ('my manager', '我领导', a kinship term) stands for the person a kept memory introduces in that
+role (``retrieval.hop_role_referents``, :func:`memory_engine.retrieve.referents.role_referents`): that
+person's memories are hop targets and chain links under any form of the name (刘总 for 刘建国), and a
+memory about an earlier holder of the role or another person of the referent's surname leaves the
+answer. When the top hit names nothing the question names, the chain focus anchors on the chain
+(``retrieval.hop_chain_focus_chain_anchor``)."""
 
 from __future__ import annotations
 
@@ -64,10 +74,14 @@ from .referents import (
     gender_cues,
     name_conflict,
     named_terms,
+    people_of,
     person_names,
     pronoun_gender,
+    role_referents,
+    same_person,
+    zh_surname,
 )
-from .relations import OTHER, path_fit
+from .relations import OTHER, STATES, path_fit
 
 __all__ = ["EntityHop", "given_names", "hop_terms", "named_terms", "person_names", "pronoun_led"]
 
@@ -155,6 +169,12 @@ def _people_count(content: str, names: frozenset[str]) -> int:
     return len(full) + len({n for n in names if n not in parts})
 
 
+def _names_person(content: str, person: str) -> bool:
+    """Whether ``content`` names ``person`` (a word of :func:`people_of`) under any form of the name
+    (:func:`same_person`: 刘总 for 刘建国)."""
+    return any(same_person(p, person) for p in people_of(content))
+
+
 class EntityHop:
     """``enabled`` when ``retrieval.entity_hops`` and ``hop_limit`` > 0. ``hop(parents, fused,
     payloads, flt, admit, plan)`` keyword-searches the entities of each parent's content
@@ -188,7 +208,13 @@ class EntityHop:
         self.relation_paths = rcfg.relation_paths
         self.chain_focus, self.focus_share = rcfg.hop_chain_focus, rcfg.hop_chain_focus_share
         self.anchor_share = rcfg.hop_chain_focus_anchor_share
+        self.chain_anchor = rcfg.hop_chain_focus_chain_anchor
+        self.single_char_links, self.substring_names = rcfg.hop_single_char_links, rcfg.hop_substring_names
+        self.role_referents, self.role_window = rcfg.hop_role_referents, rcfg.hop_role_window
         self.person_conflict = rcfg.hop_person_conflict
+        if rcfg.hop_pool_links < 0:
+            raise ConfigError("retrieval.hop_pool_links must be >= 0", key="retrieval.hop_pool_links")
+        self.pool_links = rcfg.hop_pool_links
         # a search for every word of the parent ranks rows sharing one common word high: read as many rows as a
         # route does, then keep only the linked ones
         self.search_limit = rcfg.route_limit
@@ -203,6 +229,22 @@ class EntityHop:
         known: set[tuple[str, str]] = set()
         for c in frontier:
             known |= full_names(str(payloads[c.memory_id].get("content", "")))
+        ref, _ = self.referents(kept, payloads, plan)
+        if ref:
+            # the person the query's role word stands for ('我领导' -> 刘建国): the memories naming them (刘总 as well)
+            # are reached from the memory that introduced them, wherever the keyword search ranks them
+            person = next(iter(ref))
+            intro = next(c for c in kept if _names_person(self._text(payloads, c.memory_id), person))
+            for c in fused:
+                if len(out) >= self.limit:
+                    break
+                if c.memory_id in seen or not _names_person(self._text(payloads, c.memory_id), person):
+                    continue
+                p = ScoredPayload(c.memory_id, 0.0, payloads[c.memory_id])
+                h = self._linked(p, len(out) + 1, intro, by_id, payloads, admit, plan, {})
+                if h is not None:
+                    out[h.memory_id] = (h, intro.memory_id)
+                    seen.add(h.memory_id)
         for _ in range(self.depth):
             reached: list[Candidate] = []
             for parent in frontier:
@@ -241,6 +283,13 @@ class EntityHop:
         if not names and len(words) < self.min_shared:
             return out
         rows = self.store.search_sparse(sparse_query(names | words), flt, self.search_limit + len(seen))
+        if self.pool_links:
+            # the first-stage pool, too: a name the segmenter fused with its neighbour in the stored terms
+            # ('陈浩在一家药企' indexes 陈浩在, not 陈浩) is missed by the keyword search but not by the dense route
+            found = {p.id for p in rows}
+            rows = [*rows, *(ScoredPayload(c.memory_id, 0.0, payloads[c.memory_id])
+                             for c in list(by_id.values())[: self.pool_links]
+                             if c.memory_id not in found and c.memory_id in payloads)]
         missing = [p.id for p in rows if p.id not in payloads or (
             self.by_query and "vector" not in getattr(by_id.get(p.id), "route_scores", {}))]
         vecs = {p.id: p.dense for p in self.store.retrieve(missing, with_vectors=True)} if missing else {}
@@ -252,8 +301,10 @@ class EntityHop:
                 break
             c_names, c_words = _link_words(str(p.payload.get("content", "")), self.given_chars,
                                           self.noun_names)
-            shared = ((words | names) & (c_words | c_names)) - plan.terms
-            if not (shared & (names | c_names)) and len(shared) < self.min_shared:
+            shared = self._linking(((words | names) & (c_words | c_names)) - plan.terms)
+            if not (shared & (names | c_names)) and len(shared) < self.min_shared and not (
+                    self._written_in(names, str(p.payload.get("content", "")), plan)
+                    or self._written_in(c_names, str(parent_pl.get("content", "")), plan)):
                 continue  # one common word ('quarter', '下周') is no link
             if self._other_people(parent_pl.get("content", ""), str(p.payload.get("content", "")), shared):
                 continue  # common words between two memories about two people ('小刘下午都在工位' / '刘经理…下午')
@@ -331,13 +382,37 @@ class EntityHop:
     def _link(self, a: str, b: str, plan: QueryPlan) -> bool:
         """Whether memories ``a`` and ``b`` (contents) are linked as the hop links them: a shared name, or at
         least ``min_shared`` shared words, in both cases outside the query's terms."""
+        return self._link_names(a, b, plan) is not None
+
+    def _linking(self, shared: frozenset[str]) -> frozenset[str]:
+        """The ``shared`` terms that may link two memories: without ``retrieval.hop_single_char_links``, no
+        single Chinese character (a suffix or classifier the segmenter leaves alone: 店 of 4S店 and 洗车店, 家 of
+        那家), which names no one thing."""
+        if self.single_char_links:
+            return shared
+        return frozenset(t for t in shared if not (len(t) == 1 and _CJK.match(t)))
+
+    def _link_names(self, a: str, b: str, plan: QueryPlan) -> frozenset[str] | None:
+        """The names through which memories ``a`` and ``b`` are linked (:meth:`_link`; empty when they are
+        linked by ``min_shared`` common words alone), or None when they are not linked."""
         a_names, a_words = _link_words(a, self.given_chars, self.noun_names)
         b_names, b_words = _link_words(b, self.given_chars, self.noun_names)
-        shared = {t for t in ((a_names | a_words) & (b_names | b_words)) - plan.terms
+        shared = {t for t in self._linking(((a_names | a_words) & (b_names | b_words)) - plan.terms)
                   if t not in _HONORIFICS and not _split_in(t, plan.query)}
         if self._other_people(a, b, shared):
-            return False
-        return bool(shared & (a_names | b_names)) or len(shared) >= self.min_shared
+            return None
+        via = frozenset(shared & (a_names | b_names)) or self._written_in(a_names, b, plan) or self._written_in(
+            b_names, a, plan)
+        return via if via or len(shared) >= self.min_shared else None
+
+    def _written_in(self, names: frozenset[str], text: str, plan: QueryPlan) -> frozenset[str]:
+        """With ``retrieval.hop_substring_names``, the Chinese ``names`` (two or more characters, outside the
+        query's terms) written verbatim in ``text``: the segmenter cuts one name two ways in two sentences
+        ('爱宠诊所搬到' -> 爱宠, '在爱宠诊所打' -> 爱 / 宠), so the terms miss a name both memories write."""
+        if not self.substring_names:
+            return frozenset()
+        return frozenset(n for n in names if len(n) > 1 and _CJK.fullmatch(n) and n not in plan.terms
+                         and not _split_in(n, plan.query) and n in text)
 
     def _other_people(self, a: str, b: str, shared: set[str] | frozenset[str]) -> bool:
         """Whether, with ``retrieval.hop_person_conflict``, memories ``a`` and ``b`` are about two different people:
@@ -347,6 +422,60 @@ class EntityHop:
             return False
         pa, pb = zh_names(a), zh_names(b)
         return bool(pa and pb and not (pa & pb) and not (set(shared) & (pa | pb)))
+
+    @staticmethod
+    def _text(payloads: dict[str, dict[str, Any]], mid: str) -> str:
+        return str(payloads.get(mid, {}).get("content", ""))
+
+    def referents(self, kept: list[Candidate], payloads: dict[str, dict[str, Any]],
+                  plan: QueryPlan) -> tuple[frozenset[str], frozenset[str]]:
+        """(referent, others) of the role words of a lookup (:func:`referents.role_referents` over the kept
+        memories), both empty when ``retrieval.hop_role_referents`` is off or the query is no lookup."""
+        if not self.role_referents or not plan.lookup:
+            return frozenset(), frozenset()
+        mems = [(self._text(payloads, c.memory_id), float(payloads.get(c.memory_id, {}).get("created_at") or 0.0))
+                for c in kept]
+        ref, others = role_referents(plan.query, mems, self.role_window)
+        if ref or not self.relation_paths:
+            return ref, others
+        # a relation path ('我表妹的老公', "my sister's husband"): the one person a memory stating the path names is
+        # the referent ('我表妹国庆嫁给了孙磊'); one named by a memory about another relative is someone else in a
+        # like relation ('我姐嫁给了刘洋', retrieve/relations.py)
+        states: list[tuple[float, str]] = []
+        other: list[str] = []
+        for content, created in mems:
+            people = people_of(content)
+            if len(people) != 1:
+                continue
+            fit = path_fit(plan.query, content)
+            if fit == STATES:
+                states.append((created, next(iter(people))))
+            elif fit == OTHER:
+                other.append(next(iter(people)))
+        if not states:
+            return frozenset(), frozenset()
+        person = max(states)[1]
+        return frozenset({person}), frozenset(p for p in other if not same_person(p, person))
+
+    def _role_conflicts(self, kept: list[Candidate], payloads: dict[str, dict[str, Any]],
+                        plan: QueryPlan) -> tuple[str | None, set[str]]:
+        """(the referent of the query's role word, the kept memories about another person in that role): a
+        memory naming people, none of them the referent, and one of them an earlier holder of the role ('my
+        manager Tom' when the newest says 'my manager is Priya now') or, with ``hop_person_conflict``, a
+        surname form of the referent's surname that is someone else ('张姐' beside the referent '张总')."""
+        ref, others = self.referents(kept, payloads, plan)
+        if not ref:
+            return None, set()
+        person = next(iter(ref))
+        off: set[str] = set()
+        for c in kept:
+            people = people_of(self._text(payloads, c.memory_id))
+            if not people or any(same_person(p, person) for p in people):
+                continue
+            if any(p in others or (self.person_conflict and _CJK.match(p) and _CJK.match(person)
+                                   and zh_surname(p) == zh_surname(person)) for p in people):
+                off.add(c.memory_id)
+        return person, off
 
     def focus(self, kept: list[Candidate], below: list[Candidate], payloads: dict[str, dict[str, Any]],
               plan: QueryPlan) -> tuple[list[Candidate], list[Candidate]]:
@@ -364,18 +493,29 @@ class EntityHop:
         no name of the question, or when the query is no lookup (:attr:`QueryPlan.lookup`: a conversation or a
         statement of the user's present, '清明快到了，我想回老家给老人扫扫墓', asks for an association, which shares
         no word with the top hit by nature)."""
-        if not self.chain_focus or len(kept) < 3 or not plan.lookup:
+        if not self.chain_focus or not plan.lookup:
+            return kept, below
+        person, other = self._role_conflicts(kept, payloads, plan)
+        if other:  # the other manager, the other 张: about someone else than the role's person
+            below = sorted([*below, *(c for c in kept if c.memory_id in other)], key=rank_key)
+            kept = [c for c in kept if c.memory_id not in other]
+        if len(kept) < 3:
             return kept, below
         text = {c.memory_id: str(payloads.get(c.memory_id, {}).get("content", "")) for c in kept}
         chain = [kept[0].memory_id]
         rest = list(kept[1:])
+        via: set[str] = set()  # the names the chain's links go through
         grew = True
         while grew:  # a link may reach the chain through a memory ranked below it (blocker below dependency)
             grew = False
             for c in list(rest):
-                if any(self._link(text[c.memory_id], text[m], plan) for m in chain):
+                links = [v for m in chain if (v := self._link_names(text[c.memory_id], text[m], plan)) is not None
+                         or (person and _names_person(text[c.memory_id], person)
+                             and _names_person(text[m], person) and (v := frozenset({person})))]
+                if links:
                     chain.append(c.memory_id)
                     rest.remove(c)
+                    via.update(*links)
                     grew = True
         if len(chain) < 2:
             return kept, below
@@ -383,6 +523,14 @@ class EntityHop:
         # starts from it; a memory holding all of it is about the same subject, linked or not
         q_names = _link_words(plan.query, self.given_chars, self.noun_names)[0]
         anchor = q_names & _link_words(text[chain[0]], self.given_chars, self.noun_names)[0]
+        fallback = not anchor and self.chain_anchor
+        if fallback:
+            # the top hit holds no name of the question ('Riverside Vets texted, booster jabs on the 14th' for
+            # 'when is Biscuit's next jab?'): the subject is the question's names another memory of the chain holds,
+            # else the names the chain's links go through ('Calm' of 'my therapist suggested the Calm app' /
+            # 'Calm renews on March 12' for 'the app my therapist recommended')
+            anchor = q_names & frozenset().union(
+                *(_link_words(text[m], self.given_chars, self.noun_names)[0] for m in chain)) or frozenset(via)
         if not anchor:
             return kept, below
         # fused, not relevance: the top hit may be the chain's start that only names the subject ('小雨的儿子叫豆豆',
@@ -392,8 +540,12 @@ class EntityHop:
         # also holds the attribute asked for ('地点' of '医疗前沿对话会的地点是江苏南京'), which the second evidence
         # message of the subject lacks ('我将要参加医疗前沿对话会'): all of it (share 1) drops that message
         need = max(1, math.ceil(self.anchor_share * len(anchor) - 1e-9))
+        # an anchor from the chain is weaker evidence of the subject than one the top hit shares with the question:
+        # a memory as relevant on its own as the top hit stays ('I work at Shopee' beside a correction about the
+        # sister's employer, which names the chain's 'Grab')
         off = {c.memory_id for c in rest if c.fused < bar
-               and len(anchor & _link_words(text[c.memory_id], self.given_chars, self.noun_names)[0]) < need}
+               and len(anchor & _link_words(text[c.memory_id], self.given_chars, self.noun_names)[0]) < need
+               and not (fallback and c.relevance >= kept[0].relevance)}
         if not off:
             return kept, below
         return [c for c in kept if c.memory_id not in off], sorted(

@@ -17,6 +17,11 @@ memory's own words (no model, no store):
   sense per discourse' heuristic of Gale, Church & Yarowsky 1992, applied to person names as in
   cross-document coreference, Bagga & Baldwin 1998).
 
+* **Role referents** (``retrieval.hop_role_referents``): a role word ('my manager', '我领导', '甲方对接人',
+  kinship terms) stands for the person a memory introduces next to it ('my manager is Priya now', '我直属
+  领导是刘建国'); the newest introduction holds the role. Role words are a closed class (:data:`_ROLES`).
+  :func:`same_person` lets a Chinese full name stand for its surname forms (刘建国 -> 刘总, 老刘).
+
 Shapes: :func:`pronoun_gender` -> 'm' | 'f' | None; :func:`gender_cues` -> subset of {'m', 'f'};
 :func:`full_names` -> frozenset of (given, surname) pairs, lower-cased (English) or as written (Chinese)."""
 
@@ -28,7 +33,8 @@ from functools import lru_cache
 
 from ..text import _CJK, _jieba, _jieba_lock, content_terms, pos_tags
 
-__all__ = ["agrees", "full_names", "gender_cues", "name_conflict", "named_terms", "person_names", "pronoun_gender"]
+__all__ = ["agrees", "full_names", "gender_cues", "name_conflict", "named_terms", "people_of", "person_names",
+           "pronoun_gender", "role_referents", "roles", "same_person", "zh_surname"]
 
 #: the bare third-person pronoun a memory opens with (after an optional connective), by gender
 _LEAD_PRONOUN = re.compile(r"^\s*(?:(?:and|but|so|then|also)\s+)?(he|she)\b|^\s*([他她])", re.IGNORECASE)
@@ -173,3 +179,166 @@ def person_names(content: str) -> frozenset[str]:
         if m.start() > 0 and w.lower() not in _CALENDAR_WORDS and w not in ("I", "He", "She", "My"):
             out |= content_terms(w)
     return frozenset(out)
+
+
+#: role words (a closed class: workplace, service and household relations a user names people by, zh and en),
+#: by role. A query's role word stands for the person the user's memories introduce in that role ('我直属领导是
+#: 刘建国', 'my manager is Priya now'); kinship terms are roles too (:func:`memory_engine.text.relatives` ids)
+_ROLES: dict[str, tuple[str, str]] = {
+    "superior": ("领导 上司 老板 主管 经理 总监 组长", "manager boss supervisor"),
+    "colleague": ("同事 搭档", "coworker colleague teammate"),
+    "report": ("下属 手下", ""),
+    "client": ("客户 甲方", "client customer"),
+    "contact": ("对接人 联系人", "contact"),
+    "landlord": ("房东", "landlord landlady"),
+    "tenant": ("租客 房客", "tenant"),
+    "doctor": ("医生 大夫", "doctor physician"),
+    "dentist": ("牙医", "dentist"),
+    "therapist": ("心理医生 咨询师", "therapist counselor counsellor"),
+    "teacher": ("老师 班主任", "teacher tutor"),
+    "coach": ("教练", "coach trainer"),
+    "advisor": ("顾问", "advisor adviser consultant"),
+    "mentor": ("导师", "mentor"),
+    "roommate": ("室友 舍友", "roommate flatmate housemate"),
+    "neighbor": ("邻居", "neighbor neighbour"),
+    "lawyer": ("律师", "lawyer attorney"),
+    "accountant": ("会计", "accountant"),
+    "agent": ("中介", "agent realtor"),
+    "nanny": ("保姆", "nanny babysitter"),
+    "vet": ("兽医", "vet veterinarian"),
+}
+_ROLE_ZH = sorted(((w, r) for r, (zh, _) in _ROLES.items() for w in zh.split()), key=lambda t: -len(t[0]))
+_ROLE_EN = {w: r for r, (_, en) in _ROLES.items() for w in en.split()}
+_ROLE_WORDS = frozenset(w for w, _ in _ROLE_ZH) | frozenset(_ROLE_EN)
+
+
+@lru_cache(maxsize=65_536)
+def roles(content: str) -> frozenset[str]:
+    """The roles ``content`` names: role words (:data:`_ROLES`; English whole words, plural 's' allowed; Chinese
+    as written, outside the person names of :func:`memory_engine.text.zh_names`, so 刘经理 names a person, not a
+    manager) and kinship terms (relative ids, :func:`memory_engine.text.relatives`)."""
+    from ..text import relatives, zh_person_names
+
+    out = {r for w in re.findall(r"[a-z]+", content.lower()) if (r := _ROLE_EN.get(w[:-1] if w.endswith("s")
+                                                                                   and w[:-1] in _ROLE_EN else w))}
+    if _CJK.search(content):
+        rest = content
+        for i, j in reversed(zh_person_names(content)):
+            rest = rest[:i] + " " * (j - i) + rest[j:]
+        for w, r in _ROLE_ZH:
+            if w in rest:
+                out.add(r)
+                rest = rest.replace(w, " ")
+    return frozenset(out) | relatives(content)
+
+
+def _surname_form(name: str) -> str | None:
+    """The surname of a Chinese surname form (:func:`memory_engine.text.zh_names`: 老刘, 小刘, 刘总, 刘经理 ->
+    刘), else None."""
+    from ..text import zh_names
+
+    if name not in zh_names(name):
+        return None
+    return name[1] if name[0] in "老小" and len(name) == 2 else name[0]
+
+
+def zh_surname(name: str) -> str:
+    """The surname of a Chinese person word: of a surname form (老刘, 刘总 -> 刘), else its first one or two
+    characters (a compound surname: 欧阳娜娜 -> 欧阳)."""
+    sur = _surname_form(name)
+    if sur is not None:
+        return sur
+    return name[:2] if name[:2] in _ZH_COMPOUND_SURNAMES else name[:1]
+
+
+def same_person(a: str, b: str) -> bool:
+    """Whether person words ``a`` and ``b`` (as :func:`people_of` gives them) may name one person: equal, an
+    English first name and a full name that starts with it, or a Chinese full name and a surname form of its
+    surname ('刘建国' / '刘总'). Two surname forms are one person only when equal: '小刘' and '刘经理' are two
+    people as often as one (eval suite names-and-chains)."""
+    if a == b:
+        return True
+    if not (_CJK.match(a) and _CJK.match(b)):
+        return a.split()[0] == b.split()[0] if a and b else False
+    sa, sb = _surname_form(a), _surname_form(b)
+    if (sa is None) == (sb is None):
+        return False
+    full, sur = (b, sa) if sa is not None else (a, sb)
+    return sur is not None and full.startswith(sur) and 2 <= len(full) <= 4
+
+
+@lru_cache(maxsize=65_536)
+def people_of(content: str) -> frozenset[str]:
+    """The people ``content`` names, one word each: Chinese surname forms (老周, 张总, 小马: zh_names) and person
+    words (:func:`person_names`), role and kinship words left out; a person word inside a surname form or a full
+    name ('刘总' of '刘总', '建国' of '刘建国') is not a second person."""
+    from ..text import entities, name_settings, relatives, zh_names
+
+    forms = set(zh_names(content))
+    surnames = name_settings().surnames
+    # a Chinese person word opens with a surname (jieba's person tag also falls on 过敏, 柯基); an English one
+    # may open the sentence ('Priya is vegan'), where person_names leaves capitals alone: a single-word entity
+    # there counts
+    words = {w for w in person_names(content) if not _CJK.match(w) or w[0] in surnames}
+    first = re.match(r"\s*([A-Z][a-z]+)\b", content)
+    if first and first.group(1) not in _NOT_GIVEN and first.group(1).lower() in entities(content):
+        words.add(first.group(1).lower())
+    words = {w for w in words if w not in _ROLE_WORDS and not relatives(w)}
+    out = set(forms)
+    for w in sorted(words, key=len, reverse=True):
+        if not any(w in o or o in w for o in out):
+            out.add(w)
+    return frozenset(out)
+
+
+def _role_spans(content: str, asked: frozenset[str]) -> list[tuple[int, int]]:
+    """(start, end) of the words in lower-cased ``content`` that name a role of ``asked`` (role words and
+    kinship words, :func:`roles`)."""
+    from ..text import _KIN
+
+    low = content.lower()
+    words = [w for w, r in _ROLE_ZH if r in asked] + [w for w, r in _ROLE_EN.items() if r in asked] + [
+        w for w, ids in _KIN.items() if ids & asked]
+    out: list[tuple[int, int]] = []
+    for w in words:
+        pat = re.escape(w.lower()) if _CJK.match(w) else rf"\b{re.escape(w.lower())}s?\b"
+        out.extend(m.span() for m in re.finditer(pat, low))
+    return out
+
+
+def introduces(content: str, person: str, asked: frozenset[str], window: int) -> bool:
+    """Whether ``content`` names ``person`` in a role of ``asked``: the person word and a role word are at most
+    ``window`` content terms apart ('my manager is Priya', '我直属领导是刘建国', '小陈是我老婆的表妹'), not a name
+    further along the sentence ('my wife grew up by the sea in Cascais')."""
+    from ..text import content_terms
+
+    low = content.lower()
+    spots = [m.span() for m in re.finditer(re.escape(person.lower()), low)]
+    for a0, a1 in _role_spans(content, asked):
+        for b0, b1 in spots:
+            gap = low[a1:b0] if a1 <= b0 else low[b1:a0] if b1 <= a0 else ""
+            if len(content_terms(gap)) <= window:
+                return True
+    return False
+
+
+def role_referents(query: str, memories: list[tuple[str, float]],
+                   window: int = 1) -> tuple[frozenset[str], frozenset[str]]:
+    """(referent, others) for the roles ``query`` names (:func:`roles`), from ``memories`` ((content, created_at)
+    pairs): a memory that names exactly one person, at most ``window`` content terms from a role word of the
+    query (:func:`introduces`), introduces that person in the role ('我直属领导是刘建国', 'my manager is Priya now'); the newest introduction holds the role (a changed manager),
+    the people of the earlier ones are ``others`` (the other person in the same role). Both empty when the
+    query names no role or no memory introduces anyone in it."""
+    asked = roles(query)
+    if not asked:
+        return frozenset(), frozenset()
+    intros: list[tuple[float, str]] = []
+    for content, created in memories:
+        people = people_of(content)
+        if len(people) == 1 and introduces(content, next(iter(people)), asked, window):
+            intros.append((created, next(iter(people))))
+    if not intros:
+        return frozenset(), frozenset()
+    intros.sort()
+    ref = intros[-1][1]
+    return frozenset({ref}), frozenset(p for _, p in intros[:-1] if not same_person(p, ref))
