@@ -878,6 +878,28 @@ class RetrievalSection(_Section):
         "where the stale stage's relevance ratio of two same-subject memories crossed its 0.9). False = the plain "
         "coverage (the earlier rule)."
     )
+    gate_calibration: bool = Field(
+        False, description="The floor's gate reads a per-query calibrated dense similarity (retrieve/calibration.py): "
+        "the candidate's cosine in standard deviations (z) above the query's mean cosine to a shipped background "
+        "of neutral everyday sentences in the memory's script, embedded once per embedder, mapped to [0, 1] by "
+        "gate_calibration_z_zero / gate_calibration_z_floor. A short generic question ('Where do I work?') sits "
+        "nearer to every sentence than a long one, so one fixed baseline per model is unfair to it. The gate only: "
+        "the ranking and the candidate floor keep the fixed baseline. False = the fixed baseline alone."
+    )
+    gate_calibration_memory_side: bool = Field(
+        False, description="With gate_calibration, the z is the mean of the query-side z and the memory-side one: "
+        "the cosine over the memory's own cosines to the background sentences embedded as queries (CSLS corrects "
+        "both sides' hubness: a memory near every query stands less out). Costs one vector read of the pooled "
+        "memories per query. False = the query side only."
+    )
+    gate_calibration_z_zero: float = Field(
+        2.0, description="Background z (query standard deviations above its mean cosine to the background) at "
+        "which the calibrated gate similarity is 0 (range about 0-4)."
+    )
+    gate_calibration_z_floor: float = Field(
+        4.0, description="Background z at which the calibrated gate similarity equals retrieval.floor, so the "
+        "dense evidence alone opens the gate (range about 2-8, above gate_calibration_z_zero)."
+    )
     weights: WeightedWeights = Field(default_factory=WeightedWeights, description="Weights of the 'weighted' fusion.")
     five_term_weights: FiveTermWeights = Field(default_factory=FiveTermWeights, description="Weights of the 'five_term' fusion.")
     route_weights: RouteWeights = Field(default_factory=RouteWeights, description="Per-route weights of the 'rrf' fusion.")

@@ -32,6 +32,7 @@ from ..text import (
 from ..write.categories import categories_of
 from . import temporal
 from .admission import Admission
+from .calibration import DenseBackground, QueryBackground, gate_similarity
 from .contrast import contrasts
 from .crosslang import FamilySettings, cross_coverage, family_coverage, memory_families, query_families
 from .fusion import Candidate
@@ -163,6 +164,11 @@ class CandidateBuilder:
         self.icfg = icfg or IntentSection()
         self.families = FamilySettings(rcfg.family_prefix, rcfg.family_prefix_share, rcfg.family_max_glosses) \
             if rcfg.word_families else None
+        if rcfg.gate_calibration and not rcfg.gate_calibration_z_floor > rcfg.gate_calibration_z_zero:
+            raise ConfigError("retrieval.gate_calibration_z_floor must be above gate_calibration_z_zero",
+                              key="retrieval.gate_calibration_z_floor")
+        # the floor's gate on the query's own background (retrieve/calibration.py); None = the fixed baseline
+        self.background = DenseBackground(embedder) if rcfg.gate_calibration else None
 
     def statuses(self) -> tuple[str, ...]:
         """The statuses a retrieval reads: current, plus pending values in pending_confirmation mode."""
@@ -188,7 +194,8 @@ class CandidateBuilder:
     def candidate(self, mid: str, pl: Payload, cos: float, q_terms: frozenset[str], ranks: dict[str, int],
                   scores: dict[str, float], exact_hit: bool, session_id: str | None, ts: float,
                   cjk_query: bool = False, query: str = "", cjk_statement: bool = False,
-                  weights: Mapping[str, float] | None = None) -> Candidate:
+                  weights: Mapping[str, float] | None = None, background: QueryBackground | None = None,
+                  memory_side: tuple[float, float] | None = None) -> Candidate:
         """One memory as a fusion candidate; ``cos`` the raw query cosine, ``ts`` now in epoch seconds;
         ``cjk_query``: the query is written mostly in Chinese/Japanese characters (see :meth:`similarity`);
         ``query``: the user's query text, for the speaker it names (:func:`names_speaker`: the memory's own
@@ -196,7 +203,10 @@ class CandidateBuilder:
         count as covered); ``cjk_statement``: ``cjk_query`` and the query states the user's present rather than
         looking something up (QueryPlan.last_turn_lookup false), for the hybrid fusion's dense scale;
         ``weights``: the query terms' coverage weights (QueryPlan.cover_weights, None = 1 each): the weighted
-        coverage over the plain one is the candidate's ``gate_share`` (fusion.Candidate.gate_relevance)."""
+        coverage over the plain one is the candidate's ``gate_share`` (fusion.Candidate.gate_relevance);
+        ``background``: the query's cosines to the calibration background (retrieval.gate_calibration, None = off):
+        the candidate's ``calibrated_similarity_share`` (:meth:`gate_similarity`); ``memory_side``: the memory's (mean,
+        sd) cosine to the background read as queries (retrieval.gate_calibration_memory_side, None = query side only)."""
         rcfg = self.rcfg
         mtype = pl.get("memory_type", "episodic")
         meta = pl.get("metadata") or {}
@@ -223,10 +233,14 @@ class CandidateBuilder:
             gate_share = min(1.0, self.coverage(q_terms, doc_terms, content, pl, query, cjk_query, weights) / coverage)
         # the similarity the floor's gate reads, as a share of the ranking's (the cross-script baseline; 1 = same)
         sim, gate_sim = self.similarity(cos, cjk_query, content), self.similarity(cos, cjk_query, content, True)
+        cal_share = None
+        if background is not None and sim > 0.0:
+            cal_share = self.gate_similarity(cos, content, background, memory_side) / sim
         return Candidate(
             memory_id=mid,
             similarity=sim,
             gate_similarity_share=gate_sim / sim if sim > 0.0 else 1.0,
+            calibrated_similarity_share=cal_share,
             coverage=coverage,
             gate_share=gate_share,
             exact_match=1.0 if exact_hit else 0.0,
@@ -289,6 +303,27 @@ class CandidateBuilder:
             return rescale_similarity(cos, self.cross_baseline)
         return self.embedder.rescale(cos)
 
+    def gate_similarity(self, cos: float, content: str, background: QueryBackground,
+                        memory_side: tuple[float, float] | None = None) -> float:
+        """The floor gate's dense similarity in [0, 1] on the query's own background (retrieve/calibration.py): the
+        cosine's z over the background of the memory's script (averaged with the memory-side z over ``memory_side``
+        = (mean, sd) when given), 0 at ``retrieval.gate_calibration_z_zero`` and ``retrieval.floor`` at
+        ``gate_calibration_z_floor``."""
+        rcfg = self.rcfg
+        z = background.z(cos, is_cjk(content))
+        if memory_side is not None:
+            z = (z + (cos - memory_side[0]) / memory_side[1]) / 2.0
+        return gate_similarity(z, rcfg.gate_calibration_z_zero, rcfg.gate_calibration_z_floor, rcfg.floor)
+
+    def memory_sides(self, pool: RoutePool, cjk_query: bool) -> dict[str, tuple[float, float]]:
+        """{memory id: (mean, sd)} of each pooled memory's cosine to the calibration background read as queries in
+        the query's script (retrieve/calibration.DenseBackground.memory_side), from the stored vectors."""
+        rows = [p for p in self.store.retrieve(list(pool.payloads), with_vectors=True) if p.dense is not None]
+        if self.background is None or not rows:
+            return {}
+        mean, sd = self.background.memory_side(np.asarray([p.dense for p in rows], dtype=np.float32), cjk_query)
+        return {p.id: (float(m), float(s)) for p, m, s in zip(rows, mean, sd, strict=True)}
+
     def similarities(self, pool: RoutePool, qvec: np.ndarray) -> dict[str, float]:
         """Raw query cosine of every pooled memory (dense-route score, else from its stored vector)."""
         sims = {mid: s["vector"] for mid, s in pool.scores.items() if "vector" in s}
@@ -325,12 +360,15 @@ class CandidateBuilder:
         routed = frozenset((categories,) if isinstance(categories, str) else categories or ())
         # a short lookup names the entity it asks about (retrieve/contrast.py)
         contrast_on = plan.lookup and rcfg.entity_mismatch < 1.0 and len(plan.cover_terms) <= rcfg.entity_max_terms
+        background = self.background.of(plan.vector) if self.background is not None else None
+        sides = self.memory_sides(pool, cjk_query) if background is not None and rcfg.gate_calibration_memory_side \
+            else {}
         cands = []
         for mid, pl in pool.payloads.items():
             has_ident = bool(q_idents & set(pl.get("terms") or ()))
             c = self.candidate(mid, pl, sims.get(mid, 0.0), plan.cover_terms, pool.ranks[mid], pool.scores[mid],
                                mid in pool.fact_ids or has_ident, plan.session_id, ts, cjk_query, plan.query, statement,
-                               plan.cover_weights)
+                               plan.cover_weights, background, sides.get(mid))
             if "meaning" in pool.scores[mid]:
                 # a fact found by meaning is on topic by construction (similarity >= fact_similarity)
                 c = replace(c, exact_match=max(c.exact_match, rcfg.fact_meaning_relevance))
