@@ -315,10 +315,10 @@ class CandidateBuilder:
             z = (z + (cos - memory_side[0]) / memory_side[1]) / 2.0
         return gate_similarity(z, rcfg.gate_calibration_z_zero, rcfg.gate_calibration_z_floor, rcfg.floor)
 
-    def memory_sides(self, pool: RoutePool, cjk_query: bool) -> dict[str, tuple[float, float]]:
-        """{memory id: (mean, sd)} of each pooled memory's cosine to the calibration background read as queries in
-        the query's script (retrieve/calibration.DenseBackground.memory_side), from the stored vectors."""
-        rows = [p for p in self.store.retrieve(list(pool.payloads), with_vectors=True) if p.dense is not None]
+    def memory_sides(self, ids: list[str], cjk_query: bool) -> dict[str, tuple[float, float]]:
+        """{memory id: (mean, sd)} of each memory's cosine to the calibration background read as queries in the
+        query's script (retrieve/calibration.DenseBackground.memory_side), from the stored vectors."""
+        rows = [p for p in self.store.retrieve(ids, with_vectors=True) if p.dense is not None]
         if self.background is None or not rows:
             return {}
         mean, sd = self.background.memory_side(np.asarray([p.dense for p in rows], dtype=np.float32), cjk_query)
@@ -361,14 +361,14 @@ class CandidateBuilder:
         # a short lookup names the entity it asks about (retrieve/contrast.py)
         contrast_on = plan.lookup and rcfg.entity_mismatch < 1.0 and len(plan.cover_terms) <= rcfg.entity_max_terms
         background = self.background.of(plan.vector) if self.background is not None else None
-        sides = self.memory_sides(pool, cjk_query) if background is not None and rcfg.gate_calibration_memory_side \
-            else {}
+        # the memory side is read in a second pass, only when the assembled candidates leave the gate shut
+        both_sides = background is not None and rcfg.gate_calibration_memory_side
         cands = []
         for mid, pl in pool.payloads.items():
             has_ident = bool(q_idents & set(pl.get("terms") or ()))
             c = self.candidate(mid, pl, sims.get(mid, 0.0), plan.cover_terms, pool.ranks[mid], pool.scores[mid],
                                mid in pool.fact_ids or has_ident, plan.session_id, ts, cjk_query, plan.query, statement,
-                               plan.cover_weights, background, sides.get(mid))
+                               plan.cover_weights, None if both_sides else background)
             if "meaning" in pool.scores[mid]:
                 # a fact found by meaning is on topic by construction (similarity >= fact_similarity)
                 c = replace(c, exact_match=max(c.exact_match, rcfg.fact_meaning_relevance))
@@ -438,4 +438,26 @@ class CandidateBuilder:
             cands = [replace(c, similarity=c.similarity * f, coverage=c.coverage * f, keyword=c.keyword * f)
                      if not c.temporal_match and pool.payloads[c.memory_id].get("event_start") is not None else c
                      for c in cands]
+        if both_sides and background is not None and not any(c.gate_relevance >= rcfg.floor for c in cands):
+            cands = self.calibrate_both_sides(cands, sims, pool, background, cjk_query)
         return cands
+
+    def calibrate_both_sides(self, cands: list[Candidate], sims: Mapping[str, float], pool: RoutePool,
+                             background: QueryBackground, cjk_query: bool) -> list[Candidate]:
+        """``cands`` with the calibrated gate similarity of the query side and the memory side
+        (retrieval.gate_calibration_memory_side) for each candidate of dense similarity above 0; read only when no
+        candidate opens the gate on the fixed baseline (it costs one vector read of those memories)."""
+        need = [c.memory_id for c in cands if c.similarity > 0.0]
+        sides = self.memory_sides(need, cjk_query) if need else {}
+        out = []
+        for c in cands:
+            side = sides.get(c.memory_id)
+            if side is not None:
+                content = str(pool.payloads[c.memory_id].get("content") or "")
+                cos = sims.get(c.memory_id, 0.0)
+                base = self.similarity(cos, cjk_query, content)  # before any discount: the share carries them
+                if base > 0.0:
+                    c = replace(c, calibrated_similarity_share=self.gate_similarity(
+                        cos, content, background, side) / base)
+            out.append(c)
+        return out

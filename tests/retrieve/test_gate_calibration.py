@@ -64,8 +64,9 @@ def test_z_floor_must_lie_above_z_zero(make_engine, embedder):
     bad = RetrievalSection(gate_calibration=True, gate_calibration_z_zero=3.0, gate_calibration_z_floor=2.0)
     with pytest.raises(ConfigError):
         CandidateBuilder(store, embedder, bad, WriteSection())
-    assert CandidateBuilder(store, embedder, RetrievalSection(), WriteSection()).background is None  # off by default
-    assert not EngineConfig().retrieval.gate_calibration
+    off = RetrievalSection(gate_calibration=False)
+    assert CandidateBuilder(store, embedder, off, WriteSection()).background is None
+    assert EngineConfig().retrieval.gate_calibration and EngineConfig().retrieval.gate_calibration_memory_side
 
 
 STORE = [
@@ -87,11 +88,24 @@ def test_a_generic_question_opens_the_gate_on_its_own_background_and_a_never_sto
     later = t0 + timedelta(days=9)
     got = {}
     for on in (False, True):
-        eng = make_engine({"retrieval.gate_calibration": on, "retrieval.gate_calibration_z_zero": 1.0,
-                           "retrieval.gate_calibration_z_floor": 2.5})
+        # the query side alone, at a low z_floor, so that one question shows the mechanism
+        eng = make_engine({"retrieval.gate_calibration": on, "retrieval.gate_calibration_memory_side": False,
+                           "retrieval.gate_calibration_z_zero": 1.0, "retrieval.gate_calibration_z_floor": 2.5})
         ids = [eng.add(t, user_id="u", now=t0 + timedelta(days=i)).memory_id for i, t in enumerate(STORE)]
         got[on] = [ids.index(h.memory_id) for h in eng.retrieve("Where do I work?", user_id="u", now=later).hits]
         # a topic never told stays empty either way
         assert eng.retrieve("what's my cat called?", user_id="u", now=later).hits == []
     assert got[False] == []
     assert got[True] == [0]
+
+
+def test_both_sides_at_the_defaults_keep_never_stored_questions_empty(make_engine, embedder, t0):
+    # the memory side: each memory's own cosines to the background read as queries; the default z is the mean of
+    # both sides, and a topic never told (in either script) stands nowhere near z_floor
+    eng = make_engine()
+    mixed = STORE + ["我在一家做跨境电商的公司当会计", "周末去山里露营了两天"]
+    for i, t in enumerate(mixed):
+        eng.add(t, user_id="u", now=t0 + timedelta(days=i))
+    later = t0 + timedelta(days=9)
+    for q in ("what's my cat called?", "我家猫叫什么？", "when is my dentist appointment?"):
+        assert eng.retrieve(q, user_id="u", now=later).hits == []
