@@ -194,8 +194,7 @@ class CandidateBuilder:
     def candidate(self, mid: str, pl: Payload, cos: float, q_terms: frozenset[str], ranks: dict[str, int],
                   scores: dict[str, float], exact_hit: bool, session_id: str | None, ts: float,
                   cjk_query: bool = False, query: str = "", cjk_statement: bool = False,
-                  weights: Mapping[str, float] | None = None, background: QueryBackground | None = None,
-                  memory_side: tuple[float, float] | None = None) -> Candidate:
+                  weights: Mapping[str, float] | None = None) -> Candidate:
         """One memory as a fusion candidate; ``cos`` the raw query cosine, ``ts`` now in epoch seconds;
         ``cjk_query``: the query is written mostly in Chinese/Japanese characters (see :meth:`similarity`);
         ``query``: the user's query text, for the speaker it names (:func:`names_speaker`: the memory's own
@@ -203,10 +202,7 @@ class CandidateBuilder:
         count as covered); ``cjk_statement``: ``cjk_query`` and the query states the user's present rather than
         looking something up (QueryPlan.last_turn_lookup false), for the hybrid fusion's dense scale;
         ``weights``: the query terms' coverage weights (QueryPlan.cover_weights, None = 1 each): the weighted
-        coverage over the plain one is the candidate's ``gate_share`` (fusion.Candidate.gate_relevance);
-        ``background``: the query's cosines to the calibration background (retrieval.gate_calibration, None = off):
-        the candidate's ``calibrated_similarity_share`` (:meth:`gate_similarity`); ``memory_side``: the memory's (mean,
-        sd) cosine to the background read as queries (retrieval.gate_calibration_memory_side, None = query side only)."""
+        coverage over the plain one is the candidate's ``gate_share`` (fusion.Candidate.gate_relevance)."""
         rcfg = self.rcfg
         mtype = pl.get("memory_type", "episodic")
         meta = pl.get("metadata") or {}
@@ -233,14 +229,10 @@ class CandidateBuilder:
             gate_share = min(1.0, self.coverage(q_terms, doc_terms, content, pl, query, cjk_query, weights) / coverage)
         # the similarity the floor's gate reads, as a share of the ranking's (the cross-script baseline; 1 = same)
         sim, gate_sim = self.similarity(cos, cjk_query, content), self.similarity(cos, cjk_query, content, True)
-        cal_share = None
-        if background is not None and sim > 0.0:
-            cal_share = self.gate_similarity(cos, content, background, memory_side) / sim
         return Candidate(
             memory_id=mid,
             similarity=sim,
             gate_similarity_share=gate_sim / sim if sim > 0.0 else 1.0,
-            calibrated_similarity_share=cal_share,
             coverage=coverage,
             gate_share=gate_share,
             exact_match=1.0 if exact_hit else 0.0,
@@ -360,15 +352,12 @@ class CandidateBuilder:
         routed = frozenset((categories,) if isinstance(categories, str) else categories or ())
         # a short lookup names the entity it asks about (retrieve/contrast.py)
         contrast_on = plan.lookup and rcfg.entity_mismatch < 1.0 and len(plan.cover_terms) <= rcfg.entity_max_terms
-        background = self.background.of(plan.vector) if self.background is not None else None
-        # the memory side is read in a second pass, only when the assembled candidates leave the gate shut
-        both_sides = background is not None and rcfg.gate_calibration_memory_side
         cands = []
         for mid, pl in pool.payloads.items():
             has_ident = bool(q_idents & set(pl.get("terms") or ()))
             c = self.candidate(mid, pl, sims.get(mid, 0.0), plan.cover_terms, pool.ranks[mid], pool.scores[mid],
                                mid in pool.fact_ids or has_ident, plan.session_id, ts, cjk_query, plan.query, statement,
-                               plan.cover_weights, None if both_sides else background)
+                               plan.cover_weights)
             if "meaning" in pool.scores[mid]:
                 # a fact found by meaning is on topic by construction (similarity >= fact_similarity)
                 c = replace(c, exact_match=max(c.exact_match, rcfg.fact_meaning_relevance))
@@ -438,26 +427,34 @@ class CandidateBuilder:
             cands = [replace(c, similarity=c.similarity * f, coverage=c.coverage * f, keyword=c.keyword * f)
                      if not c.temporal_match and pool.payloads[c.memory_id].get("event_start") is not None else c
                      for c in cands]
-        if both_sides and background is not None and not any(c.gate_relevance >= rcfg.floor for c in cands):
-            cands = self.calibrate_both_sides(cands, sims, pool, background, cjk_query)
+        if self.background is not None and not any(c.gate_relevance >= rcfg.floor for c in cands):
+            cands = self.calibrate(cands, sims, pool, plan.vector, cjk_query)
         return cands
 
-    def calibrate_both_sides(self, cands: list[Candidate], sims: Mapping[str, float], pool: RoutePool,
-                             background: QueryBackground, cjk_query: bool) -> list[Candidate]:
-        """``cands`` with the calibrated gate similarity of the query side and the memory side
-        (retrieval.gate_calibration_memory_side) for each candidate of dense similarity above 0; read only when no
-        candidate opens the gate on the fixed baseline (it costs one vector read of those memories)."""
-        need = [c.memory_id for c in cands if c.similarity > 0.0]
-        sides = self.memory_sides(need, cjk_query) if need else {}
+    def calibrate(self, cands: list[Candidate], sims: Mapping[str, float], pool: RoutePool, qvec: np.ndarray,
+                  cjk_query: bool) -> list[Candidate]:
+        """``cands`` with their ``calibrated_similarity_share`` (retrieval.gate_calibration, :meth:`gate_similarity`:
+        the query side, and with ``gate_calibration_memory_side`` the memory side, one vector read of the
+        memories), for the floor's gate when no candidate opens it on the fixed baseline. Only a candidate of dense
+        similarity above 0 that no mismatch rule discounted (a relative, entity, identifier, date or category
+        mismatch says it is about something else, on a scale made for the fixed baseline) gets one."""
+        if self.background is None:
+            return cands
+        background = self.background.of(qvec)
+        base: dict[str, float] = {}
+        for c in cands:
+            if c.similarity > 0.0:
+                b = self.similarity(sims.get(c.memory_id, 0.0), cjk_query, c.text)
+                if c.similarity >= b * (1.0 - 1e-9):
+                    base[c.memory_id] = b
+        if not base:
+            return cands
+        sides = self.memory_sides(list(base), cjk_query) if self.rcfg.gate_calibration_memory_side else {}
         out = []
         for c in cands:
-            side = sides.get(c.memory_id)
-            if side is not None:
-                content = str(pool.payloads[c.memory_id].get("content") or "")
-                cos = sims.get(c.memory_id, 0.0)
-                base = self.similarity(cos, cjk_query, content)  # before any discount: the share carries them
-                if base > 0.0:
-                    c = replace(c, calibrated_similarity_share=self.gate_similarity(
-                        cos, content, background, side) / base)
+            undiscounted = base.get(c.memory_id)
+            if undiscounted is not None and (c.memory_id in sides or not self.rcfg.gate_calibration_memory_side):
+                cal = self.gate_similarity(sims.get(c.memory_id, 0.0), c.text, background, sides.get(c.memory_id))
+                c = replace(c, calibrated_similarity_share=cal / undiscounted)
             out.append(c)
         return out
