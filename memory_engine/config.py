@@ -887,9 +887,9 @@ class RetrievalSection(_Section):
         "mapped to [0, 1] by gate_calibration_z_zero / gate_calibration_z_floor. A short generic question ('Where "
         "do I work?') sits nearer to every sentence than a long one, so one fixed baseline per model is unfair to "
         "it. An open gate, the ranking and the candidate floor are left as they are. Dense similarity, however "
-        "calibrated, barely separates an answer from a never-stored near miss on the same topic: on the dev suites the query side alone at z_floor 4.5 gained 3 and answered 3 more never-stored "
-        "questions; both sides (gate_calibration_memory_side) at 3.75 gained 2 with none. False = the fixed "
-        "baseline alone."
+        "calibrated, barely separates an answer from a never-stored near miss on the same topic: on the dev "
+        "suites the query side alone at z_floor 4.5 gained 3 and answered 3 more never-stored questions; both "
+        "sides (gate_calibration_memory_side) at 3.75 gained 2 with none. False = the fixed baseline alone."
     )
     gate_calibration_memory_side: bool = Field(
         True, description="With gate_calibration, the z is the mean of the query-side z and the memory-side one: "
@@ -904,10 +904,10 @@ class RetrievalSection(_Section):
     gate_calibration_z_floor: float = Field(
         3.75, description="Background z at which the calibrated gate similarity equals retrieval.floor, so dense "
         "evidence alone opens the gate (range about 3-6, above gate_calibration_z_zero). 3.75 (dev suites, both "
-        "sides): the highest never-stored near miss sits at 3.6, true answers under the floor at 2-6; 3.5 answered "
-        "5 more never-stored questions, 4.0 gained nothing. The z is in the query's own standard deviations, so "
-        "the number holds across embedders (e5-small and MiniLM put a generic question's answer at 2.8 / 4.7, an "
-        "unrelated memory near 0)."
+        "sides): the highest never-stored near miss sits at 3.6, true answers under the floor at 2-6; replayed on "
+        "the dev candidates, 3.5 answered 5 more never-stored questions and 4.0 gained nothing. The z is in the "
+        "query's own standard deviations, meant to read the same for every embedder (a probe: e5-small and MiniLM "
+        "put a generic question's answer at 2.8 / 4.7 on the query side, unrelated memories near 0)."
     )
     weights: WeightedWeights = Field(default_factory=WeightedWeights, description="Weights of the 'weighted' fusion.")
     five_term_weights: FiveTermWeights = Field(default_factory=FiveTermWeights, description="Weights of the 'five_term' fusion.")
