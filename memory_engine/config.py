@@ -878,6 +878,37 @@ class RetrievalSection(_Section):
         "where the stale stage's relevance ratio of two same-subject memories crossed its 0.9). False = the plain "
         "coverage (the earlier rule)."
     )
+    # provenance: issue 16 session 15 (floor: per-query calibration)
+    gate_calibration: bool = Field(
+        True, description="When no candidate opens the floor's gate (retrieval.floor) on the fixed-baseline "
+        "similarity, a per-query calibrated dense similarity may (retrieve/calibration.py), and the candidates that "
+        "open it are kept: the candidate's cosine in standard deviations (z) above the query's mean cosine to a "
+        "shipped background of neutral everyday sentences in the memory's script (embedded once per embedder), "
+        "mapped to [0, 1] by gate_calibration_z_zero / gate_calibration_z_floor. A short generic question ('Where "
+        "do I work?') sits nearer to every sentence than a long one, so one fixed baseline per model is unfair to "
+        "it. An open gate, the ranking and the candidate floor are left as they are. Dense similarity, however "
+        "calibrated, barely separates an answer from a never-stored near miss on the same topic: on the dev "
+        "suites the query side alone at z_floor 4.5 gained 3 and answered 3 more never-stored questions; both "
+        "sides (gate_calibration_memory_side) at 3.75 gained 2 with none. False = the fixed baseline alone."
+    )
+    gate_calibration_memory_side: bool = Field(
+        True, description="With gate_calibration, the z is the mean of the query-side z and the memory-side one: "
+        "the cosine over the memory's own cosines to the background sentences embedded as queries (CSLS corrects "
+        "both sides' hubness: a memory near every query stands less out). Read only when the gate is shut on the "
+        "fixed baseline (one vector read of the candidates). False = the query side only."
+    )
+    gate_calibration_z_zero: float = Field(
+        0.0, description="Background z at which the calibrated gate similarity is 0 (range about 0-3; 0: a "
+        "candidate no nearer than the query's mean unrelated sentence is no dense evidence)."
+    )
+    gate_calibration_z_floor: float = Field(
+        3.75, description="Background z at which the calibrated gate similarity equals retrieval.floor, so dense "
+        "evidence alone opens the gate (range about 3-6, above gate_calibration_z_zero). 3.75 (dev suites, both "
+        "sides): the highest never-stored near miss sits at 3.6, true answers under the floor at 2-6; replayed on "
+        "the dev candidates, 3.5 answered 5 more never-stored questions and 4.0 gained nothing. The z is in the "
+        "query's own standard deviations, meant to read the same for every embedder (a probe: e5-small and MiniLM "
+        "put a generic question's answer at 2.8 / 4.7 on the query side, unrelated memories near 0)."
+    )
     weights: WeightedWeights = Field(default_factory=WeightedWeights, description="Weights of the 'weighted' fusion.")
     five_term_weights: FiveTermWeights = Field(default_factory=FiveTermWeights, description="Weights of the 'five_term' fusion.")
     route_weights: RouteWeights = Field(default_factory=RouteWeights, description="Per-route weights of the 'rrf' fusion.")

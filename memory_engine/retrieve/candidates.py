@@ -32,6 +32,7 @@ from ..text import (
 from ..write.categories import categories_of
 from . import temporal
 from .admission import Admission
+from .calibration import DenseBackground, QueryBackground, gate_similarity
 from .contrast import contrasts
 from .crosslang import FamilySettings, cross_coverage, family_coverage, memory_families, query_families
 from .fusion import Candidate
@@ -164,6 +165,11 @@ class CandidateBuilder:
         self.icfg = icfg or IntentSection()
         self.families = FamilySettings(rcfg.family_prefix, rcfg.family_prefix_share, rcfg.family_max_glosses) \
             if rcfg.word_families else None
+        if rcfg.gate_calibration and not rcfg.gate_calibration_z_floor > rcfg.gate_calibration_z_zero:
+            raise ConfigError("retrieval.gate_calibration_z_floor must be above gate_calibration_z_zero",
+                              key="retrieval.gate_calibration_z_floor")
+        # the floor's gate on the query's own background (retrieve/calibration.py); None = the fixed baseline
+        self.background = DenseBackground(embedder) if rcfg.gate_calibration else None
 
     def statuses(self) -> tuple[str, ...]:
         """The statuses a retrieval reads: current, plus pending values in pending_confirmation mode."""
@@ -290,6 +296,27 @@ class CandidateBuilder:
             return rescale_similarity(cos, self.cross_baseline)
         return self.embedder.rescale(cos)
 
+    def gate_similarity(self, cos: float, content: str, background: QueryBackground,
+                        memory_side: tuple[float, float] | None = None) -> float:
+        """The floor gate's dense similarity in [0, 1] on the query's own background (retrieve/calibration.py): the
+        cosine's z over the background of the memory's script (averaged with the memory-side z over ``memory_side``
+        = (mean, sd) when given), 0 at ``retrieval.gate_calibration_z_zero`` and ``retrieval.floor`` at
+        ``gate_calibration_z_floor``."""
+        rcfg = self.rcfg
+        z = background.z(cos, is_cjk(content))
+        if memory_side is not None:
+            z = (z + (cos - memory_side[0]) / memory_side[1]) / 2.0
+        return gate_similarity(z, rcfg.gate_calibration_z_zero, rcfg.gate_calibration_z_floor, rcfg.floor)
+
+    def memory_sides(self, ids: list[str], cjk_query: bool) -> dict[str, tuple[float, float]]:
+        """{memory id: (mean, sd)} of each memory's cosine to the calibration background read as queries in the
+        query's script (retrieve/calibration.DenseBackground.memory_side), from the stored vectors."""
+        rows = [p for p in self.store.retrieve(ids, with_vectors=True) if p.dense is not None]
+        if self.background is None or not rows:
+            return {}
+        mean, sd = self.background.memory_side(np.asarray([p.dense for p in rows], dtype=np.float32), cjk_query)
+        return {p.id: (float(m), float(s)) for p, m, s in zip(rows, mean, sd, strict=True)}
+
     def similarities(self, pool: RoutePool, qvec: np.ndarray) -> dict[str, float]:
         """Raw query cosine of every pooled memory (dense-route score, else from its stored vector)."""
         sims = {mid: s["vector"] for mid, s in pool.scores.items() if "vector" in s}
@@ -406,4 +433,34 @@ class CandidateBuilder:
             cands = [replace(c, similarity=c.similarity * f, coverage=c.coverage * f, keyword=c.keyword * f)
                      if not c.temporal_match and pool.payloads[c.memory_id].get("event_start") is not None else c
                      for c in cands]
+        if self.background is not None and not any(c.gate_relevance >= rcfg.floor for c in cands):
+            cands = self.calibrate(cands, sims, pool, plan.vector, cjk_query)
         return cands
+
+    def calibrate(self, cands: list[Candidate], sims: Mapping[str, float], pool: RoutePool, qvec: np.ndarray,
+                  cjk_query: bool) -> list[Candidate]:
+        """``cands`` with their ``calibrated_similarity_share`` (retrieval.gate_calibration, :meth:`gate_similarity`:
+        the query side, and with ``gate_calibration_memory_side`` the memory side, one vector read of the
+        memories), for the floor's gate when no candidate opens it on the fixed baseline. Only a candidate of dense
+        similarity above 0 that no mismatch rule discounted (a relative, entity, identifier, date or category
+        mismatch says it is about something else, on a scale made for the fixed baseline) gets one."""
+        if self.background is None:
+            return cands
+        background = self.background.of(qvec)
+        base: dict[str, float] = {}
+        for c in cands:
+            if c.similarity > 0.0:
+                b = self.similarity(sims.get(c.memory_id, 0.0), cjk_query, c.text)
+                if c.similarity >= b * (1.0 - 1e-9):
+                    base[c.memory_id] = b
+        if not base:
+            return cands
+        sides = self.memory_sides(list(base), cjk_query) if self.rcfg.gate_calibration_memory_side else {}
+        out = []
+        for c in cands:
+            undiscounted = base.get(c.memory_id)
+            if undiscounted is not None and (c.memory_id in sides or not self.rcfg.gate_calibration_memory_side):
+                cal = self.gate_similarity(sims.get(c.memory_id, 0.0), c.text, background, sides.get(c.memory_id))
+                c = replace(c, calibrated_similarity_share=cal / undiscounted)
+            out.append(c)
+        return out

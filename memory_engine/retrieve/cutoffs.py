@@ -21,7 +21,9 @@ class RelevanceFloor:
     evidence of an answerable question (a dialogue's answer turns share few words with it).
     On an answerable question the ``retrieval.dense_keep`` candidates of highest (calibrated)
     dense similarity pass as well, at most ``retrieval.dense_keep_share`` of the candidates: the
-    dense rank among many is the evidence of a paraphrase. Both lists keep the order of ``ranked``."""
+    dense rank among many is the evidence of a paraphrase. With ``retrieval.gate_calibration``, when no candidate
+    opens the gate, one whose ``calibrated_gate_relevance`` reaches the floor opens it and is kept
+    (retrieve/calibration.py); an open gate is left as it is. Both lists keep the order of ``ranked``."""
 
     def __init__(self, rcfg: RetrievalSection) -> None:
         cand = rcfg.candidate_floor
@@ -57,19 +59,27 @@ class RelevanceFloor:
         ``dense_keep`` / ``dense_keep_share``), also on top of the floor when a candidate reaches it."""
         statement = not lookup and self.statement_keep and self.statement_lift[0] > 0
         # the gate reads gate_relevance: the coverage of the query's informative words (coverage_term_prior)
+        openers: set[str] = set()
         if not any(c.gate_relevance >= self.floor for c in ranked):
+            # the dense similarity calibrated on the query's own background (retrieval.gate_calibration) may open
+            # it: the candidates that do are kept, on that evidence, whatever their fixed-baseline relevance
+            openers = {c.memory_id for c in ranked if c.calibrated_gate_relevance >= self.floor}
+        if not openers and not any(c.gate_relevance >= self.floor for c in ranked):
             if not statement:
                 return [], list(ranked)  # a never-stored topic stays empty
             lift = self._lift(ranked, self.statement_min_similarity, *self.statement_lift)
             return ([c for c in ranked if c.memory_id in lift], [c for c in ranked if c.memory_id not in lift])
         kept, below = apply_floor(ranked, min(self.candidate_floor, self.floor))
+        if openers:
+            kept = [c for c in ranked if c.relevance >= self.candidate_floor or c.memory_id in openers]
+            below = [c for c in below if c.memory_id not in openers]
         if not (self.dense_keep or statement) or not below:
             return kept, below
         lift = self._lift(ranked, 0.0, self.dense_keep, self.dense_keep_share)
         if statement:  # the statement's nearest experiences pass too (statement_keep)
             lift |= self._lift(ranked, self.statement_min_similarity, *self.statement_lift)
-        return ([c for c in ranked if c.relevance >= self.candidate_floor or c.memory_id in lift],
-                [c for c in below if c.memory_id not in lift])
+        left = {c.memory_id for c in below if c.memory_id not in lift}
+        return [c for c in ranked if c.memory_id not in left], [c for c in below if c.memory_id in left]
 
     @staticmethod
     def _lift(ranked: list[Candidate], min_similarity: float, keep: int, share: float) -> set[str]:

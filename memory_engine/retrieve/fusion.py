@@ -61,6 +61,10 @@ class Candidate:
     #: the gate's dense similarity over ``similarity`` (>= 0): the cross-script baseline
     #: (embedding.cross_script_similarity_baseline) where the ranking keeps the general one; 1 = the same
     gate_similarity_share: float = 1.0
+    #: the calibrated gate similarity over ``similarity`` (retrieval.gate_calibration, retrieve/calibration.py),
+    #: read by :attr:`calibrated_gate_relevance` only when no candidate opens the gate on :attr:`gate_relevance`;
+    #: None = off
+    calibrated_similarity_share: float | None = None
     exact_match: float = 0.0
     metadata_match: float = 0.0
     importance: float = 0.5
@@ -105,6 +109,17 @@ class Candidate:
         with a never-stored question does not open it; the similarity x ``gate_similarity_share`` (a question in one
         script for a memory in the other judged on the cross-script baseline). Equal to :attr:`relevance` with both 1."""
         sim = min(1.0, self.similarity * self.gate_similarity_share)
+        return max(self.exact_match, self.context_relevance,
+                   1.0 - (1.0 - sim) * (1.0 - self.coverage * self.gate_share) * (1.0 - self.category_match))
+
+
+    @property
+    def calibrated_gate_relevance(self) -> float:
+        """:attr:`gate_relevance` with the dense similarity calibrated on the query's own background (the larger of
+        it and the fixed-baseline one; retrieval.gate_calibration); equal to :attr:`gate_relevance` when off."""
+        if self.calibrated_similarity_share is None:
+            return self.gate_relevance
+        sim = min(1.0, self.similarity * max(self.gate_similarity_share, self.calibrated_similarity_share))
         return max(self.exact_match, self.context_relevance,
                    1.0 - (1.0 - sim) * (1.0 - self.coverage * self.gate_share) * (1.0 - self.category_match))
 

@@ -69,7 +69,10 @@ def test_question_in_another_form_is_found_and_off_switch_restores_stems(make_en
     """Fails on the code before word families: 'flight' / 'flew' and 'anxious' / 'anxiety' share no stem and
     the dense similarity of a short question is under the floor."""
     for on in (True, False):
-        eng = make_engine({"retrieval.word_families": on, "tracing.enabled": False})
+        # the fixed-baseline gate: the calibrated one (retrieval.gate_calibration) finds the anxiety memory by its
+        # dense evidence alone, stems or not (tests/retrieve/test_gate_calibration.py)
+        eng = make_engine({"retrieval.word_families": on, "tracing.enabled": False,
+                           "retrieval.gate_calibration": False})
         flew = eng.add("We flew back from Oslo on Sunday, the red-eye was awful", user_id="u", now=t0)
         anx = eng.add("I've had anxiety since college and see a therapist on Tuesdays", user_id="u",
                       now=t0 + timedelta(minutes=1))
