@@ -11,6 +11,11 @@ support group?" / "Yes, yesterday, it was powerful"). Two steps after fusion:
   neighbourhood smoothing in passage retrieval; weights chosen on LoCoMo dev,
   see benchmarks/README.md). Optionally a neighbour borrows
   ``context_relevance`` x its neighbour's relevance for the floor.
+* **adjacency pairs**: the turn right after a question, by another known
+  speaker, is its answer (:func:`answers`): it gains
+  ``context_answer_weight`` x the question's score instead, and borrows the
+  question's relevance from ``context_answer_min_relevance`` of its own
+  ("How often do you work out?" / "Three times a week").
 
 Memories without a session have no conversational neighbours. Pure
 arithmetic plus two bounded store scrolls per parent; no clock.
@@ -27,20 +32,27 @@ import numpy as np
 from ..config import RetrievalSection
 from ..errors import ConfigError
 from ..store.base import StoreFilter, VectorStore
+from ..write.roles import last_question
 from .admission import Admission
 from .candidates import CandidateBuilder, is_cjk
 from .fusion import Candidate, rank_key
 from .query import QueryPlan
+from .speakers import speaker_of
 
-__all__ = ["ConversationContext", "smooth"]
+__all__ = ["ConversationContext", "answers", "smooth"]
 
-#: (memory id, neighbour id, distance in turns >= 1)
-Link = tuple[str, str, int]
+#: (memory id, neighbour id, distance in turns >= 1, reply): ``reply`` 1 = the neighbour is the next turn, by another
+#: speaker, after the memory asked a question (it answers it), -1 = the memory answers the neighbour's question, 0 = neither
+Link = tuple[str, str, int, int]
 
 
 def smooth(fused: list[Candidate], links: list[Link], weight: float, relevance_share: float,
-           discount: float = 0.9, min_own: float = 0.0) -> list[Candidate]:
-    """Add ``weight * 0.5**(d-1) * fused(neighbour)`` for every link (both directions) and,
+           discount: float = 0.9, min_own: float = 0.0, answer_weight: float | None = None,
+           answer_min_own: float | None = None) -> list[Candidate]:
+    """Add ``weight * 0.5**(d-1) * fused(neighbour)`` for every link (both directions; the turn that answers
+    the neighbour's question, the link's ``reply``, gains ``answer_weight`` x the question's score instead,
+    None = ``weight``; a 3-tuple link has no reply; it borrows relevance from at least ``answer_min_own`` of its
+    own, None = ``min_own``) and,
     with ``relevance_share`` > 0, lift a candidate's ``context_relevance`` to that share of
     its neighbour's own relevance (halved per turn the same way) when its own relevance is at
     least ``min_own`` (an unrelated turn of a multi-topic session is not lifted) and it ``borrows`` (another
@@ -53,21 +65,26 @@ def smooth(fused: list[Candidate], links: list[Link], weight: float, relevance_s
     bonus: dict[str, float] = {}
     borrowed: dict[str, float] = {}
     seen: set[tuple[str, str]] = set()
-    for a, b, d in links:
+    aw = weight if answer_weight is None else answer_weight
+    am = min_own if answer_min_own is None else answer_min_own
+    for a, b, d, *rest in links:
         if a == b or a not in by_id or b not in by_id or (a, b) in seen:
             continue
         seen.add((a, b))
         seen.add((b, a))
+        reply = int(rest[0]) if rest else 0
         decay = 0.5 ** (max(1, d) - 1)
         ca, cb = by_id[a], by_id[b]
         best_nb[a] = max(best_nb.get(a, 0.0), cb.fused)
         best_nb[b] = max(best_nb.get(b, 0.0), ca.fused)
-        bonus[a] = bonus.get(a, 0.0) + weight * decay * ca.source_weight * cb.fused / max(cb.source_weight, 1e-9)
-        bonus[b] = bonus.get(b, 0.0) + weight * decay * cb.source_weight * ca.fused / max(ca.source_weight, 1e-9)
+        wa, wb = (aw if reply < 0 else weight), (aw if reply > 0 else weight)
+        bonus[a] = bonus.get(a, 0.0) + wa * decay * ca.source_weight * cb.fused / max(cb.source_weight, 1e-9)
+        bonus[b] = bonus.get(b, 0.0) + wb * decay * cb.source_weight * ca.fused / max(ca.source_weight, 1e-9)
         if relevance_share > 0:
-            if ca.borrows and _own_relevance(ca) >= min_own:
+            ma, mb = (am if reply < 0 else min_own), (am if reply > 0 else min_own)
+            if ca.borrows and _own_relevance(ca) >= ma:
                 borrowed[a] = max(borrowed.get(a, 0.0), relevance_share * decay * _own_relevance(cb))
-            if cb.borrows and _own_relevance(cb) >= min_own:
+            if cb.borrows and _own_relevance(cb) >= mb:
                 borrowed[b] = max(borrowed.get(b, 0.0), relevance_share * decay * _own_relevance(ca))
     out = []
     for c in fused:
@@ -106,9 +123,11 @@ class ConversationContext:
         self.parents, self.width = rcfg.context_parents, rcfg.context_width
         self.weight, self.share = rcfg.context_weight, rcfg.context_relevance
         self.discount, self.min_own = rcfg.hop_discount, rcfg.context_min_relevance
+        self.answer_weight, self.answer_min_own = rcfg.context_answer_weight, rcfg.context_answer_min_relevance
         self.enabled = bool(self.parents and self.width and (self.weight > 0 or self.share > 0))
 
-    def _neighbours(self, mid: str, pl: dict[str, Any], flt: StoreFilter) -> list[tuple[Any, int]]:
+    def _neighbours(self, mid: str, pl: dict[str, Any], flt: StoreFilter) -> list[tuple[Any, int, int]]:
+        """(row, distance, side): the ``width`` nearest turns of the session before (side -1) and after (+1)."""
         session, at = pl.get("session_id"), pl.get("created_at")
         if not session or at is None:
             return []
@@ -119,7 +138,7 @@ class ConversationContext:
         after = self.store.scroll(replace(base, created_after=t), limit=self.width + 1, order_by="created_at",
                                   descending=False)
         out = []
-        for rows in (before, after):
+        for side, rows in ((-1, before), (1, after)):
             d = 0
             for p in rows:
                 if p.id == mid:
@@ -127,7 +146,7 @@ class ConversationContext:
                 d += 1
                 if d > self.width:
                     break
-                out.append((p, d))
+                out.append((p, d, side))
         return out
 
     def expand(self, fused: list[Candidate], payloads: dict[str, dict[str, Any]], flt: StoreFilter, admit: Admission,
@@ -136,10 +155,16 @@ class ConversationContext:
         links: list[Link] = []
         rows: dict[str, Any] = {}
         for parent in fused[: self.parents]:
-            for p, d in self._neighbours(parent.memory_id, payloads[parent.memory_id], flt):
+            ppl = payloads[parent.memory_id]
+            for p, d, side in self._neighbours(parent.memory_id, ppl, flt):
                 if p.id == parent.memory_id or not admit.admits(p):
                     continue  # a planted instruction (or the assistant's word on the user) stays out like everywhere else
-                links.append((parent.memory_id, p.id, d))
+                reply = 0
+                if d == 1 and self.answer_weight is not None:
+                    first, second = (p.payload, ppl) if side < 0 else (ppl, p.payload)
+                    if answers(first, second):
+                        reply = side  # +1: the neighbour after the parent answers it; -1: the parent answers it
+                links.append((parent.memory_id, p.id, d, reply))
                 if p.id not in known and p.id not in rows:
                     rows[p.id] = p
         new: list[Candidate] = []
@@ -166,4 +191,16 @@ class ConversationContext:
         return self.smooth(ranked, links), links
 
     def smooth(self, fused: list[Candidate], links: list[Link]) -> list[Candidate]:
-        return smooth(fused, links, self.weight, self.share, self.discount, self.min_own) if links else fused
+        return smooth(fused, links, self.weight, self.share, self.discount, self.min_own,
+                      self.answer_weight, self.answer_min_own) if links else fused
+
+
+def answers(first: dict[str, Any], second: dict[str, Any]) -> bool:
+    """Whether turn ``second`` (a payload), written right after ``first`` in its session, is the reply to a
+    question ``first`` asks: ``first`` holds a question clause (write/roles.last_question) and the two have
+    different known speakers (retrieve/speakers.speaker_of). A question and the turn after it by the other
+    party form an adjacency pair, the second part answering the first (Schegloff & Sacks 1973, "Opening up
+    closings"): "How often do you work out?" / "Three times a week" shares no word with "How often does John
+    work out?" but is its answer."""
+    sa, sb = speaker_of(first), speaker_of(second)
+    return bool(sa) and bool(sb) and sa != sb and last_question(str(first.get("content") or "")) is not None

@@ -63,7 +63,9 @@ def test_named_speaker_turn_passes_the_floor_by_who_said_it(make_engine):
     ids = _chat(eng := make_engine())
     res = eng.retrieve("Where did Priya go hiking?", user_id="u", tenant_id="t", top_k=5, now=T0 + timedelta(days=9))
     assert ids["priya_hike"] in [h.memory_id for h in res.hits]
-    off = make_engine({"retrieval.speaker_coverage": False, "retrieval.speaker_weight": 0.0})
+    # the adjacency pair (Tom asks about the hike, Priya answers) would lift it too: off here, to see the speaker
+    off = make_engine({"retrieval.speaker_coverage": False, "retrieval.speaker_weight": 0.0,
+                       "retrieval.context_answer_weight": None, "retrieval.context_answer_min_relevance": None})
     ids_off = _chat(off)
     res_off = off.retrieve("Where did Priya go hiking?", user_id="u", tenant_id="t", top_k=5,
                            now=T0 + timedelta(days=9))
