@@ -886,7 +886,7 @@ class RetrievalSection(_Section):
     )
     # provenance: issue 16 session 15 (floor: per-query calibration)
     gate_calibration: bool = Field(
-        True, description="When no candidate opens the floor's gate (retrieval.floor) on the fixed-baseline "
+        False, description="When no candidate opens the floor's gate (retrieval.floor) on the fixed-baseline "
         "similarity, a per-query calibrated dense similarity may (retrieve/calibration.py), and the candidates that "
         "open it are kept: the candidate's cosine in standard deviations (z) above the query's mean cosine to a "
         "shipped background of neutral everyday sentences in the memory's script (embedded once per embedder), "
@@ -895,7 +895,9 @@ class RetrievalSection(_Section):
         "it. An open gate, the ranking and the candidate floor are left as they are. Dense similarity, however "
         "calibrated, barely separates an answer from a never-stored near miss on the same topic: on the dev "
         "suites the query side alone at z_floor 4.5 gained 3 and answered 3 more never-stored questions; both "
-        "sides (gate_calibration_memory_side) at 3.75 gained 2 with none. False = the fixed baseline alone."
+        "sides (gate_calibration_memory_side) at 3.75 gained 2 with none, and nothing on top of the answer "
+        "types (intent.answer_types), which open the same gates by meaning; default False (the fixed baseline "
+        "alone) until data shows it separates answers from near misses."
     )
     gate_calibration_memory_side: bool = Field(
         True, description="With gate_calibration, the z is the mean of the query-side z and the memory-side one: "

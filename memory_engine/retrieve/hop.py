@@ -543,9 +543,13 @@ class EntityHop:
         # an anchor from the chain is weaker evidence of the subject than one the top hit shares with the question:
         # a memory as relevant on its own as the top hit stays ('I work at Shopee' beside a correction about the
         # sister's employer, which names the chain's 'Grab')
+        # and, with the fallback, a memory that holds a name of the question the chain lacks is about the subject
+        # asked for ('John: three times a week' for 'how often does John work out?' beside a chain of Maria's turns
+        # linked by her name alone): the fallback anchor only stands in for names the question does not give
+        words = {c.memory_id: _link_words(text[c.memory_id], self.given_chars, self.noun_names)[0] for c in rest}
         off = {c.memory_id for c in rest if c.fused < bar
-               and len(anchor & _link_words(text[c.memory_id], self.given_chars, self.noun_names)[0]) < need
-               and not (fallback and c.relevance >= kept[0].relevance)}
+               and len(anchor & words[c.memory_id]) < need
+               and not (fallback and (c.relevance >= kept[0].relevance or q_names & words[c.memory_id]))}
         if not off:
             return kept, below
         return [c for c in kept if c.memory_id not in off], sorted(

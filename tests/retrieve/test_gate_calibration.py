@@ -66,7 +66,8 @@ def test_z_floor_must_lie_above_z_zero(make_engine, embedder):
         CandidateBuilder(store, embedder, bad, WriteSection())
     off = RetrievalSection(gate_calibration=False)
     assert CandidateBuilder(store, embedder, off, WriteSection()).background is None
-    assert EngineConfig().retrieval.gate_calibration and EngineConfig().retrieval.gate_calibration_memory_side
+    # ships off (no gain on top of the answer types); its memory side is on whenever it is switched on
+    assert not EngineConfig().retrieval.gate_calibration and EngineConfig().retrieval.gate_calibration_memory_side
 
 
 STORE = [
@@ -89,7 +90,9 @@ def test_a_generic_question_opens_the_gate_on_its_own_background_and_a_never_sto
     got = {}
     for on in (False, True):
         # the query side alone, at a low z_floor, so that one question shows the mechanism
+        # answer types off: they open this gate by meaning on their own (intent.answer_types)
         eng = make_engine({"retrieval.gate_calibration": on, "retrieval.gate_calibration_memory_side": False,
+                           "intent.answer_types": False,
                            "retrieval.gate_calibration_z_zero": 1.0, "retrieval.gate_calibration_z_floor": 2.5})
         ids = [eng.add(t, user_id="u", now=t0 + timedelta(days=i)).memory_id for i, t in enumerate(STORE)]
         got[on] = [ids.index(h.memory_id) for h in eng.retrieve("Where do I work?", user_id="u", now=later).hits]
@@ -99,10 +102,10 @@ def test_a_generic_question_opens_the_gate_on_its_own_background_and_a_never_sto
     assert got[True] == [0]
 
 
-def test_both_sides_at_the_defaults_keep_never_stored_questions_empty(make_engine, embedder, t0):
+def test_both_sides_at_their_defaults_keep_never_stored_questions_empty(make_engine, embedder, t0):
     # the memory side: each memory's own cosines to the background read as queries; the default z is the mean of
-    # both sides, and a topic never told (in either script) stands nowhere near z_floor
-    eng = make_engine()
+    # both sides, and a topic never told (in either script) stands nowhere near z_floor (the mechanism ships off)
+    eng = make_engine({"retrieval.gate_calibration": True})
     mixed = STORE + ["我在一家做跨境电商的公司当会计", "周末去山里露营了两天"]
     for i, t in enumerate(mixed):
         eng.add(t, user_id="u", now=t0 + timedelta(days=i))
