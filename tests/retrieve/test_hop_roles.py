@@ -151,3 +151,27 @@ def test_a_name_written_in_both_memories_links_them_however_it_was_cut(make_engi
     assert ids[texts[3]] not in got
     ids_off, off = res[False]
     assert ids_off[texts[3]] in off  # terms alone: no chain, the other clinic's address stays
+
+
+def test_the_chain_anchor_fallback_keeps_the_memories_of_the_person_the_question_names(make_engine):
+    # the top hit is Maria's question (no 'John'); her turns chain by her name alone, so the fallback anchor was
+    # {'Maria'} and every turn of John, the person asked about, was dropped from the result
+    chat = [("John", "I finally fixed the leaking kitchen tap this morning."),
+            ("Maria", "That sounds awesome! How often do you work out with your family?"),
+            ("John", "Three times a week; it keeps us on track."),
+            ("Maria", "I started a pottery class on Tuesday evenings."),
+            ("John", "My car needs new tyres before the trip."),
+            ("Maria", "We did a family workout at the park, everyone joined in.")]
+    got = {}
+    for on in (True, False):
+        eng = make_engine({"retrieval.hop_chain_focus_chain_anchor": on, "retrieval.floor": 0.0,
+                           "tracing.enabled": False, "retrieval.touch_on_hit": False})
+        for i, (who, text) in enumerate(chat):
+            eng.add(f"{who}: {text}", user_id="u", session_id="s1" if i < 3 else f"s{i}", memory_type="episodic",
+                    metadata={"speaker": who}, now=T0 + timedelta(minutes=i))
+        hits = eng.retrieve("How often does John work out with his family?", user_id="u", top_k=6,
+                            now=T0 + timedelta(days=1)).hits
+        got[on] = {h.content for h in hits}
+    answer = "John: Three times a week; it keeps us on track."
+    assert answer in got[True] and answer in got[False]
+    assert {c for c in got[True] if c.startswith("John:")} == {c for c in got[False] if c.startswith("John:")}
