@@ -1404,14 +1404,14 @@ class RetrievalSection(_Section):
     )
     # provenance: issue 16 session 14 (s14h1)
     stale_successor_lift: float = Field(
-        0.0, ge=0.0, le=1.0, description="For a question asking for the present value (write/intents.query_tense "
+        1.0, ge=0.0, le=1.0, description="For a question asking for the present value (write/intents.query_tense "
         "'present', by a time word or by its grammar), a newer statement of the same author in another session that "
         "fills the slot a kept memory fills with another entity in the same role and words a change, a start or an "
         "onset (write/changes.successor: 'I work at Deloitte' -> 'first week at ByteDance done'; 'I live in Munich' "
         "-> 'finally settled in Berlin') enters the result at this share of that memory's fused score when it lies "
         "below the floor, and the older one ranks below it (a link read at query time, nothing stored or archived). "
-        "0 = off (default: 1.0 on eleven updates-related suites +5 (two corrections-in-speech, cv-job-first-week-en, "
-        "us-job-started-en, us-move-unpacked-en), no loss there; no whole dev eval yet)."
+        "0 = off. 1.0 on the whole dev suites: +5 / -0 (a new job or home told as a start, 'first week at ... done', "
+        "'finally unpacked in ...', asked with a present question)."
     )
     successor_onset_words: list[str] = Field(
         default_factory=lambda: ["new", "first day", "first week", "first month", "新", "第一天", "第一周"],
