@@ -91,19 +91,30 @@ class RoutePool:
         self.fact_ids: set[str] = set()
 
 
+#: channels whose scores are similarities, so that equal scores are ties (:func:`pool_routes`)
+TIED_CHANNELS = frozenset({"vector", "keyword"})
+
+
 def pool_routes(channels: Mapping[str, list[ScoredPayload]], admit: Admission) -> RoutePool:
     """Merge channel lists (each best first) into a :class:`RoutePool`, skipping the rows ``admit``
     refuses (another owner's, flagged, the assistant's word on the user:
-    :class:`memory_engine.retrieve.admission.Admission`). A fact row counts in ``fact_ids`` either way."""
+    :class:`memory_engine.retrieve.admission.Admission`). A fact row counts in ``fact_ids`` either way.
+    Rows of a similarity channel (:data:`TIED_CHANNELS`: dense, BM25) with the same score share the rank of the
+    first of them (competition ranking, '1224'): the store returns exact ties (two memories of the same BM25
+    score) in an order of its own (random ids, segment layout), which made rank-based fusion (RRF) rank the same
+    data differently from run to run. The other channels' order is their own (recent: by time; fact: by key)."""
     pool = RoutePool()
     for channel, rows in channels.items():
+        rank, last = 0, None
         for i, p in enumerate(rows, start=1):
+            if channel not in TIED_CHANNELS or last is None or float(p.score) != last:
+                rank, last = i, float(p.score)
             if channel == "fact":
                 pool.fact_ids.add(p.id)
             if not admit.admits(p):
                 continue
             pool.payloads[p.id] = p.payload
-            pool.ranks.setdefault(p.id, {})[channel] = i
+            pool.ranks.setdefault(p.id, {})[channel] = rank
             pool.scores.setdefault(p.id, {})[channel] = float(p.score)
     return pool
 

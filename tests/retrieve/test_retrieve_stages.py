@@ -129,3 +129,16 @@ def test_stage_config_checks():
 @pytest.mark.parametrize(("q", "vague"), [("上次那个", True), ("that one again", True), ("green tea", False)])
 def test_vague_pattern(q, vague):
     assert bool(VAGUE.search(q)) is vague
+
+
+def test_equal_similarity_scores_share_a_rank_and_other_channels_keep_their_order():
+    # the store returns exact BM25 ties in an order of its own (random ids): rank-based fusion must not depend on it
+    mine = {"tenant_id": "t", "user_id": "u"}
+    rows = {"keyword": [ScoredPayload("a", 2.5, mine), ScoredPayload("b", 2.5, mine), ScoredPayload("c", 1.0, mine)],
+            "recent": [ScoredPayload("b", 0.0, mine), ScoredPayload("c", 0.0, mine)]}
+    pool = pool_routes(rows, Admission(Scope("t", "u", "v")))
+    assert [pool.ranks[m]["keyword"] for m in "abc"] == [1, 1, 3]
+    swapped = pool_routes({**rows, "keyword": [rows["keyword"][1], rows["keyword"][0], rows["keyword"][2]]},
+                          Admission(Scope("t", "u", "v")))
+    assert swapped.ranks["a"]["keyword"] == swapped.ranks["b"]["keyword"] == 1
+    assert pool.ranks["b"]["recent"] == 1 and pool.ranks["c"]["recent"] == 2  # ordered by time, not scored
