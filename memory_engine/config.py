@@ -1858,6 +1858,13 @@ class IntentSection(_Section):
         "type its question was routed to (e5-small dev: the median answer lies at 0.14; between min and this a "
         "statement needs some similarity of its own to pass the floor)."
     )
+    other_person_weight: float = Field(
+        0.9, ge=0.0, le=1.0, description="A question about the user alone (first person, no other person named: "
+        "'where do I work?', 'do I have any pets?', write/categories.AnswerTypes.asks) multiplies the fused score of a "
+        "statement about another person ('My sister works at Google', 'my friend Tom has a dog', "
+        "write/categories.about_other_person) by this (range 0-1): the user's own statement ranks above a relative's "
+        "that shares its words; the relative's stays findable (its relevance is unchanged). 1 = off."
+    )
 
 
 class LifecycleSection(_Section):

@@ -29,7 +29,7 @@ from ..text import (
     relatives,
     weighted_coverage,
 )
-from ..write.categories import categories_of
+from ..write.categories import AnswerTypes, about_other_person, categories_of
 from . import temporal
 from .admission import Admission
 from .calibration import DenseBackground, QueryBackground, gate_similarity
@@ -366,6 +366,8 @@ class CandidateBuilder:
             best_kw = best_kw / held if held > 0 else best_kw
         routed = frozenset((categories,) if isinstance(categories, str) else categories or ())
         answer = bool(routed) and routed <= answer_types
+        # a question about the user alone ranks another person's statement below the user's own (intent.other_person_weight)
+        self_only = icfg.other_person_weight < 1.0 and AnswerTypes.asks(plan.query)
         # a short lookup names the entity it asks about (retrieve/contrast.py)
         contrast_on = plan.lookup and rcfg.entity_mismatch < 1.0 and len(plan.cover_terms) <= rcfg.entity_max_terms
         cands = []
@@ -374,6 +376,8 @@ class CandidateBuilder:
             c = self.candidate(mid, pl, sims.get(mid, 0.0), plan.cover_terms, pool.ranks[mid], pool.scores[mid],
                                mid in pool.fact_ids or has_ident, plan.session_id, ts, cjk_query, plan.query, statement,
                                plan.cover_weights)
+            if self_only and about_other_person(str(pl.get("content") or "")):
+                c = replace(c, source_weight=c.source_weight * icfg.other_person_weight)
             if "meaning" in pool.scores[mid]:
                 # a fact found by meaning is on topic by construction (similarity >= fact_similarity)
                 c = replace(c, exact_match=max(c.exact_match, rcfg.fact_meaning_relevance))

@@ -125,3 +125,23 @@ def test_a_never_stored_slot_or_another_persons_slot_stays_empty(make_engine, t0
     for ask in ("where do I work?", "what did I do on May 3?", "do I have any pets?"):
         res = eng.retrieve(ask, user_id="u", session_id="s2", now=t0 + timedelta(days=3))
         assert [h.content for h in res.hits] == [], ask
+
+
+def test_a_question_about_the_user_ranks_the_users_own_statement_above_a_relatives(make_engine, t0):
+    # both hold the question's word and neither is near it densely: a tie the relative's statement used to win
+    cousin, mine = "My cousin works at a bakery downtown.", "I work at a logistics startup."
+    got = {}
+    for weight in (1.0, 0.9):
+        eng = make_engine({"intent.other_person_weight": weight})
+        for i, t in enumerate((cousin, mine)):
+            eng.add(t, user_id="u", now=t0 + timedelta(hours=i))
+        hits = eng.retrieve("where do I work?", user_id="u", now=t0 + timedelta(days=2)).hits
+        got[weight] = {h.content: h.score for h in hits}
+        assert {cousin, mine} <= set(got[weight])  # the relative's statement stays findable
+    assert got[0.9][mine] > got[0.9][cousin]
+    assert got[0.9][cousin] < got[1.0][cousin] and got[0.9][mine] == pytest.approx(got[1.0][mine])
+    # a question that names the relative is about the relative: no discount
+    eng = make_engine({"intent.other_person_weight": 0.9})
+    for i, t in enumerate((cousin, mine)):
+        eng.add(t, user_id="u", now=t0 + timedelta(hours=i))
+    assert eng.retrieve("where does my cousin work?", user_id="u", now=t0 + timedelta(days=2)).hits[0].content == cousin
