@@ -54,6 +54,7 @@ from __future__ import annotations
 import re
 import threading
 import tomllib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -222,6 +223,17 @@ def _membership(bank: _Bank, vecs: np.ndarray, name: str, k: int, w: float, requ
     return np.asarray(side - s[NONE], dtype=np.float32)
 
 
+
+def _embed_bank(embedder: CachedEmbedder, examples: Mapping[str, Sequence[str]], *, queries: bool,
+                center: bool) -> _Bank:
+    """One example bank: every example text of every name, embedded as queries (``queries``) or as documents."""
+    rows = [(n, t) for n, ts in examples.items() for t in ts]
+    if queries:
+        vecs = np.stack([embedder.embed_query(t) for _, t in rows])
+    else:
+        vecs = embedder.embed_documents([t for _, t in rows])
+    return _Bank(vecs, [n for n, _ in rows], center=center)
+
 class Categories:
     """The classifier over one embedder: :meth:`of_query` routes a query vector, :meth:`of_fact`
     tags a statement's document vector (and optional fact key). Example vectors are embedded on
@@ -247,13 +259,8 @@ class Categories:
         with self._lock:
             bank = self._banks.get(key)
         if bank is None:
-            ex = self.examples.requests if kind == "q" else self.examples.facts
-            rows = [(n, t) for n, ts in ex.items() for t in ts]
-            if kind == "q":
-                vecs = np.stack([self.embedder.embed_query(t) for _, t in rows])
-            else:
-                vecs = self.embedder.embed_documents([t for _, t in rows])
-            bank = _Bank(vecs, [n for n, _ in rows], center=center)
+            bank = _embed_bank(self.embedder, self.examples.requests if kind == "q" else self.examples.facts,
+                               queries=kind == "q", center=center)
             with self._lock:
                 self._banks[key] = bank
         return bank
@@ -445,13 +452,8 @@ class AnswerTypes:
         with self._lock:
             bank = self._banks.get(key)
         if bank is None:
-            ex = self.examples.questions if kind == "q" else self.examples.facts
-            rows = [(n, t) for n, ts in ex.items() for t in ts]
-            if kind == "q":
-                vecs = np.stack([self.embedder.embed_query(t) for _, t in rows])
-            else:
-                vecs = self.embedder.embed_documents([t for _, t in rows])
-            bank = _Bank(vecs, [n for n, _ in rows], center=True)
+            bank = _embed_bank(self.embedder, self.examples.questions if kind == "q" else self.examples.facts,
+                               queries=kind == "q", center=True)
             with self._lock:
                 self._banks[key] = bank
         return bank
