@@ -31,7 +31,19 @@ import calendar
 import re
 from functools import lru_cache
 
-from ..text import _CJK, _jieba, _jieba_lock, content_terms, pos_tags
+from ..text import (
+    _CJK,
+    _KIN,
+    _jieba,
+    _jieba_lock,
+    content_terms,
+    entities,
+    name_settings,
+    pos_tags,
+    relatives,
+    zh_names,
+    zh_person_names,
+)
 
 __all__ = ["agrees", "full_names", "gender_cues", "name_conflict", "named_terms", "people_of", "person_names",
            "pronoun_gender", "role_referents", "roles", "same_person", "zh_surname"]
@@ -217,7 +229,6 @@ def roles(content: str) -> frozenset[str]:
     """The roles ``content`` names: role words (:data:`_ROLES`; English whole words, plural 's' allowed; Chinese
     as written, outside the person names of :func:`memory_engine.text.zh_names`, so 刘经理 names a person, not a
     manager) and kinship terms (relative ids, :func:`memory_engine.text.relatives`)."""
-    from ..text import relatives, zh_person_names
 
     out = {r for w in re.findall(r"[a-z]+", content.lower()) if (r := _ROLE_EN.get(w[:-1] if w.endswith("s")
                                                                                    and w[:-1] in _ROLE_EN else w))}
@@ -235,7 +246,6 @@ def roles(content: str) -> frozenset[str]:
 def _surname_form(name: str) -> str | None:
     """The surname of a Chinese surname form (:func:`memory_engine.text.zh_names`: 老刘, 小刘, 刘总, 刘经理 ->
     刘), else None."""
-    from ..text import zh_names
 
     if name not in zh_names(name):
         return None
@@ -272,7 +282,6 @@ def people_of(content: str) -> frozenset[str]:
     """The people ``content`` names, one word each: Chinese surname forms (老周, 张总, 小马: zh_names) and person
     words (:func:`person_names`), role and kinship words left out; a person word inside a surname form or a full
     name ('刘总' of '刘总', '建国' of '刘建国') is not a second person."""
-    from ..text import entities, name_settings, relatives, zh_names
 
     forms = set(zh_names(content))
     surnames = name_settings().surnames
@@ -294,7 +303,6 @@ def people_of(content: str) -> frozenset[str]:
 def _role_spans(content: str, asked: frozenset[str]) -> list[tuple[int, int]]:
     """(start, end) of the words in lower-cased ``content`` that name a role of ``asked`` (role words and
     kinship words, :func:`roles`)."""
-    from ..text import _KIN
 
     low = content.lower()
     words = [w for w, r in _ROLE_ZH if r in asked] + [w for w, r in _ROLE_EN.items() if r in asked] + [
@@ -310,7 +318,6 @@ def introduces(content: str, person: str, asked: frozenset[str], window: int) ->
     """Whether ``content`` names ``person`` in a role of ``asked``: the person word and a role word are at most
     ``window`` content terms apart ('my manager is Priya', '我直属领导是刘建国', '小陈是我老婆的表妹'), not a name
     further along the sentence ('my wife grew up by the sea in Cascais')."""
-    from ..text import content_terms
 
     low = content.lower()
     spots = [m.span() for m in re.finditer(re.escape(person.lower()), low)]
