@@ -1061,6 +1061,27 @@ class RetrievalSection(_Section):
         "2. Glosses of one or two terms always need every term (血压 'blood pressure' is not \"blood sugar\"). "
         "1 = every term (the earlier rule; dev suite implicit-recall-zh, q_en_trip_prep)."
     )
+    zh_compound_cores: bool = Field(
+        True, description="Keyword coverage of a Chinese query counts a verb compound (CC-CEDICT glosses it only as "
+        "a verb) as present when the memory has, as a word of its own, a character of it that the dictionary glosses "
+        "as the whole compound (跑步 and 跑 are both 'to run', so '我跑步的情况' covers '我每天早上跑5公里'; 睡觉 / "
+        "睡). A character that means something else (上 of 上班) never counts, nor a noun's (颜色 / 色). False = the "
+        "compound itself must occur."
+    )
+    kin_coverage: bool = Field(
+        True, description="Keyword coverage counts a query's kinship word for several relatives (text.relatives: "
+        "the closed class of kinship and workplace relations) as present when the memory names some of them by "
+        "another word, in any script: 'siblings' is met by 'my brother', 'kids' by 'my son', 父母 by 'mom' (the memory "
+        "names a member of the group asked about). Never the reverse ('her two kids' says nothing about a daughter). "
+        "Coverage only (the relevance the floor sees); False = the word itself must occur."
+    )
+    cross_language_gloss_heads: bool = Field(
+        True, description="An English query word also meets a Chinese memory word whose dictionary gloss it heads "
+        "(the last content word of a noun gloss before any post-modifier: 攀岩 'rock climbing' for \"climbing\", "
+        "小学 'primary school' for \"school\"): the memory names a kind of what the query asks, and a one-word query "
+        "carries no modifier for the gloss's other words to meet. Verb glosses ('to ...') and coordinations have no "
+        "head. False = the whole gloss must be in the query (retrieve/crosslang.py)."
+    )
     word_families: bool = Field(
         True, description="Keyword coverage counts a query word as present when the memory has another form of it "
         "that no stemmer joins: an irregular inflection (lemminflect's tables: 'flew' / 'fly', 'teeth' / 'tooth') or "

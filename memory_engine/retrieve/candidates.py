@@ -24,8 +24,10 @@ from ..text import (
     keyword_coverage,
     kin_pairs,
     kin_phrase_terms,
+    kin_term,
     others_relatives,
     relative_chains,
+    relative_words,
     relatives,
     weighted_coverage,
 )
@@ -34,7 +36,14 @@ from . import temporal
 from .admission import Admission
 from .calibration import DenseBackground, QueryBackground, gate_similarity
 from .contrast import contrasts
-from .crosslang import FamilySettings, cross_coverage, family_coverage, memory_families, query_families
+from .crosslang import (
+    FamilySettings,
+    cross_coverage,
+    family_coverage,
+    memory_families,
+    query_families,
+    zh_cores,
+)
 from .fusion import Candidate
 from .query import QueryPlan
 from .relations import OTHER, STATES, path_fit
@@ -277,6 +286,21 @@ class CandidateBuilder:
             met = family_coverage(query, q_terms, content, fs)
             if met:
                 coverage = max(coverage, cjk_coverage(q_terms, set(doc_terms) | met, content, weights))
+        if rcfg.zh_compound_cores and coverage < 1.0 and cjk_query:
+            # a compound's verb said alone: 跑步 met by '我每天跑5公里' (a word of the memory's own, retrieve/crosslang.py)
+            words = set(doc_terms)
+            met_core = frozenset(t for t in q_terms if t not in words and zh_cores(t) & words)
+            if met_core:
+                coverage = max(coverage, cjk_coverage(q_terms, words | met_core, content, weights))
+        if rcfg.kin_coverage and coverage < 1.0:
+            # a word for several relatives is met by a word for some of them, in any script ('siblings' by 'my
+            # brother', 'kids' by 'my son', 父母 by 'mom'; text.relative_words); never the reverse: 'her two kids'
+            # says nothing about the daughter, and 舅妈 (the uncle's side, as 舅舅) is no member of 舅舅
+            kin = relative_words(content)
+            met_kin = frozenset(t for t in q_terms if (k := kin_term(t)) and any(w < k for w in kin)) \
+                if kin else frozenset()
+            if met_kin:
+                coverage = max(coverage, cjk_coverage(q_terms, set(doc_terms) | met_kin, content, weights))
         if rcfg.relation_paths and coverage < 1.0 and query and path_fit(query, content) == STATES:
             # the memory states the relation the question names in one word or a chain ('我姐前年嫁给了赵磊' for
             # '我姐夫'): the question's path words are met there (retrieve/relations.py)
@@ -287,7 +311,8 @@ class CandidateBuilder:
             coverage = max(coverage, cross_coverage(
                 q_terms, pl.get("terms") or (), rcfg.cross_language_gloss_share,
                 query_families(query, q_terms, fs) if fs is not None and query else None,
-                memory_families(content, fs) if fs is not None else frozenset(), weights))
+                memory_families(content, fs) if fs is not None else frozenset(), weights,
+                rcfg.cross_language_gloss_heads))
         return coverage
 
     def similarity(self, cos: float, cjk_query: bool, content: str, gate: bool = False) -> float:
