@@ -1517,6 +1517,14 @@ class RetrievalSection(_Section):
         "higher: the slot keeps its place in the ranking and its current value fills it ('confirmed for the 14th' "
         "where 'tentatively the 12th' ranked first, above a third memory); false only lowers the older one."
     )
+    stale_link_takes_rank: bool = Field(
+        True, description="An explicit link to an older value (a correction's metadata._corrects, a reported change's "
+        "_replaces, a start's _succeeds, a successor read at query time, write/changes.py) lets the newer memory take "
+        "the older one's fused score when that is higher, before the older one is capped below it (as "
+        "stale_newer_takes_rank does for a value pair): the slot keeps its place and its current value fills it. "
+        "False = the older one is only capped, and a third memory between the two takes the place ('my sister lives "
+        "in Tacoma' above 'settling into the new apartment in Portland' for 'which city do I live in now?')."
+    )
     stale_user_precedence: bool = Field(
         True, description="An assistant or tool memory about the same subject as a user-stated one (the stale "
         "similarity and relevance tests) scores at most stale_discount x the user's: the assistant's suggestion "

@@ -358,22 +358,33 @@ def lift_successors(kept: list[Candidate], below: list[Candidate], payloads: dic
             [c for c in below if c.memory_id not in lift], links)
 
 
-def demote_corrected(ranked: list[Candidate], corrects: dict[str, tuple[str, ...]], discount: float
-                     ) -> tuple[list[Candidate], dict[str, str]]:
+def demote_corrected(ranked: list[Candidate], corrects: dict[str, tuple[str, ...]], discount: float,
+                     takes_rank: bool = False) -> tuple[list[Candidate], dict[str, str]]:
     """Cap the fused score of every candidate an explicit correction among ``ranked`` links
     (``corrects``: correction id -> the older ids it corrects) at ``discount`` x the correction's,
-    so the replaced value never ranks first. Returns the re-sorted candidates and {older id: correction id}."""
+    so the replaced value never ranks first. With ``takes_rank`` the correction first takes the older one's fused
+    score when that is higher (as a value pair does in :func:`demote_stale`: the slot keeps its place in the ranking
+    and its current value fills it, where a capped older value alone would hand the place to a third memory).
+    Returns the re-sorted candidates and {older id: correction id} (a raised correction maps to itself only in the
+    re-sort, not in the returned map)."""
     present = {c.memory_id for c in ranked}
     fused = {c.memory_id: c.fused for c in ranked}
     capped: dict[str, str] = {}
+    raised: set[str] = set()
     for new, olds in corrects.items():
         if new not in present:
             continue
         for old in olds:
-            if old in present and old != new and fused[old] > discount * fused[new]:
+            if old not in present or old == new:
+                continue
+            if takes_rank and fused[old] > fused[new]:
+                fused[new] = fused[old]
+                raised.add(new)
+            if fused[old] > discount * fused[new]:
                 fused[old] = discount * fused[new]
                 capped[old] = new
-    return _recapped(ranked, fused, capped)
+    out, _ = _recapped(ranked, fused, {**{r: r for r in raised}, **capped})
+    return out, capped
 
 
 def _present_answers(old: Candidate, new: Candidate, relevance_share: float, coverage_share: float) -> bool:
@@ -445,6 +456,7 @@ class StaleValues:
         self.value_within_session = rcfg.stale_value_within_session
         self.present_value_relevance_share = rcfg.stale_present_value_relevance_share
         self.newer_takes_rank = rcfg.stale_newer_takes_rank
+        self.link_takes_rank = rcfg.stale_link_takes_rank
         self.flip_similarity = rcfg.stale_flip_similarity
         self.thread_order = rcfg.thread_order
         self.update_similarity = rcfg.stale_update_similarity
@@ -575,7 +587,7 @@ class StaleValues:
             for new_id, olds in (successors or {}).items():
                 corrects[new_id] = tuple(dict.fromkeys(corrects.get(new_id, ()) + olds))
         if corrects:
-            demoted, corrected = demote_corrected(demoted, corrects, self.discount)
+            demoted, corrected = demote_corrected(demoted, corrects, self.discount, self.link_takes_rank)
             below.update(corrected)
         if self.thread_order:  # request -> suggestion -> the user's decision (retrieve/addressee.py threads)
             threads = thread_demotions([c.memory_id for c in demoted], payloads, to_assistant=not precedence)
