@@ -1525,6 +1525,21 @@ class RetrievalSection(_Section):
         "False = the older one is only capped, and a third memory between the two takes the place ('my sister lives "
         "in Tacoma' above 'settling into the new apartment in Portland' for 'which city do I live in now?')."
     )
+    stale_present_readings: bool = Field(
+        True, description="For a question a time word puts in the present ('what's my current weight?', '我最近血压多少？', "
+        "write/intents.query_tense 'present'), a bare number counts as a reading of a quantity (retrieve/stale.value_kinds: "
+        "'scale said 85.5', '高压150', '今天量了138', '126/82'; not one a title-case name holds, 'Elite 8'): two readings "
+        "that differ are a value pair of one slot (retrieval.stale_value_similarity, "
+        "stale_present_value_relevance_share), and a newer reading below the floor enters the result at "
+        "retrieval.stale_successor_lift of the kept older one's score and ranks above it (a series rarely repeats the "
+        "attribute). False = only numbers with a unit are values."
+    )
+    stale_reading_ratio: float = Field(
+        1.5, ge=1.0, description="...and a bare reading continues a value with a unit in the other statement when the "
+        "larger number over the smaller is at most this ('88 kg now' -> 'scale said 85.5': 1.03); successive "
+        "readings of one quantity stay close, where a count or a date rarely lands near a weight. 1 = the same "
+        "number only."
+    )
     stale_user_precedence: bool = Field(
         True, description="An assistant or tool memory about the same subject as a user-stated one (the stale "
         "similarity and relevance tests) scores at most stale_discount x the user's: the assistant's suggestion "
