@@ -1427,6 +1427,14 @@ class RetrievalSection(_Section):
         "ranks one place lower (default off: on, it lost su-flip-milk-en (the first oat-milk statement left, the "
         "soy one took its place) and su-scratch-only-named-en/q_yoga (a dentist appointment paired with the yoga class)."
     )
+    stale_present_drop_links: bool = Field(
+        True, description="For a question asking for the present value (write/intents.query_tense 'present', by a time "
+        "word or by its grammar), a memory that a link stored at write names (a correction's metadata._corrects: 'I "
+        "live in Hangzhou' <- 'Actually my city is Suzhou, not Hangzhou'; a reported change's _replaces; a start's "
+        "_succeeds) leaves the result when the memory holding the link is in the top k. Only stored links, never a "
+        "pair judged by similarity (retrieval.stale_present_drop); the memory stays stored and a past-tense question "
+        "still finds it. False = it only ranks below its replacement."
+    )
     stale_update_similarity: float = Field(
         0.45, ge=0.0, le=1.0, description="A newer statement that reports a change (write/intents.CHANGE: 'now', "
         "'these days', 'back to', 'quit', '现在', '最近', '涨到', '又', '定了') or follows a provisional one is the same "

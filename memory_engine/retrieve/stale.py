@@ -104,6 +104,11 @@ _READING = re.compile(r"(?<![A-Za-z0-9.:/-])\d+(?:[.:]\d+)?(?:/\d+(?:\.\d+)?)?(?
 _MODEL_NAME = re.compile(r"\b[A-Z][A-Za-z]*\s*$")
 #: the unit-less kind of :func:`value_kinds` with ``readings``
 READING = "#"
+#: English prepositions (a closed class; Quirk et al. 1985 §9.7) beside the function words of
+#: :data:`memory_engine.text.EN_STOP`: a number before one has no unit ('71 after two weeks', '66 since Monday')
+_PREPOSITIONS = frozenset("""after before since until till during through throughout across around between among
+    against toward towards within without behind beside besides beyond near past per via upon onto off out up down
+    along amid despite except inside outside unlike like""".split())
 
 
 def value_kinds(text: str, readings: bool = False) -> dict[str, frozenset[str]]:
@@ -111,14 +116,14 @@ def value_kinds(text: str, readings: bool = False) -> dict[str, frozenset[str]]:
     {'岁': {'5'}} (Chinese numerals normalised, :func:`memory_engine.write.supersede.number_terms`:
     五 -> 5). A number without a unit right after it is no value (a count, a model name: 'Elite 8'),
     nor one with >= 5 digits or glued to letters (an identifier: 'JD7730152488', 'sunflower2024'); an English
-    function word after a number is no unit (:data:`memory_engine.text.EN_STOP`, a closed class: 'scale said 85.5
-    this morning'). With ``readings`` such a bare Arabic number is a value of the unit-less kind :data:`READING`
+    function word after a number is no unit (:data:`memory_engine.text.EN_STOP`, :data:`_PREPOSITIONS`, closed
+    classes: 'scale said 85.5 this morning', '71 after two weeks'). With ``readings`` such a bare Arabic number is a value of the unit-less kind :data:`READING`
     ('高压150', '量了138', '126/82', 'scale said 85.5'), unless a title-case word names it ('Elite 8')."""
     out: dict[str, set[str]] = {}
     taken: list[tuple[int, int]] = []
     for m in _VALUE.finditer(text or ""):
         num, unit = m.group("num"), m.group("unit").lower()
-        if sum(ch.isdigit() for ch in num) >= _IDENT_DIGITS or unit in EN_STOP:
+        if sum(ch.isdigit() for ch in num) >= _IDENT_DIGITS or unit in EN_STOP or unit in _PREPOSITIONS:
             continue
         taken.append(m.span("num"))
         if not num[0].isdigit():
@@ -383,7 +388,7 @@ def lift_successors(kept: list[Candidate], below: list[Candidate], payloads: dic
     A candidate (kept or below the floor) succeeds one of the best ``head`` kept ones when it is written later, by
     the same author (:func:`competing`, with ``across_sessions`` not in the same session) and states the speaker's
     present value of the same slot (:func:`memory_engine.write.changes.successor`, ``onset`` words); a below-floor
-    successor enters ``kept`` at ``share`` x the best older one's fused score (``retrieval.stale_successor_lift``,
+    successor enters ``kept`` (a kept one rises) at ``share`` x the best older one's fused score (``retrieval.stale_successor_lift``,
     0 = off: no link, nothing moved). The caller ranks each older one below its successor
     (:func:`demote_corrected`). ``payloads``: payload by id (``content``, ``created_at``, ``updated_at``).
     ``series(older id, newer id)`` (None = none) is a second test of the same link: the newer one is the next reading
@@ -409,9 +414,12 @@ def lift_successors(kept: list[Candidate], below: list[Candidate], payloads: dic
             links[c.memory_id] = hit
     lift = {i: share * max(o.fused for o in olds if o.memory_id in hit) for i, hit in links.items()}
     moved = [replace(c, fused=max(c.fused, lift[c.memory_id])) for c in below if c.memory_id in lift]
-    if not moved:
+    # a kept successor ranked past the stale stage's window (another successor lifted above it) rises the same way
+    raised = [replace(c, fused=lift[c.memory_id]) if c.memory_id in lift and c.fused < lift[c.memory_id] else c
+              for c in kept]
+    if not moved and raised == kept:
         return kept, below, links
-    return (sorted(kept + moved, key=lambda c: (-c.fused, c.memory_id)),
+    return (sorted(raised + moved, key=lambda c: (-c.fused, c.memory_id)),
             [c for c in below if c.memory_id not in lift], links)
 
 
@@ -527,6 +535,7 @@ class StaleValues:
         self.present_query_subject = rcfg.stale_present_query_subject
         self.tense = rcfg.stale_query_tense
         self.present_drop = rcfg.stale_present_drop
+        self.present_drop_links = rcfg.stale_present_drop_links
         self.enabled = rcfg.stale_discount < 1.0
 
     def apply(self, kept: list[Candidate], payloads: dict[str, dict[str, Any]], top_k: int,
@@ -542,7 +551,8 @@ class StaleValues:
         """``(re-ranked candidates, {demoted id: the memory it now ranks below}``: a newer value, the user's own
         statement, a correction or a decision). With ``retrieval.stale_present_drop`` and ``tense`` 'present' a
         demoted memory whose current value (the end of its chain in that map) is in the top k is left out of the
-        returned candidates. ``successors`` ({newer id: older ids}, :func:`lift_successors`) count as explicit links
+        returned candidates; with ``retrieval.stale_present_drop_links`` so is a memory a stored link (``_corrects``,
+        ``_replaces``, ``_succeeds``) of a top-k memory names. ``successors`` ({newer id: older ids}, :func:`lift_successors`) count as explicit links
         for a present-tense question. ``same_subject=False`` (a statement of the user's present, ``retrieval.stale_for_statements`` off) skips
         the same-subject demotion as a past-tense question does: explicit corrections and the user's precedence
         still hold. ``precedence=False`` (a query about what the assistant said, retrieve/addressee.py) skips the
@@ -644,6 +654,7 @@ class StaleValues:
         keys = ("_corrects",) + (() if tense == "past" else ("_replaces",)) + (("_succeeds",) if tense == "present" else ())
         corrects = {c.memory_id: tuple(str(i) for i in links) for c in head
                     if (links := [i for k in keys for i in (payloads.get(c.memory_id, {}).get("metadata") or {}).get(k) or ()])}
+        stored = dict(corrects)  # the links the write path stored (a correction, a reported change, a start)
         if tense == "present":  # a present value's successor read at query time (lift_successors)
             for new_id, olds in (successors or {}).items():
                 corrects[new_id] = tuple(dict.fromkeys(corrects.get(new_id, ()) + olds))
@@ -661,6 +672,12 @@ class StaleValues:
             # by a past-tense question)
             top = {c.memory_id for c in out[:top_k]}
             gone = {old for old, new in below.items() if old in top and self._current(new, below) in top}
+            out = [c for c in out if c.memory_id not in gone]
+        if self.present_drop_links and tense == "present" and stored:
+            # a stored link names the replaced value: with its replacement in the top k it leaves it (still stored,
+            # still found by a past-tense question)
+            top = {c.memory_id for c in out[:top_k]}
+            gone = {old for new, olds in stored.items() if new in top for old in olds if old in top and old != new}
             out = [c for c in out if c.memory_id not in gone]
         return out, below
 
