@@ -1429,11 +1429,18 @@ class RetrievalSection(_Section):
     )
     stale_present_drop_links: bool = Field(
         True, description="For a question asking for the present value (write/intents.query_tense 'present', by a time "
-        "word or by its grammar), a memory that a link stored at write names (a correction's metadata._corrects: 'I "
-        "live in Hangzhou' <- 'Actually my city is Suzhou, not Hangzhou'; a reported change's _replaces; a start's "
-        "_succeeds) leaves the result when the memory holding the link is in the top k. Only stored links, never a "
-        "pair judged by similarity (retrieval.stale_present_drop); the memory stays stored and a past-tense question "
-        "still finds it. False = it only ranks below its replacement."
+        "word or by its grammar), a memory an explicit correction names (metadata._corrects, write/supersede.py: 'I "
+        "live in Hangzhou' <- 'Actually my city is Suzhou, not Hangzhou') leaves the result when the correction is in "
+        "the top k and the older memory states little beside the replaced value (retrieval.stale_drop_detail_terms). "
+        "Only corrections, not a reported change's or a start's link (weaker evidence: 'Dr. Chen's office moved my "
+        "echo' is no new cardiologist), nor a pair judged by similarity (retrieval.stale_present_drop); the memory "
+        "stays stored and a past-tense question still finds it. False = it only ranks below the correction."
+    )
+    stale_drop_detail_terms: int = Field(
+        1, ge=0, description="...at most this many content terms of the older memory are missing from the correction "
+        "(its predicate: 'live' of 'I live in Hangzhou'); one that keeps more details the correction does not restate "
+        "stays ('next Tuesday at 3pm at the clinic on Elm Street' <- 'Actually the dentist is at 4pm, not 3pm': the "
+        "clinic is only in the older one). 0 = only an older memory the correction restates entirely leaves."
     )
     stale_update_similarity: float = Field(
         0.45, ge=0.0, le=1.0, description="A newer statement that reports a change (write/intents.CHANGE: 'now', "

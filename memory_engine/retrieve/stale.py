@@ -536,6 +536,7 @@ class StaleValues:
         self.tense = rcfg.stale_query_tense
         self.present_drop = rcfg.stale_present_drop
         self.present_drop_links = rcfg.stale_present_drop_links
+        self.drop_detail_terms = rcfg.stale_drop_detail_terms
         self.enabled = rcfg.stale_discount < 1.0
 
     def apply(self, kept: list[Candidate], payloads: dict[str, dict[str, Any]], top_k: int,
@@ -551,8 +552,9 @@ class StaleValues:
         """``(re-ranked candidates, {demoted id: the memory it now ranks below}``: a newer value, the user's own
         statement, a correction or a decision). With ``retrieval.stale_present_drop`` and ``tense`` 'present' a
         demoted memory whose current value (the end of its chain in that map) is in the top k is left out of the
-        returned candidates; with ``retrieval.stale_present_drop_links`` so is a memory a stored link (``_corrects``,
-        ``_replaces``, ``_succeeds``) of a top-k memory names. ``successors`` ({newer id: older ids}, :func:`lift_successors`) count as explicit links
+        returned candidates; with ``retrieval.stale_present_drop_links`` so is a memory a top-k correction names
+        (``metadata._corrects``) that has at most ``retrieval.stale_drop_detail_terms`` content terms the correction
+        lacks. ``successors`` ({newer id: older ids}, :func:`lift_successors`) count as explicit links
         for a present-tense question. ``same_subject=False`` (a statement of the user's present, ``retrieval.stale_for_statements`` off) skips
         the same-subject demotion as a past-tense question does: explicit corrections and the user's precedence
         still hold. ``precedence=False`` (a query about what the assistant said, retrieve/addressee.py) skips the
@@ -654,7 +656,9 @@ class StaleValues:
         keys = ("_corrects",) + (() if tense == "past" else ("_replaces",)) + (("_succeeds",) if tense == "present" else ())
         corrects = {c.memory_id: tuple(str(i) for i in links) for c in head
                     if (links := [i for k in keys for i in (payloads.get(c.memory_id, {}).get("metadata") or {}).get(k) or ()])}
-        stored = dict(corrects)  # the links the write path stored (a correction, a reported change, a start)
+        # the corrections the write path linked (an explicit correction naming the replaced value)
+        corrections = {c.memory_id: tuple(str(i) for i in links) for c in head
+                       if (links := (payloads.get(c.memory_id, {}).get("metadata") or {}).get("_corrects") or ())}
         if tense == "present":  # a present value's successor read at query time (lift_successors)
             for new_id, olds in (successors or {}).items():
                 corrects[new_id] = tuple(dict.fromkeys(corrects.get(new_id, ()) + olds))
@@ -673,11 +677,16 @@ class StaleValues:
             top = {c.memory_id for c in out[:top_k]}
             gone = {old for old, new in below.items() if old in top and self._current(new, below) in top}
             out = [c for c in out if c.memory_id not in gone]
-        if self.present_drop_links and tense == "present" and stored:
-            # a stored link names the replaced value: with its replacement in the top k it leaves it (still stored,
-            # still found by a past-tense question)
+        if self.present_drop_links and tense == "present" and corrections:
+            # a correction names the replaced value: with the correction in the top k the older memory leaves it
+            # when it states little beside that value (a memory that keeps details the correction does not restate
+            # stays: 'next Tuesday at 3pm at the clinic on Elm Street' <- 'Actually the dentist is at 4pm, not 3pm');
+            # still stored, still found by a past-tense question
             top = {c.memory_id for c in out[:top_k]}
-            gone = {old for new, olds in stored.items() if new in top for old in olds if old in top and old != new}
+            text = {i: str(payloads.get(i, {}).get("content") or "") for i in top}
+            gone = {old for new, olds in corrections.items() if new in top for old in olds
+                    if old in top and old != new
+                    and len(set(content_terms(text[old])) - set(content_terms(text[new]))) <= self.drop_detail_terms}
             out = [c for c in out if c.memory_id not in gone]
         return out, below
 

@@ -97,9 +97,18 @@ def test_a_linked_replacement_takes_the_place_a_third_memory_would_take(engine):
 
 def test_a_corrected_value_leaves_a_present_answer_and_stays_for_the_past(engine):
     u = "car"
-    old = engine.add("I drive a Mazda 3", user_id=u, session_id="s1", now=T0)
+    old = engine.add("I drive a Mazda", user_id=u, session_id="s1", now=T0)
     new = engine.add("Actually my car is a Subaru, not a Mazda", user_id=u, session_id="s2",
                      now=T0 + timedelta(days=3))
     assert new.memory_id in _ids(engine, "what car do I drive these days?", u)
     assert old.memory_id not in _ids(engine, "what car do I drive these days?", u)
     assert old.memory_id in _ids(engine, "what car did I drive before?", u)
+
+
+def test_a_corrected_memory_with_more_details_stays(engine):
+    u = "vet"
+    old = engine.add("The vet visit is on Monday at 10am at the Oak Avenue clinic", user_id=u, session_id="s1", now=T0)
+    new = engine.add("Actually the vet visit is at 11am, not 10am", user_id=u, session_id="s2",
+                     now=T0 + timedelta(days=2))
+    hits = _ids(engine, "where is the vet visit these days?", u, when=T0 + timedelta(days=3))
+    assert new.memory_id in hits and old.memory_id in hits  # the clinic is only in the older one
