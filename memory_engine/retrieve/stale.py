@@ -658,7 +658,7 @@ class StaleValues:
                     if (links := [i for k in keys for i in (payloads.get(c.memory_id, {}).get("metadata") or {}).get(k) or ()])}
         # the corrections the write path linked (an explicit correction naming the replaced value)
         corrections = {c.memory_id: tuple(str(i) for i in links) for c in head
-                       if (links := (payloads.get(c.memory_id, {}).get("metadata") or {}).get("_corrects") or ())}
+                       if (links := list((payloads.get(c.memory_id, {}).get("metadata") or {}).get("_corrects") or ()))}
         if tense == "present":  # a present value's successor read at query time (lift_successors)
             for new_id, olds in (successors or {}).items():
                 corrects[new_id] = tuple(dict.fromkeys(corrects.get(new_id, ()) + olds))
@@ -683,10 +683,11 @@ class StaleValues:
             # stays: 'next Tuesday at 3pm at the clinic on Elm Street' <- 'Actually the dentist is at 4pm, not 3pm');
             # still stored, still found by a past-tense question
             top = {c.memory_id for c in out[:top_k]}
-            text = {i: str(payloads.get(i, {}).get("content") or "") for i in top}
+            contents = {i: str(payloads.get(i, {}).get("content") or "") for i in top}
             gone = {old for new, olds in corrections.items() if new in top for old in olds
                     if old in top and old != new
-                    and len(set(content_terms(text[old])) - set(content_terms(text[new]))) <= self.drop_detail_terms}
+                    and len(set(content_terms(contents[old])) - set(content_terms(contents[new])))
+                    <= self.drop_detail_terms}
             out = [c for c in out if c.memory_id not in gone]
         return out, below
 
