@@ -694,8 +694,11 @@ class StaleValues:
     def reading_links(self, ids: list[str], payloads: dict[str, dict[str, Any]]) -> Callable[[str, str], bool] | None:
         """For a question a time word puts in the present ('我最近血压多少？', "what's my current weight?"):
         ``(older id, newer id)`` -> whether the newer memory is the next reading of a quantity the older one states:
-        another value of one kind with bare numbers as readings (:func:`value_change`, ``retrieval.stale_reading_ratio``)
-        and the two at least ``retrieval.stale_value_similarity`` close (rescaled cosine, :class:`PairRescale`).
+        the newer one states a bare reading (:data:`READING`: the attribute and the unit left out, '早上量的126/82';
+        a value with its unit, '持续时间是三个周', may be another entity's and meets the relevance tests of
+        :func:`demote_stale` instead), another value of one kind with bare numbers as readings (:func:`value_change`,
+        ``retrieval.stale_reading_ratio``) and the two at least ``retrieval.stale_value_similarity`` close (rescaled
+        cosine, :class:`PairRescale`).
         ``ids``: the candidates to judge (one vector fetch). None with ``retrieval.stale_present_readings`` off."""
         if self.reading_ratio is None or len(ids) < 2:
             return None
@@ -707,6 +710,8 @@ class StaleValues:
 
         def pair(old: str, new: str) -> bool:
             if old not in vecs or new not in vecs:
+                return False
+            if READING not in value_kinds(texts[new], True):  # a value with its unit is no reading of a series
                 return False
             sim = pair_rescale(float(vecs[old] @ vecs[new]), old, new)
             return sim >= self.value_similarity and value_change(texts[old], texts[new], ratio)
