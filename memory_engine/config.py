@@ -1448,6 +1448,21 @@ class RetrievalSection(_Section):
         "ranks one place lower (default off: on, it lost su-flip-milk-en (the first oat-milk statement left, the "
         "soy one took its place) and su-scratch-only-named-en/q_yoga (a dentist appointment paired with the yoga class)."
     )
+    stale_present_drop_links: bool = Field(
+        True, description="For a question asking for the present value (write/intents.query_tense 'present', by a time "
+        "word or by its grammar), a memory an explicit correction names (metadata._corrects, write/supersede.py: 'I "
+        "live in Hangzhou' <- 'Actually my city is Suzhou, not Hangzhou') leaves the result when the correction is in "
+        "the top k and the older memory states little beside the replaced value (retrieval.stale_drop_detail_terms). "
+        "Only corrections, not a reported change's or a start's link (weaker evidence: 'Dr. Chen's office moved my "
+        "echo' is no new cardiologist), nor a pair judged by similarity (retrieval.stale_present_drop); the memory "
+        "stays stored and a past-tense question still finds it. False = it only ranks below the correction."
+    )
+    stale_drop_detail_terms: int = Field(
+        1, ge=0, description="...at most this many content terms of the older memory are missing from the correction "
+        "(its predicate: 'live' of 'I live in Hangzhou'); one that keeps more details the correction does not restate "
+        "stays ('next Tuesday at 3pm at the clinic on Elm Street' <- 'Actually the dentist is at 4pm, not 3pm': the "
+        "clinic is only in the older one). 0 = only an older memory the correction restates entirely leaves."
+    )
     stale_update_similarity: float = Field(
         0.45, ge=0.0, le=1.0, description="A newer statement that reports a change (write/intents.CHANGE: 'now', "
         "'these days', 'back to', 'quit', '现在', '最近', '涨到', '又', '定了') or follows a provisional one is the same "
@@ -1537,6 +1552,29 @@ class RetrievalSection(_Section):
         True, description="The newer memory of a stale pair first takes the older one's fused score when that is "
         "higher: the slot keeps its place in the ranking and its current value fills it ('confirmed for the 14th' "
         "where 'tentatively the 12th' ranked first, above a third memory); false only lowers the older one."
+    )
+    stale_link_takes_rank: bool = Field(
+        True, description="An explicit link to an older value (a correction's metadata._corrects, a reported change's "
+        "_replaces, a start's _succeeds, a successor read at query time, write/changes.py) lets the newer memory take "
+        "the older one's fused score when that is higher, before the older one is capped below it (as "
+        "stale_newer_takes_rank does for a value pair): the slot keeps its place and its current value fills it. "
+        "False = the older one is only capped, and a third memory between the two takes the place ('my sister lives "
+        "in Tacoma' above 'settling into the new apartment in Portland' for 'which city do I live in now?')."
+    )
+    stale_present_readings: bool = Field(
+        True, description="For a question a time word puts in the present ('what's my current weight?', '我最近血压多少？', "
+        "write/intents.query_tense 'present'), a bare number counts as a reading of a quantity (retrieve/stale.value_kinds: "
+        "'scale said 85.5', '高压150', '今天量了138', '126/82'; not one a title-case name holds, 'Elite 8'): two readings "
+        "that differ are a value pair of one slot (retrieval.stale_value_similarity, "
+        "stale_present_value_relevance_share), and a newer reading below the floor enters the result at "
+        "retrieval.stale_successor_lift of the kept older one's score and ranks above it (a series rarely repeats the "
+        "attribute). False = only numbers with a unit are values."
+    )
+    stale_reading_ratio: float = Field(
+        1.5, ge=1.0, description="...and a bare reading continues a value with a unit in the other statement when the "
+        "larger number over the smaller is at most this ('88 kg now' -> 'scale said 85.5': 1.03); successive "
+        "readings of one quantity stay close, where a count or a date rarely lands near a weight. 1 = the same "
+        "number only."
     )
     stale_user_precedence: bool = Field(
         True, description="An assistant or tool memory about the same subject as a user-stated one (the stale "

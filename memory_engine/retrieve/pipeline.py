@@ -183,10 +183,13 @@ class RetrievalPipeline:
         stale_gone: list[Candidate] = []
         if self.stale.enabled and tense == "present" and (plan.last_turn_lookup or self.config.retrieval.stale_for_statements):
             # the present value of a slot a kept memory fills, told as a change, start or onset (retrieve/stale.py)
+            head = req.top_k + self.config.retrieval.stale_window
+            # a time word asks for the newest reading of a series, told without the attribute ('早上量的126/82')
+            series = None if by_grammar else self.stale.reading_links(
+                [c.memory_id for c in kept[:head] + below[:head]], pool.payloads)
             kept, below, successors = lift_successors(
-                kept, below, pool.payloads, self.config.retrieval.stale_successor_lift,
-                req.top_k + self.config.retrieval.stale_window, self.successor_onset,
-                self.config.retrieval.stale_across_sessions)
+                kept, below, pool.payloads, self.config.retrieval.stale_successor_lift, head, self.successor_onset,
+                self.config.retrieval.stale_across_sessions, series)
         if self.stale.enabled and len(kept) > 1:
             # a statement of the user's present recalls past experience: no current value to prefer (as 'past')
             before_stale = kept
