@@ -1013,6 +1013,17 @@ class RetrievalSection(_Section):
     route_limit: int = Field(20, ge=1, description="Candidates fetched per route before fusion.")
     # design source: seed 000
     recent_limit: int = Field(5, ge=0, description="Candidates of the recent-activity route.")
+    date_route_limit: int = Field(
+        10, ge=0, description="Candidates of the date route: the memories written within the date range a query "
+        "names ('on 7 July', 'last Friday', '上周五'), nearest the query embedding first, so that the day's memories "
+        "compete even when the dense and keyword routes' best rows of all time hold none of them (0 = off).",
+    )
+    date_route_max_days: float = Field(
+        7.0, gt=0.0, description="The date route runs only for a date range of at most this many days (a day, a "
+        "weekend, a week): a month or a year ('in March', 'last year') holds too many memories for the date to pick "
+        "among, and the route's nearest rows of that month crowd out the ones the other routes found by their words "
+        "(LoCoMo dev: month questions lost their evidence with the route on every range).",
+    )
     keyword_min_coverage: float = Field(
         0.0, ge=0.0, le=1.0, description="Keyword-route candidates below this query-term coverage are ignored."
     )
