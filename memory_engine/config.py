@@ -118,6 +118,13 @@ class MemorySection(_Section):
         "UTC+8 user's note written after local midnight is filed under the new local day, and 'yesterday' "
         "typed at 00:30 is the calendar day before.",
     )
+    day_part_hours: dict[str, int] = Field(
+        default_factory=lambda: {"morning": 5, "afternoon": 12, "evening": 18}, description="Local hour (0-23) at "
+        "which each part of the day begins (keys: morning, afternoon, evening): a past-tense statement about a part "
+        "of today that has not begun yet when it is said is about that part of the day before ('had my interview "
+        "this morning' or '今天上午面试了' typed at 00:30 is the morning that just passed; 'had fun tonight' at 01:00 "
+        "the evening before). A future or untensed one ('I have a meeting this morning') stays today. {} = off.",
+    )
     month_part_days: int = Field(
         10, ge=1, le=15, description="Days of a part of a month: 'early March' / 月初 / 上旬 = its first N days, "
         "'late March' / 月底 / 下旬 = its last N, 'mid March' / 中旬 = N days around the 16th.",
@@ -167,6 +174,19 @@ class MemorySection(_Section):
         10, ge=1, le=31, description="The longest a holiday break of memory.holiday_breaks may run, in days "
         "(China's Spring Festival break is 8-9 days with its substituted days off).",
     )
+
+    @field_validator("day_part_hours")
+    @classmethod
+    def _day_parts_known(cls, v: dict[str, int]) -> dict[str, int]:
+        """Keys morning / afternoon / evening, hours 0-23, else ConfigError naming the entry."""
+        for part, hour in v.items():
+            if part not in ("morning", "afternoon", "evening"):
+                raise ConfigError(f"memory.day_part_hours key {part!r} is no part of the day (morning, afternoon, "
+                                  "evening)", key="memory.day_part_hours")
+            if not 0 <= int(hour) <= 23:
+                raise ConfigError(f"memory.day_part_hours[{part!r}] = {hour} is no local hour (0-23)",
+                                  key="memory.day_part_hours")
+        return v
 
     @field_validator("holiday_breaks")
     @classmethod
@@ -993,6 +1013,17 @@ class RetrievalSection(_Section):
     route_limit: int = Field(20, ge=1, description="Candidates fetched per route before fusion.")
     # design source: seed 000
     recent_limit: int = Field(5, ge=0, description="Candidates of the recent-activity route.")
+    date_route_limit: int = Field(
+        10, ge=0, description="Candidates of the date route: the memories written within the date range a query "
+        "names ('on 7 July', 'last Friday', '上周五'), nearest the query embedding first, so that the day's memories "
+        "compete even when the dense and keyword routes' best rows of all time hold none of them (0 = off).",
+    )
+    date_route_max_days: float = Field(
+        7.0, gt=0.0, description="The date route runs only for a date range of at most this many days (a day, a "
+        "weekend, a week): a month or a year ('in March', 'last year') holds too many memories for the date to pick "
+        "among, and the route's nearest rows of that month crowd out the ones the other routes found by their words "
+        "(LoCoMo dev: month questions lost their evidence with the route on every range).",
+    )
     keyword_min_coverage: float = Field(
         0.0, ge=0.0, le=1.0, description="Keyword-route candidates below this query-term coverage are ignored."
     )
@@ -1042,6 +1073,15 @@ class RetrievalSection(_Section):
         "name another day (an event time outside the range) are multiplied by this: a memory of another day that "
         "shares more words is not the answer about that day (1 = off). A memory naming no day (a habit, a standing "
         "fact) is not discounted; nothing matches the date -> nothing is discounted.",
+    )
+    told_day_match: float = Field(
+        0.5, ge=0.0, le=1.0, description="Date match (the share of retrieval.temporal_weight, 0-1) of a memory that "
+        "the query's date finds only by the day it was written while it reports an earlier day (its event time ends "
+        "before that day: 'yesterday I renewed my passport', 'had the interview this morning' typed after midnight): "
+        "it is about the earlier day more than the day it was told, yet 'what did she tell me on the 10th?' asks for "
+        "the told day, so it keeps this share of the match and no retrieval.date_mismatch discount. A memory naming "
+        "no day, or a later one (a plan made that day), matches its written day fully. 1 = the written day always "
+        "matches fully; 0 = a report of an earlier day is matched by that day alone.",
     )
     identifier_mismatch: float = Field(
         0.5, ge=0.0, le=1.0, description="When the query names identifiers (v3.1, ORD123) and a memory carries none of "

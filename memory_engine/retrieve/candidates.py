@@ -161,7 +161,8 @@ class CandidateBuilder:
       of the same kind in the same frame (the dentist / the vet appointment, retrieve/contrast.py) ->
       similarity, coverage and keyword x ``retrieval.entity_mismatch``;
     * date match: the memory's event time or the (local) day it was written overlaps the
-      query's date range -> ``temporal_match`` = 1, and the query's date words count as
+      query's date range -> ``temporal_match`` = 1 (``retrieval.told_day_match`` when only the written day does
+      and the memory reports an earlier day: 'yesterday I renewed my passport'), and the query's date words count as
       covered (:func:`memory_engine.retrieve.temporal.coverage_with_date`); once one candidate matches
       the date, the others that name a day of their own (an event time) have similarity, coverage and
       keyword x ``retrieval.date_mismatch``;
@@ -426,16 +427,22 @@ class CandidateBuilder:
                 # a memory is about the (user's local) day it was written, and about the date it names
                 # (in the offset it was written in: memory.writer_day)
                 offset: Any = pl.get("utc_offset")
-                written = q_range.overlaps(*plan.dates.user_day(float(pl.get("created_at") or ts), plan.now.tzinfo,
-                                                                None if offset is None else float(offset)))
-                if written or (start is not None and q_range.overlaps(*temporal.rebase(
-                        float(start), float(end), None if offset is None else float(offset), plan.now.tzinfo,
-                        plan.dates))):
+                day = plan.dates.user_day(float(pl.get("created_at") or ts), plan.now.tzinfo,
+                                          None if offset is None else float(offset))
+                event = None if start is None else temporal.rebase(
+                    float(start), float(end), None if offset is None else float(offset), plan.now.tzinfo, plan.dates)
+                on_event = event is not None and q_range.overlaps(*event)
+                match = 1.0 if on_event else 0.0
+                if not on_event and q_range.overlaps(*day):
+                    # a report of an earlier day ('yesterday I renewed my passport') is about that day more than
+                    # the day it was told (retrieval.told_day_match); a plan made that day is about both
+                    match = rcfg.told_day_match if event is not None and event[1] <= day[0] else 1.0
+                if match > 0.0:
                     # the date the query names is matched by the memory's time, not by its words
                     cov = temporal.coverage_with_date(plan.cover_terms, temporal.date_terms(q_range.phrase),
                                                       pl.get("terms") or ())
                     # the day is matched: the gate reads the coverage plain (gate_share 1)
-                    c = replace(c, temporal_match=1.0, coverage=max(c.coverage, cov),
+                    c = replace(c, temporal_match=match, coverage=max(c.coverage, cov),
                                 gate_share=1.0 if cov > c.coverage else c.gate_share)
             if plan.relatives:
                 text = str(pl.get("content") or "")

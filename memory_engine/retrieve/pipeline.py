@@ -3,7 +3,7 @@
     mandatory filter (tenant + user + status + not archived + embedding version)
     -> query plan (terms, identifiers, date range, vague-query rewrite, embedding)
     -> fact category of the request (write/categories.py)
-    -> routes (dense, keyword, recent, fact, constraint, fact_meaning, intent) -> candidate assembly
+    -> routes (dense, keyword, recent, fact, constraint, fact_meaning, intent, date) -> candidate assembly
     -> fusion (hybrid | weighted | five_term | rrf) -> conversation context (neighbours
     of the top candidates join, scores smoothed over turns) -> threads (the user's own decision
     answers the request it settles, retrieve/addressee.py) -> relevance floor -> entity hop
@@ -128,7 +128,8 @@ class RetrievalPipeline:
             if not routed and self.answers.enabled:  # a question about the user asks for a kind of value
                 routed = tuple(lb.name for lb in self.answers.labels(req.query, qvec))
         rq = RouteQuery(req.query, plan.text, plan.route_terms, plan.vector, scope, flt, types,
-                        routed[0] if routed else None, routed[1:], plan.term_weights)
+                        routed[0] if routed else None, routed[1:], plan.term_weights,
+                        None if plan.date_range is None else (plan.date_range.start, plan.date_range.end))
         channels: dict[str, list[ScoredPayload]] = {}
         for route in self.routes:
             rows = route.search(rq)
