@@ -141,12 +141,14 @@ def retrieve_cmd(
     tenant: TenantOpt = "default",
     session: Annotated[str | None, typer.Option(help="Session id (enables vague-query rewriting).")] = None,
     top_k: Annotated[int | None, typer.Option("--top-k", help="Hits to return (default retrieval.top_k).")] = None,
-    explain: Annotated[bool, typer.Option("--explain", help="Also show every candidate: route ranks, relevance, fused score, dropping stage.")] = False,
+    explain: Annotated[bool, typer.Option("--explain", help="Also show every candidate: route ranks, relevance, fused score, and for a dropped one the stage and why (for the floor: which check, the value, the threshold, the margin).")] = False,
     config: ConfigOpt = None,
     set_: SetOpt = None,
     workspace: WorkspaceOpt = None,
 ) -> None:
     """Hybrid retrieval for one owner; prints the ranked hits (and with --explain, why the others were dropped)."""
+    from ..retrieve.routes import channels_of
+
     require_workspace(workspace)
     with _engine(config, set_, workspace) as eng:
         eng.warm_up()  # the stored span times this retrieve, not the process's one-time start-up
@@ -156,19 +158,19 @@ def retrieve_cmd(
         if res.hits:  # no empty table for 0 hits: the line below says it
             t = hits_table()
             for i, h in enumerate(res.hits, 1):
-                t.add_row(str(i), f"{h.memory_id}\n{h.memory_type}\n{'+'.join(h.sources)}", f"{h.score:.3f}",
+                t.add_row(str(i), f"{h.memory_id}\n{h.memory_type}\n{' + '.join(h.sources)}", f"{h.score:.3f}",
                           f"{h.relevance:.3f}", h.content)
             console.print(t)
         console.print(f"{len(res.hits)} hits in {res.latency_ms:.1f} ms" + (f"; rewritten: {res.rewritten_query}" if res.rewritten_query else ""))
         if explain and res.explanations:
             e = Table()
             e.add_column("memory", no_wrap=True, min_width=16)
-            for name in ("routes", "relevance", "fused", "rank", "dropped at"):
+            for name in ("routes", "relevance", "fused", "rank", "dropped: why"):
                 e.add_column(name, overflow="fold")
             for x in res.explanations:
-                routes = ", ".join(f"{r} #{k}" for r, k in x.route_ranks.items())
+                routes = ", ".join(f"{r} #{x.route_ranks[r]}" for r in channels_of(x.route_ranks))
                 e.add_row(x.memory_id, routes, f"{x.relevance:.3f}", f"{x.fused_score:.3f}", str(x.final_rank or ""),
-                          x.dropped_at or "")
+                          x.why())
             console.print(e)
 
 

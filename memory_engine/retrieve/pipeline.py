@@ -44,14 +44,11 @@ from .fusers import fuser_for
 from .fusion import Candidate, rank_key
 from .hop import EntityHop
 from .query import QueryPlanner
-from .routes import DEFAULT_ROUTES, RouteQuery, build_routes
+from .routes import DEFAULT_ROUTES, RouteQuery, build_routes, channels_of
 from .speakers import speaker_demotions
 from .stale import StaleValues, demote_corrected, lift_replacements, lift_successors
 
 __all__ = ["RetrievalPipeline", "RetrievalRequest", "RetrievalRun"]
-
-#: channels a hit's ``sources`` may name, in this order (a hop counts as keyword)
-_SOURCES = ("vector", "keyword", "recent", "fact")
 
 
 log = logging.getLogger(__name__)
@@ -154,8 +151,12 @@ class RetrievalPipeline:
                     self.fuse([c for c in fused if c.memory_id not in hopped] + [c for c, _ in hopped.values()]), links)
                 fused = self.hop.discount(refused, hopped, parent_score)
                 kept, below = self.floor.split(fused, plan.last_turn_lookup)
+        focus_gone: list[Candidate] = []
         if self.hop.enabled and kept:  # a chained question drops the memories off its chain (retrieve/hop.py)
+            before_focus = kept
             kept, below = self.hop.focus(kept, below, pool.payloads, plan)
+            left_in = {c.memory_id for c in kept}
+            focus_gone = [c for c in before_focus if c.memory_id not in left_in]
         if self.config.retrieval.speaker_order and len(kept) > 1:
             # 'Where did Priya go hiking?': Priya's own turn above the turns spoken to her (retrieve/speakers.py)
             rc = self.config.retrieval
@@ -213,25 +214,33 @@ class RetrievalPipeline:
                                                            "last_access_at": req.ts})
             except Exception as e:  # noqa: BLE001 - bookkeeping: a failed count must not discard found hits
                 log.warning("access-count update of %d hit(s) failed: %s", len(final), e)
-        return RetrievalRun(hits, self._explain(fused, final, below, over_k, over_budget, stale_gone), plan.rewritten)
+        return RetrievalRun(hits, self._explain(fused, final, below, over_k, over_budget, stale_gone, focus_gone),
+                            plan.rewritten)
 
     @staticmethod
     def _hit(c: Candidate, pl: dict[str, Any]) -> Hit:
         return Hit(memory_id=c.memory_id, content=pl["content"], score=round(c.fused, 6),
-                   sources=tuple(r for r in _SOURCES
-                                 if r in c.route_ranks or (r == "keyword" and "hop" in c.route_ranks)
-                                 or (r == "fact" and ("meaning" in c.route_ranks or "intent" in c.route_ranks))),
+                   sources=channels_of(c.route_ranks),
                    memory_type=pl["memory_type"], created_at=from_epoch(pl["created_at"]) or datetime.now(UTC),
                    importance=float(pl.get("importance", 0.5)), relevance=round(c.relevance, 6),
                    metadata=dict(pl.get("metadata") or {}))
 
-    @staticmethod
-    def _explain(fused: list[Candidate], final: list[Candidate], below: list[Candidate], over_k: list[Candidate],
-                 over_budget: list[Candidate], stale_gone: Sequence[Candidate] = ()) -> list[CandidateExplanation]:
-        """``stale_gone``: candidates the stale stage left out for a present-tense question (stage ``stale``)."""
-        stage = {c.memory_id: "floor" for c in below} | {c.memory_id: "top_k" for c in over_k} | {
-            c.memory_id: "token_budget" for c in over_budget} | {c.memory_id: "stale" for c in stale_gone}
+    def _explain(self, fused: list[Candidate], final: list[Candidate], below: list[Candidate],
+                 over_k: list[Candidate], over_budget: list[Candidate], stale_gone: Sequence[Candidate] = (),
+                 focus_gone: Sequence[Candidate] = ()) -> list[CandidateExplanation]:
+        """``stale_gone``: candidates the stale stage left out for a present-tense question (stage ``stale``);
+        ``focus_gone``: the ones the hop's chain focus moved below (stage ``hop_focus``). A floor drop carries the
+        check it missed and its numbers (:meth:`RelevanceFloor.check` on the ranked list the floor last split)."""
+        stage = {c.memory_id: "floor" for c in below} | {c.memory_id: "hop_focus" for c in focus_gone} | {
+            c.memory_id: "top_k" for c in over_k} | {c.memory_id: "token_budget" for c in over_budget} | {
+            c.memory_id: "stale" for c in stale_gone}
         rank_of = {c.memory_id: i for i, c in enumerate(final, start=1)}
-        return [CandidateExplanation(c.memory_id, dict(c.route_ranks), dict(c.route_scores), round(c.relevance, 6),
-                                     round(c.fused, 6), rank_of.get(c.memory_id), stage.get(c.memory_id))
-                for c in fused]
+        gate_open = self.floor.gate_open(fused)
+        out = []
+        for c in fused:
+            at = stage.get(c.memory_id)
+            check, value, threshold = self.floor.check(c, gate_open) if at == "floor" else (None, None, None)
+            out.append(CandidateExplanation(c.memory_id, dict(c.route_ranks), dict(c.route_scores),
+                                            round(c.relevance, 6), round(c.fused, 6), rank_of.get(c.memory_id), at,
+                                            check, value, threshold))
+        return out
