@@ -19,7 +19,7 @@ propagate: the engine turns them into a ``degraded`` result.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -43,9 +43,9 @@ from .cutoffs import Budget, RelevanceFloor
 from .fusers import fuser_for
 from .fusion import Candidate, rank_key
 from .hop import EntityHop
-from .query import QueryPlanner
+from .query import QueryPlan, QueryPlanner
 from .routes import DEFAULT_ROUTES, RouteQuery, build_routes, channels_of
-from .speakers import speaker_demotions
+from .speakers import participant_terms, speaker_demotions
 from .stale import StaleValues, demote_corrected, lift_replacements, lift_successors
 
 __all__ = ["RetrievalPipeline", "RetrievalRequest", "RetrievalRun"]
@@ -134,7 +134,8 @@ class RetrievalPipeline:
                           self.config.retrieval.declined_needs_addressee and not plan.to_assistant,
                           self.config.retrieval.commitment_needs_addressee and not plan.to_assistant)
         pool = pool_routes(channels, admit)
-        fused = self.fuse(self.builder.assemble(pool, plan, routed, self.answers.names))
+        names = self._gate_names(plan, pool.payloads.values())
+        fused = self.fuse(self.builder.assemble(pool, plan, routed, self.answers.names, names))
         links: list[Link] = []
         # a statement of the user's present calls for an experience, not for the turn next to a match
         if self.context.enabled and fused and (plan.last_turn_lookup or self.config.retrieval.context_statements):
@@ -216,6 +217,15 @@ class RetrievalPipeline:
                 log.warning("access-count update of %d hit(s) failed: %s", len(final), e)
         return RetrievalRun(hits, self._explain(fused, final, below, over_k, over_budget, stale_gone, focus_gone),
                             plan.rewritten)
+
+    def _gate_names(self, plan: QueryPlan, payloads: Iterable[Mapping[str, Any]]) -> frozenset[str]:
+        """The query's terms that name a participant of the pooled memories (:func:`participant_terms`), whose
+        weight at the floor's gate is ``retrieval.gate_name_weight``; empty when the query has no other content
+        term (a question of names alone is about the person) or the weight is 1."""
+        if self.config.retrieval.gate_name_weight >= 1.0:
+            return frozenset()
+        names = participant_terms(plan.query, plan.cover_terms, payloads)
+        return names if plan.cover_terms - names else frozenset()
 
     @staticmethod
     def _hit(c: Candidate, pl: dict[str, Any]) -> Hit:
