@@ -904,6 +904,17 @@ class RetrievalSection(_Section):
         "where the stale stage's relevance ratio of two same-subject memories crossed its 0.9). False = the plain "
         "coverage (the earlier rule)."
     )
+    gate_name_weight: float = Field(
+        0.0, ge=0.0, le=1.0, description="At the floor's gate only, the weight of a query term that names a "
+        "participant of the pooled memories (a declared metadata.speaker the query names, candidates.names_speaker) "
+        "when the query has other content terms, in [0, 1]: 'What is Melanie's favorite color?' over a conversation "
+        "of Melanie's asks something about her, and every turn by or to her holds her name, so the name says whose "
+        "turn and not that the question's topic is stored. 0: a turn that shares only the name with the question "
+        "does not open the gate (its dense similarity still may); a memory in the other script keeps the name's weight "
+        "(the question's other words cannot be met there by the same words); 1 = off (the name counts as any other term). A "
+        "question of names alone ('Who is Melanie?') keeps them. The ranking and the candidate floor keep the plain "
+        "coverage."
+    )
     # provenance: issue 16 session 15 (floor: per-query calibration)
     gate_calibration: bool = Field(
         False, description="When no candidate opens the floor's gate (retrieval.floor) on the fixed-baseline "

@@ -365,14 +365,22 @@ class CandidateBuilder:
         return sims
 
     def assemble(self, pool: RoutePool, plan: QueryPlan, categories: tuple[str, ...] | str | None = None,
-                 answer_types: frozenset[str] = frozenset()) -> list[Candidate]:
+                 answer_types: frozenset[str] = frozenset(), gate_names: frozenset[str] = frozenset()
+                 ) -> list[Candidate]:
         """Candidates of every pooled memory; ``categories``: the fact categories the request was routed to
         (a memory tagged with one counts as matched with relevance ``intent.relevance``; one tagged only with
         others has its similarity x ``intent.mismatch``); ``answer_types``: the names of the answer types of
         questions (write/categories.py ``AnswerTypes``): a question routed to one grades its members by their
         answer-type membership, and a member naming another entity of the slot (retrieve/contrast.py) loses
-        that evidence with its similarity."""
+        that evidence with its similarity; ``gate_names``: query terms that name a participant
+        (retrieve/speakers.participant_terms), weighted ``retrieval.gate_name_weight`` in the gate's coverage of a
+        memory in the query's script (across scripts the question's other words cannot be matched by the
+        memory's words, so their absence says nothing and the name keeps its weight)."""
         rcfg, icfg = self.rcfg, self.icfg
+        name_weights: Mapping[str, float] | None = None
+        if gate_names:
+            base = plan.cover_weights or dict.fromkeys(plan.cover_terms, 1.0)
+            name_weights = {t: v * rcfg.gate_name_weight if t in gate_names else v for t, v in base.items()}
         sims = self.similarities(pool, plan.vector)
         q_idents, q_range, ts = plan.identifiers, plan.date_range, plan.ts
         # BM25 is unbounded: divide by the query's best keyword score (CombSUM of max-normalised scores)
@@ -399,9 +407,10 @@ class CandidateBuilder:
         cands = []
         for mid, pl in pool.payloads.items():
             has_ident = bool(q_idents & set(pl.get("terms") or ()))
+            same_script = name_weights is not None and is_cjk(str(pl.get("content") or "")) == cjk_query
             c = self.candidate(mid, pl, sims.get(mid, 0.0), plan.cover_terms, pool.ranks[mid], pool.scores[mid],
                                mid in pool.fact_ids or has_ident, plan.session_id, ts, cjk_query, plan.query, statement,
-                               plan.cover_weights)
+                               name_weights if same_script else plan.cover_weights)
             if self_only and about_other_person(str(pl.get("content") or "")):
                 c = replace(c, source_weight=c.source_weight * icfg.other_person_weight)
             if "meaning" in pool.scores[mid]:

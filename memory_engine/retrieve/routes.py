@@ -22,13 +22,16 @@ name           channel   returns
 
 The *channel* is the ranked list a route's rows join for fusion (RRF ranks per
 channel): the constraint route extends the fact channel. Every route reads
-through the call's mandatory filter (owner, status, embedding version).
+through the call's mandatory filter (owner, status, embedding version). The
+entity hop (retrieve/hop.py) adds one more channel, ``hop``. :data:`CHANNELS` lists
+them all, once: a hit's ``sources`` and every table of routes (``memwb retrieve``,
+its ``--explain``, the app's hits) name a memory's channels in that order.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
@@ -43,8 +46,8 @@ from ..text import content_terms, keyword_coverage, sparse_query
 from ..write import rules
 from ..write.categories import AnswerTypes, Categories, about_other_person
 
-__all__ = ["DEFAULT_ROUTES", "ROUTES", "ConstraintRoute", "DateRoute", "DenseRoute", "FactRoute", "IntentRoute", "KeywordRoute",
-           "RecentRoute", "Route", "RouteQuery", "build_routes"]
+__all__ = ["CHANNELS", "DEFAULT_ROUTES", "HOP_CHANNEL", "ROUTES", "ConstraintRoute", "DateRoute", "DenseRoute", "FactRoute",
+           "IntentRoute", "KeywordRoute", "RecentRoute", "Route", "RouteQuery", "build_routes", "channels_of"]
 
 
 @dataclass(frozen=True)
@@ -338,6 +341,21 @@ ROUTES: dict[str, Callable[..., Route]] = {
 #: the routes every retrieval runs, in this order
 DEFAULT_ROUTES: tuple[str, ...] = ("dense", "keyword", "recent", "fact", "constraint", "fact_meaning", "intent",
                                    "date")
+#: the channel of the memories the entity hop reaches through a top hit's names (retrieve/hop.py)
+HOP_CHANNEL = "hop"
+#: every channel a candidate's route ranks may name, in the order tables list them: the channels of the
+#: :data:`ROUTES` (dense -> vector, keyword, recent, fact and constraint -> fact, fact_meaning -> meaning,
+#: intent, date) then the entity hop's. The one list of route names: a hit's ``sources`` (:func:`channels_of`),
+#: the ``memwb retrieve`` tables and the app's hits table (through the spans' ``memory.retrieved_sources``)
+CHANNELS: tuple[str, ...] = ("vector", "keyword", "recent", "fact", "meaning", "intent", "date", HOP_CHANNEL)
+
+
+def channels_of(names: Iterable[str]) -> tuple[str, ...]:
+    """The channel names among ``names`` (a candidate's route ranks, or any iterable of channel names), each
+    once, in :data:`CHANNELS` order; a name :data:`CHANNELS` does not list comes after them, in its own order,
+    so that a table never leaves a route out."""
+    have = list(dict.fromkeys(names))
+    return tuple(c for c in CHANNELS if c in have) + tuple(c for c in have if c not in CHANNELS)
 
 
 def build_routes(store: VectorStore, rcfg: RetrievalSection, names: Sequence[str] = DEFAULT_ROUTES,

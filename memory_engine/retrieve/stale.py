@@ -66,6 +66,7 @@ from ..write.supersede import number_terms
 from .addressee import thread_demotions
 from .candidates import is_cjk
 from .fusion import Candidate, rank_key
+from .routes import HOP_CHANNEL
 
 __all__ = ["PairRescale", "StaleValues", "competing", "defer_to_user", "demote_corrected", "demote_stale", "lift_replacements",
            "lift_successors",
@@ -347,7 +348,7 @@ def defer_to_user(ranked: list[Candidate], vectors: dict[str, np.ndarray], roles
             sim = float(np.dot(np.asarray(vectors[o.memory_id], dtype=np.float32),
                                np.asarray(vectors[u.memory_id], dtype=np.float32)))
             scaled = rescale(sim) if pair_rescale is None else pair_rescale(sim, o.memory_id, u.memory_id)
-            if scaled < similarity or "hop" in u.route_ranks or u.relevance < relevance_share * o.relevance:
+            if scaled < similarity or HOP_CHANNEL in u.route_ranks or u.relevance < relevance_share * o.relevance:
                 continue
             if fused[o.memory_id] > discount * fused[u.memory_id]:
                 fused[o.memory_id] = discount * fused[u.memory_id]
@@ -488,7 +489,7 @@ def _newer_value(old: Candidate, new: Candidate, relevance_share: float, coverag
     'the contact at ACME' vs 'the quote plan for ACME', covers fewer), and not losing a date
     the query names. ``coverage`` False drops the query-word test (a new value of the same slot) but
     not the query's identifier: an older memory matching it exactly ('ABC123456 size') keeps its rank."""
-    if "hop" in new.route_ranks or new.temporal_match < old.temporal_match:
+    if HOP_CHANNEL in new.route_ranks or new.temporal_match < old.temporal_match:
         return False
     if not coverage and new.exact_match < old.exact_match:
         return False
