@@ -120,10 +120,11 @@ class MemorySection(_Section):
     )
     day_part_hours: dict[str, int] = Field(
         default_factory=lambda: {"morning": 5, "afternoon": 12, "evening": 18}, description="Local hour (0-23) at "
-        "which each part of the day begins (keys: morning, afternoon, evening): a past-tense statement about a part "
-        "of today that has not begun yet when it is said is about that part of the day before ('had my interview "
-        "this morning' or '今天上午面试了' typed at 00:30 is the morning that just passed; 'had fun tonight' at 01:00 "
-        "the evening before). A future or untensed one ('I have a meeting this morning') stays today. {} = off.",
+        "which each part of the day begins (keys: morning, afternoon, evening): a past-tense statement said in the "
+        "small hours (before the earliest of these hours) about a part of today is about that part of the day "
+        "before ('had my interview this morning' or '今天上午面试了' typed at 00:30 is the morning that just passed; "
+        "'had fun tonight' at 01:00 the evening before; 'watched a film tonight' at 09:00 stays today). A future or "
+        "untensed one ('I have a meeting this morning') stays today. {} = off.",
     )
     month_part_days: int = Field(
         10, ge=1, le=15, description="Days of a part of a month: 'early March' / 月初 / 上旬 = its first N days, "

@@ -835,9 +835,12 @@ def resolve_date(text: str, ref: datetime, settings: DateSettings = DEFAULT_DATE
             a, b = _day(ref, int(kind[1:]))
         elif kind.startswith("part_"):
             # 'had the interview this morning' typed at 00:30: the morning that just passed, not the coming one
-            begins = dict(settings.day_parts).get(kind[5:])
+            # only in the small hours (before the first part of the day begins): the speaker's day has not
+            # turned yet; 'watched a film tonight' said at 09:00 is no report of the evening before
             # (the phrase itself left out of its clause: 'tonight' is also a future cue)
-            before = begins is not None and ref.hour < begins and tense(
+            begins = dict(settings.day_parts).get(kind[5:])
+            first = min((h for _, h in settings.day_parts), default=0)
+            before = begins is not None and ref.hour < min(begins, first) and tense(
                 low[:m.start()] + " " * (m.end() - m.start()) + low[m.end():], m.start()) == "past"
             a, b = _day(ref, -1 if before else 0)
         elif kind == "ndays":

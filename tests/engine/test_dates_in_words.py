@@ -165,6 +165,15 @@ def test_part_of_today_not_begun_yet(text, expect):
 
 
 @pytest.mark.unit
+@pytest.mark.parametrize("text", ["watched Dune 2 tonight, rated it 4/5", "had fun this evening", "今天晚上吃了火锅"])
+def test_part_of_today_in_daytime_stays_today(text):
+    # said at 09:00 the speaker's day has turned (the morning began at 5): 'tonight' is no report of last night,
+    # however odd the tense
+    day = datetime(2026, 6, 11, 9, 0, tzinfo=TZ)
+    assert days(resolve(text, day)) == ("2026-06-11", "2026-06-12")
+
+
+@pytest.mark.unit
 def test_day_part_hours_config():
     from memory_engine import EngineConfig
     from memory_engine.errors import ConfigError
