@@ -21,6 +21,7 @@ from ..store.base import ScoredPayload, VectorStore
 from ..text import (
     _CJK,
     content_terms,
+    is_lookup,
     keyword_coverage,
     kin_pairs,
     kin_phrase_terms,
@@ -345,7 +346,8 @@ class CandidateBuilder:
         others has its similarity x ``intent.mismatch``); ``answer_types``: the names of the answer types of
         questions (write/categories.py ``AnswerTypes``): a question routed to one grades its members by their
         answer-type membership, and a member naming another entity of the slot (retrieve/contrast.py) loses
-        that evidence with its similarity."""
+        that evidence with its similarity; a one-line request routed to a request category does not match memories by
+        the day they were written (``intent.requests_match_written_day``)."""
         rcfg, icfg = self.rcfg, self.icfg
         sims = self.similarities(pool, plan.vector)
         q_idents, q_range, ts = plan.identifiers, plan.date_range, plan.ts
@@ -366,6 +368,10 @@ class CandidateBuilder:
             best_kw = best_kw / held if held > 0 else best_kw
         routed = frozenset((categories,) if isinstance(categories, str) else categories or ())
         answer = bool(routed) and routed <= answer_types
+        # a one-line request routed to a fact category ('帮我把这个月的宽带费交了', 'book my train for next Friday') dates
+        # the task, not the memories it needs: the day a memory was written does not match it (its event time does)
+        task_date = (bool(routed) and not answer and not icfg.requests_match_written_day and "\n" not in plan.query.strip()
+                     and not is_lookup(plan.query, 0))
         # a question about the user alone ranks another person's statement below the user's own (intent.other_person_weight)
         self_only = icfg.other_person_weight < 1.0 and AnswerTypes.asks(plan.query)
         # a short lookup names the entity it asks about (retrieve/contrast.py)
@@ -401,7 +407,7 @@ class CandidateBuilder:
                 # a memory is about the (user's local) day it was written, and about the date it names
                 # (in the offset it was written in: memory.writer_day)
                 offset: Any = pl.get("utc_offset")
-                written = q_range.overlaps(*plan.dates.user_day(float(pl.get("created_at") or ts), plan.now.tzinfo,
+                written = not task_date and q_range.overlaps(*plan.dates.user_day(float(pl.get("created_at") or ts), plan.now.tzinfo,
                                                                 None if offset is None else float(offset)))
                 if written or (start is not None and q_range.overlaps(*temporal.rebase(
                         float(start), float(end), None if offset is None else float(offset), plan.now.tzinfo,
