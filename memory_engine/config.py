@@ -118,6 +118,13 @@ class MemorySection(_Section):
         "UTC+8 user's note written after local midnight is filed under the new local day, and 'yesterday' "
         "typed at 00:30 is the calendar day before.",
     )
+    day_part_hours: dict[str, int] = Field(
+        default_factory=lambda: {"morning": 5, "afternoon": 12, "evening": 18}, description="Local hour (0-23) at "
+        "which each part of the day begins (keys: morning, afternoon, evening): a past-tense statement about a part "
+        "of today that has not begun yet when it is said is about that part of the day before ('had my interview "
+        "this morning' or '今天上午面试了' typed at 00:30 is the morning that just passed; 'had fun tonight' at 01:00 "
+        "the evening before). A future or untensed one ('I have a meeting this morning') stays today. {} = off.",
+    )
     month_part_days: int = Field(
         10, ge=1, le=15, description="Days of a part of a month: 'early March' / 月初 / 上旬 = its first N days, "
         "'late March' / 月底 / 下旬 = its last N, 'mid March' / 中旬 = N days around the 16th.",
@@ -167,6 +174,19 @@ class MemorySection(_Section):
         10, ge=1, le=31, description="The longest a holiday break of memory.holiday_breaks may run, in days "
         "(China's Spring Festival break is 8-9 days with its substituted days off).",
     )
+
+    @field_validator("day_part_hours")
+    @classmethod
+    def _day_parts_known(cls, v: dict[str, int]) -> dict[str, int]:
+        """Keys morning / afternoon / evening, hours 0-23, else ConfigError naming the entry."""
+        for part, hour in v.items():
+            if part not in ("morning", "afternoon", "evening"):
+                raise ConfigError(f"memory.day_part_hours key {part!r} is no part of the day (morning, afternoon, "
+                                  "evening)", key="memory.day_part_hours")
+            if not 0 <= int(hour) <= 23:
+                raise ConfigError(f"memory.day_part_hours[{part!r}] = {hour} is no local hour (0-23)",
+                                  key="memory.day_part_hours")
+        return v
 
     @field_validator("holiday_breaks")
     @classmethod
@@ -884,6 +904,17 @@ class RetrievalSection(_Section):
         "where the stale stage's relevance ratio of two same-subject memories crossed its 0.9). False = the plain "
         "coverage (the earlier rule)."
     )
+    gate_name_weight: float = Field(
+        0.0, ge=0.0, le=1.0, description="At the floor's gate only, the weight of a query term that names a "
+        "participant of the pooled memories (a declared metadata.speaker the query names, candidates.names_speaker) "
+        "when the query has other content terms, in [0, 1]: 'What is Melanie's favorite color?' over a conversation "
+        "of Melanie's asks something about her, and every turn by or to her holds her name, so the name says whose "
+        "turn and not that the question's topic is stored. 0: a turn that shares only the name with the question "
+        "does not open the gate (its dense similarity still may); a memory in the other script keeps the name's weight "
+        "(the question's other words cannot be met there by the same words); 1 = off (the name counts as any other term). A "
+        "question of names alone ('Who is Melanie?') keeps them. The ranking and the candidate floor keep the plain "
+        "coverage."
+    )
     # provenance: issue 16 session 15 (floor: per-query calibration)
     gate_calibration: bool = Field(
         False, description="When no candidate opens the floor's gate (retrieval.floor) on the fixed-baseline "
@@ -993,6 +1024,17 @@ class RetrievalSection(_Section):
     route_limit: int = Field(20, ge=1, description="Candidates fetched per route before fusion.")
     # design source: seed 000
     recent_limit: int = Field(5, ge=0, description="Candidates of the recent-activity route.")
+    date_route_limit: int = Field(
+        10, ge=0, description="Candidates of the date route: the memories written within the date range a query "
+        "names ('on 7 July', 'last Friday', '上周五'), nearest the query embedding first, so that the day's memories "
+        "compete even when the dense and keyword routes' best rows of all time hold none of them (0 = off).",
+    )
+    date_route_max_days: float = Field(
+        7.0, gt=0.0, description="The date route runs only for a date range of at most this many days (a day, a "
+        "weekend, a week): a month or a year ('in March', 'last year') holds too many memories for the date to pick "
+        "among, and the route's nearest rows of that month crowd out the ones the other routes found by their words "
+        "(LoCoMo dev: month questions lost their evidence with the route on every range).",
+    )
     keyword_min_coverage: float = Field(
         0.0, ge=0.0, le=1.0, description="Keyword-route candidates below this query-term coverage are ignored."
     )
@@ -1043,6 +1085,15 @@ class RetrievalSection(_Section):
         "shares more words is not the answer about that day (1 = off). A memory naming no day (a habit, a standing "
         "fact) is not discounted; nothing matches the date -> nothing is discounted.",
     )
+    told_day_match: float = Field(
+        0.5, ge=0.0, le=1.0, description="Date match (the share of retrieval.temporal_weight, 0-1) of a memory that "
+        "the query's date finds only by the day it was written while it reports an earlier day (its event time ends "
+        "before that day: 'yesterday I renewed my passport', 'had the interview this morning' typed after midnight): "
+        "it is about the earlier day more than the day it was told, yet 'what did she tell me on the 10th?' asks for "
+        "the told day, so it keeps this share of the match and no retrieval.date_mismatch discount. A memory naming "
+        "no day, or a later one (a plan made that day), matches its written day fully. 1 = the written day always "
+        "matches fully; 0 = a report of an earlier day is matched by that day alone.",
+    )
     identifier_mismatch: float = Field(
         0.5, ge=0.0, le=1.0, description="When the query names identifiers (v3.1, ORD123) and a memory carries none of "
         "them, its dense similarity and keyword coverage are multiplied by this: 'v3.2' is not an answer about 'v3.1'."
@@ -1060,6 +1111,27 @@ class RetrievalSection(_Section):
         "CC-CEDICT's 出差 is 'to go on an official or business trip' (4 terms), and \"a business trip\" carries "
         "2. Glosses of one or two terms always need every term (血压 'blood pressure' is not \"blood sugar\"). "
         "1 = every term (the earlier rule; dev suite implicit-recall-zh, q_en_trip_prep)."
+    )
+    zh_compound_cores: bool = Field(
+        True, description="Keyword coverage of a Chinese query counts a verb compound (CC-CEDICT glosses it only as "
+        "a verb) as present when the memory has, as a word of its own, a character of it that the dictionary glosses "
+        "as the whole compound (跑步 and 跑 are both 'to run', so '我跑步的情况' covers '我每天早上跑5公里'; 睡觉 / "
+        "睡). A character that means something else (上 of 上班) never counts, nor a noun's (颜色 / 色). False = the "
+        "compound itself must occur."
+    )
+    kin_coverage: bool = Field(
+        True, description="Keyword coverage counts a query's kinship word for several relatives (text.relatives: "
+        "the closed class of kinship and workplace relations) as present when the memory names some of them by "
+        "another word, in any script: 'siblings' is met by 'my brother', 'kids' by 'my son', 父母 by 'mom' (the memory "
+        "names a member of the group asked about). Never the reverse ('her two kids' says nothing about a daughter). "
+        "Coverage only (the relevance the floor sees); False = the word itself must occur."
+    )
+    cross_language_gloss_heads: bool = Field(
+        True, description="An English query word also meets a Chinese memory word whose dictionary gloss it heads "
+        "(the last content word of a noun gloss before any post-modifier: 攀岩 'rock climbing' for \"climbing\", "
+        "小学 'primary school' for \"school\"): the memory names a kind of what the query asks, and a one-word query "
+        "carries no modifier for the gloss's other words to meet. Verb glosses ('to ...') and coordinations have no "
+        "head. False = the whole gloss must be in the query (retrieve/crosslang.py)."
     )
     word_families: bool = Field(
         True, description="Keyword coverage counts a query word as present when the memory has another form of it "
@@ -1427,6 +1499,21 @@ class RetrievalSection(_Section):
         "ranks one place lower (default off: on, it lost su-flip-milk-en (the first oat-milk statement left, the "
         "soy one took its place) and su-scratch-only-named-en/q_yoga (a dentist appointment paired with the yoga class)."
     )
+    stale_present_drop_links: bool = Field(
+        True, description="For a question asking for the present value (write/intents.query_tense 'present', by a time "
+        "word or by its grammar), a memory an explicit correction names (metadata._corrects, write/supersede.py: 'I "
+        "live in Hangzhou' <- 'Actually my city is Suzhou, not Hangzhou') leaves the result when the correction is in "
+        "the top k and the older memory states little beside the replaced value (retrieval.stale_drop_detail_terms). "
+        "Only corrections, not a reported change's or a start's link (weaker evidence: 'Dr. Chen's office moved my "
+        "echo' is no new cardiologist), nor a pair judged by similarity (retrieval.stale_present_drop); the memory "
+        "stays stored and a past-tense question still finds it. False = it only ranks below the correction."
+    )
+    stale_drop_detail_terms: int = Field(
+        1, ge=0, description="...at most this many content terms of the older memory are missing from the correction "
+        "(its predicate: 'live' of 'I live in Hangzhou'); one that keeps more details the correction does not restate "
+        "stays ('next Tuesday at 3pm at the clinic on Elm Street' <- 'Actually the dentist is at 4pm, not 3pm': the "
+        "clinic is only in the older one). 0 = only an older memory the correction restates entirely leaves."
+    )
     stale_update_similarity: float = Field(
         0.45, ge=0.0, le=1.0, description="A newer statement that reports a change (write/intents.CHANGE: 'now', "
         "'these days', 'back to', 'quit', '现在', '最近', '涨到', '又', '定了') or follows a provisional one is the same "
@@ -1516,6 +1603,29 @@ class RetrievalSection(_Section):
         True, description="The newer memory of a stale pair first takes the older one's fused score when that is "
         "higher: the slot keeps its place in the ranking and its current value fills it ('confirmed for the 14th' "
         "where 'tentatively the 12th' ranked first, above a third memory); false only lowers the older one."
+    )
+    stale_link_takes_rank: bool = Field(
+        True, description="An explicit link to an older value (a correction's metadata._corrects, a reported change's "
+        "_replaces, a start's _succeeds, a successor read at query time, write/changes.py) lets the newer memory take "
+        "the older one's fused score when that is higher, before the older one is capped below it (as "
+        "stale_newer_takes_rank does for a value pair): the slot keeps its place and its current value fills it. "
+        "False = the older one is only capped, and a third memory between the two takes the place ('my sister lives "
+        "in Tacoma' above 'settling into the new apartment in Portland' for 'which city do I live in now?')."
+    )
+    stale_present_readings: bool = Field(
+        True, description="For a question a time word puts in the present ('what's my current weight?', '我最近血压多少？', "
+        "write/intents.query_tense 'present'), a bare number counts as a reading of a quantity (retrieve/stale.value_kinds: "
+        "'scale said 85.5', '高压150', '今天量了138', '126/82'; not one a title-case name holds, 'Elite 8'): two readings "
+        "that differ are a value pair of one slot (retrieval.stale_value_similarity, "
+        "stale_present_value_relevance_share), and a newer reading below the floor enters the result at "
+        "retrieval.stale_successor_lift of the kept older one's score and ranks above it (a series rarely repeats the "
+        "attribute). False = only numbers with a unit are values."
+    )
+    stale_reading_ratio: float = Field(
+        1.5, ge=1.0, description="...and a bare reading continues a value with a unit in the other statement when the "
+        "larger number over the smaller is at most this ('88 kg now' -> 'scale said 85.5': 1.03); successive "
+        "readings of one quantity stay close, where a count or a date rarely lands near a weight. 1 = the same "
+        "number only."
     )
     stale_user_precedence: bool = Field(
         True, description="An assistant or tool memory about the same subject as a user-stated one (the stale "

@@ -169,7 +169,8 @@ class WriteResult:
 class Hit:
     """One retrieved memory. ``score`` is the fused score of the configured
     strategy (weighted/five_term: 0..1; rrf: sum of 1/(k+rank)); ``sources``
-    the routes that found it (``vector``, ``keyword``, ``recent``, ``fact``)."""
+    the channels that found it, in :data:`memory_engine.retrieve.routes.CHANNELS` order (``vector``,
+    ``keyword``, ``recent``, ``fact``, ``meaning``, ``intent``, ``hop``)."""
 
     memory_id: str
     content: str
@@ -186,7 +187,15 @@ class Hit:
 class CandidateExplanation:
     """Why-not data for one candidate: per-route rank (1-based) and score,
     the fused score, the relevance the floor saw, and the stage that dropped it
-    (``None`` = returned; else ``floor``, ``top_k``, ``token_budget``, ``status_filter``...)."""
+    (``None`` = returned; else ``floor``, ``hop_focus``, ``stale``, ``top_k``, ``token_budget``).
+
+    A candidate the floor dropped says which of its two checks did and with which numbers
+    (:class:`memory_engine.retrieve.cutoffs.RelevanceFloor`): ``floor_check`` ``gate`` (no candidate
+    of the query reached ``retrieval.floor`` on its gate relevance, so the question reads as a
+    never-stored topic and nothing is returned) or ``candidate_floor`` (the gate was open; this
+    candidate's relevance is under ``retrieval.candidate_floor``); ``compared`` the value that check
+    read (gate: the candidate's gate relevance, in [0, 1]; candidate floor: its relevance), ``threshold``
+    the one it missed. All three are None for a candidate the floor did not drop."""
 
     memory_id: str
     route_ranks: dict[str, int]
@@ -195,6 +204,33 @@ class CandidateExplanation:
     fused_score: float
     final_rank: int | None
     dropped_at: str | None
+    floor_check: str | None = None
+    compared: float | None = None
+    threshold: float | None = None
+
+    @property
+    def margin(self) -> float | None:
+        """``compared - threshold`` (negative: by how much it missed), None when the floor did not drop it."""
+        if self.compared is None or self.threshold is None:
+            return None
+        return round(self.compared - self.threshold, 6)
+
+    def why(self) -> str:
+        """The drop in words with its numbers, e.g. 'floor gate: gate relevance 0.212 < retrieval.floor 0.250
+        (margin -0.038); no candidate reached it'; '' for a returned candidate."""
+        if self.dropped_at is None:
+            return ""
+        if self.floor_check == "gate" and self.compared is not None and self.threshold is not None:
+            return (f"floor gate: gate relevance {self.compared:.3f} < retrieval.floor {self.threshold:.3f} "
+                    f"(margin {self.margin:+.3f}); no candidate reached it, the question reads as a never-stored topic")
+        if self.floor_check == "candidate_floor" and self.compared is not None and self.threshold is not None:
+            return (f"candidate floor: relevance {self.compared:.3f} < retrieval.candidate_floor {self.threshold:.3f} "
+                    f"(margin {self.margin:+.3f}); the gate was open")
+        return {"hop_focus": "hop focus: about another subject than the chain of names the top hit starts, or "
+                "another holder of the role the question names (retrieval.hop_chain_focus)",
+                "stale": "stale: its current value, a newer memory, is returned in its place (present-tense question)",
+                "top_k": "top_k: ranked below the top k",
+                "token_budget": "token_budget: over retrieval.token_budget"}.get(self.dropped_at, self.dropped_at)
 
 
 @dataclass(frozen=True)

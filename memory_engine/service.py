@@ -44,6 +44,7 @@ from starlette.routing import Route
 
 from .errors import ConfigError, ValidationError
 from .http_thread import ThreadedServer
+from .validation import parse_time
 
 API_KEYS_ENV = "MEMWB_API_KEYS"
 """Environment variable with keys: ``tenant:key`` pairs separated by commas or newlines."""
@@ -160,16 +161,7 @@ def _str(body: Mapping[str, Any], name: str, *, required: bool = True) -> str | 
 
 
 def _when(body: Mapping[str, Any]) -> datetime | None:
-    v = body.get("now")
-    if v is None:
-        return None
-    try:
-        dt = datetime.fromisoformat(str(v))
-    except ValueError as e:
-        raise ValidationError(f"now must be an ISO 8601 time with a UTC offset, got {v!r}", field="now") from e
-    if dt.tzinfo is None:
-        raise ValidationError("now must carry a UTC offset (e.g. 2026-03-02T09:00:00+08:00)", field="now")
-    return dt
+    return parse_time(body.get("now"), "now")
 
 
 def _int(body: Mapping[str, Any], name: str) -> int | None:

@@ -332,6 +332,7 @@ for _words, _who in (
     ("妈妈 母亲 老妈 我妈 mom mother mum", "mother"), ("爸爸 父亲 老爸 我爸 dad father", "father"),
     ("父母 爸妈 parents", "mother father"), ("儿子 son", "son"), ("女儿 闺女 daughter", "daughter"),
     ("孩子 小孩 kids kid child children", "son daughter"), ("哥哥 brother", "elder_brother younger_brother"),
+    ("兄弟姐妹 sibling siblings", "elder_brother younger_brother elder_sister younger_sister"),
     ("弟弟", "younger_brother"), ("姐姐 sister", "elder_sister younger_sister"), ("妹妹", "younger_sister"),
     ("爷爷 grandpa grandfather", "grandfather"), ("奶奶 grandma grandmother", "grandmother"),
     ("外公 姥爷", "maternal_grandfather"), ("外婆 姥姥", "maternal_grandmother"),
@@ -411,28 +412,53 @@ _KIN_MONO_IDS = {"妈": "妈妈", "爸": "爸爸", "哥": "哥哥", "姐": "姐�
 
 @lru_cache(maxsize=65_536)
 def relatives(text: str) -> frozenset[str]:
+    """The union of :func:`relative_words`: every relative ``text`` names."""
+    return frozenset().union(*relative_words(text))
+
+
+@lru_cache(maxsize=65_536)
+def relative_words(text: str) -> frozenset[frozenset[str]]:
     """The relatives ``text`` names through kinship words, as canonical ids ('舅舅' ->
     maternal_uncle, 'kids' -> son, daughter). Composite terms are read as their chain first
     ('姐夫' -> 姐姐的丈夫: the sister and the husband, :func:`memory_engine.kinship.chain_text`);
     Chinese words longest first, each match blanked before shorter words are tried, so '姑妈' is
     an aunt and nothing else, then one-character words after their possessor ('我姐', '她妈');
     English words whole, plural 's' allowed. Used to tell a question about one relative from a
-    memory about another. Cached: memory texts recur across queries (about 10-20 us a new text here)."""
-    out: set[str] = set()
+    memory about another. Cached: memory texts recur across queries (about 10-20 us a new text here).
+    One set per kinship word read (:func:`relatives` is their union): 'my kids and my sister' -> {{son,
+    daughter}, {elder_sister, younger_sister}}."""
+    out: set[frozenset[str]] = set()
     text = chain_text(text)
     if _CJK.search(text):
         rest = text
         for w in _KIN_ZH:
             if w in rest:
-                out |= _KIN[w]
+                out.add(_KIN[w])
                 rest = rest.replace(w, " ")
         for m in _KIN_MONO.finditer(rest):
-            out |= _KIN[_KIN_MONO_IDS[m.group(1)]]
+            out.add(_KIN[_KIN_MONO_IDS[m.group(1)]])
     for w in _KIN_EN_WORD.findall(text.lower()):
         kin = _KIN.get(w) or (_KIN.get(w[:-1]) if w.endswith("s") else None)
         if kin:
-            out |= kin
+            out.add(kin)
     return frozenset(out)
+
+
+@lru_cache(maxsize=1)
+def _kin_terms() -> dict[str, frozenset[str]]:
+    """Content term of a kinship word (:data:`_KIN`: a Chinese word as written, an English word's stem) -> the
+    relatives it names."""
+    out: dict[str, frozenset[str]] = {}
+    for w, who in _KIN.items():
+        for t in ((w,) if _CJK.match(w) else content_terms(w)):
+            out[t] = out.get(t, frozenset()) | who
+    return out
+
+
+def kin_term(term: str) -> frozenset[str]:
+    """The relatives a query's content term names as a kinship word (canonical ids of :func:`relatives`, empty for
+    any other term): 'sibl' (siblings) -> the brothers and sisters, '孩子' -> son, daughter, 'boss' -> manager."""
+    return _kin_terms().get(term, frozenset())
 
 
 _KIN_ZH_ALT = "|".join(re.escape(w) for w in _KIN_ZH if not w.startswith("我"))

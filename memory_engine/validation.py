@@ -18,7 +18,7 @@ from .models import MemoryType, Source, to_epoch
 
 E = TypeVar("E", bound=Enum)
 
-__all__ = ["ROLE_SOURCE", "check_read_bounds", "check_write_bounds", "epoch_now", "parse_enum", "parse_memory_type",
+__all__ = ["ROLE_SOURCE", "check_read_bounds", "check_write_bounds", "epoch_now", "parse_enum", "parse_memory_type", "parse_time",
            "require_fact", "require_owner", "require_role", "require_tenant", "require_text"]
 
 #: ASCII control characters (C0 and DEL): refused in owner ids
@@ -94,6 +94,21 @@ def epoch_now(now: datetime | None) -> float:
     if now.tzinfo is None:
         raise ValidationError("now must be timezone-aware", field="now")
     return to_epoch(now)
+
+
+def parse_time(value: Any, field: str = "now") -> datetime | None:
+    """An ISO 8601 time with a UTC offset ('2026-03-02T09:00:00+08:00', '...Z') as an aware datetime; None for
+    None. Raises ValidationError naming ``field`` for anything else, a time without an offset included (time is
+    never guessed). The HTTP service's ``now`` and ``memwb add --time`` read times through it."""
+    if value is None:
+        return None
+    try:
+        dt = datetime.fromisoformat(str(value))
+    except ValueError as e:
+        raise ValidationError(f"{field} must be an ISO 8601 time with a UTC offset, got {value!r}", field=field) from e
+    if dt.tzinfo is None:
+        raise ValidationError(f"{field} must carry a UTC offset (e.g. 2026-03-02T09:00:00+08:00)", field=field)
+    return dt
 
 
 def _json_bytes(v: Any) -> int:

@@ -14,6 +14,7 @@ from rich.table import Table
 
 from ..config import EngineConfig
 from ..errors import ConfigError, MemoryEngineError
+from ..validation import ROLE_SOURCE, parse_time, require_role, require_timezone
 from . import app
 from .options import ConfigOpt, WorkspaceOpt, command_config, require_workspace, set_help
 
@@ -89,19 +90,60 @@ def _engine(config: Path | None, sets: list[str] | None, workspace: Path | None)
         yield ws.engine
 
 
+ROLE_HELP = ("Who said it: user (the owner's own word, the default), assistant (kept as an episodic record of what "
+             "was said, never as the user's fact), tool (a tool's output; planted instructions are flagged) or system.")
+
+
+def _metadata(meta: list[str] | None, speaker: str | None) -> dict[str, str]:
+    """The ``metadata`` of ``memwb add``: each ``--meta KEY=VALUE`` (a string value; a later one wins) and
+    ``--speaker`` as the ``speaker`` key. Exit 2 naming the option for a pair without '=' or with an empty key,
+    and for ``--speaker`` beside ``--meta speaker=...`` with another value."""
+    out: dict[str, str] = {}
+    for pair in meta or ():
+        key, eq, value = pair.partition("=")
+        if not eq or not key.strip():
+            console.print(f"[red]--meta expects KEY=VALUE, got {pair!r}[/red]")
+            raise typer.Exit(2)
+        out[key.strip()] = value
+    if speaker is not None:
+        if not speaker.strip():
+            console.print("[red]--speaker must be a non-empty name[/red]")
+            raise typer.Exit(2)
+        if out.get("speaker", speaker) != speaker:
+            console.print(f"[red]--speaker {speaker!r} and --meta speaker={out['speaker']!r} disagree[/red]")
+            raise typer.Exit(2)
+        out["speaker"] = speaker.strip()
+    return out
+
+
 @app.command("add")
 def add_cmd(
-    text: Annotated[str, typer.Argument(help="What the user said.")],
+    text: Annotated[str, typer.Argument(help="What was said.")],
     user: UserOpt,
     tenant: TenantOpt = "default",
     session: Annotated[str | None, typer.Option(help="Session id.")] = None,
+    role: Annotated[str, typer.Option("--role", metavar="|".join(ROLE_SOURCE), help=ROLE_HELP)] = "user",
+    speaker: Annotated[str | None, typer.Option(
+        "--speaker", metavar="NAME", help="Name of who said it (metadata 'speaker'): a correction retires only the same speaker's "
+        "memories, and a question naming a speaker finds their turns.")] = None,
+    meta: Annotated[list[str] | None, typer.Option(
+        "--meta", metavar="KEY=VALUE", help="Metadata KEY=VALUE stored with the memory (a string; repeatable), e.g. --meta channel=email.")] = None,
+    when: Annotated[str | None, typer.Option(
+        "--time", metavar="ISO-TIME", help="When it was said: ISO 8601 with a UTC offset, e.g. 2026-03-02T09:00:00+08:00 (default: now). "
+        "Dates in the text ('yesterday', '6月3号') resolve against it.")] = None,
+    timezone: Annotated[str | None, typer.Option(
+        "--timezone", metavar="ZONE", help="Time zone the text's dates are read in: IANA name or offset, e.g. Asia/Shanghai, "
+        "+08:00 (default memory.timezone, else the --time offset, else UTC).")] = None,
+    permanent: Annotated[bool, typer.Option("--permanent", help="Never decays or expires in the lifecycle.")] = False,
     memory_type: Annotated[str | None, typer.Option("--type", help="working|episodic|semantic|fact|procedural (default: the pipeline decides).")] = None,
     fact: Annotated[str | None, typer.Option(help="Structured fact as key=value.")] = None,
     config: ConfigOpt = None,
     set_: SetOpt = None,
     workspace: WorkspaceOpt = None,
 ) -> None:
-    """Write one memory through the write pipeline and print the outcome (stored/merged/rejected/candidate/forgotten)."""
+    """Write one memory through the write pipeline and print the outcome (stored/merged/rejected/candidate/forgotten).
+    The options map onto MemoryEngine.add: --role, --session, --time (now), --timezone, --permanent, and --speaker
+    and --meta into its metadata."""
     f = None
     if fact:
         if "=" not in fact:
@@ -109,9 +151,18 @@ def add_cmd(
             raise typer.Exit(2)
         k, v = fact.split("=", 1)
         f = {"key": k, "value": v}
+    metadata = _metadata(meta, speaker)
+    try:  # before the engine opens (the bundled model loads in seconds)
+        now = parse_time(when, "--time")
+        require_timezone(timezone)
+        require_role(role)
+    except MemoryEngineError as e:
+        console.print(f"[red]{e}[/red]")
+        raise typer.Exit(2) from e
     with _engine(config, set_, workspace) as eng:
         try:
-            r = eng.add(text, user_id=user, tenant_id=tenant, session_id=session, memory_type=memory_type, fact=f)
+            r = eng.add(text, user_id=user, tenant_id=tenant, session_id=session, role=role, memory_type=memory_type,
+                        metadata=metadata or None, fact=f, now=now, permanent=permanent, timezone=timezone)
         except MemoryEngineError as e:
             console.print(f"[red]{e}[/red]")
             raise typer.Exit(2) from e
@@ -141,12 +192,14 @@ def retrieve_cmd(
     tenant: TenantOpt = "default",
     session: Annotated[str | None, typer.Option(help="Session id (enables vague-query rewriting).")] = None,
     top_k: Annotated[int | None, typer.Option("--top-k", help="Hits to return (default retrieval.top_k).")] = None,
-    explain: Annotated[bool, typer.Option("--explain", help="Also show every candidate: route ranks, relevance, fused score, dropping stage.")] = False,
+    explain: Annotated[bool, typer.Option("--explain", help="Also show every candidate: route ranks, relevance, fused score, and for a dropped one the stage and why (for the floor: which check, the value, the threshold, the margin).")] = False,
     config: ConfigOpt = None,
     set_: SetOpt = None,
     workspace: WorkspaceOpt = None,
 ) -> None:
     """Hybrid retrieval for one owner; prints the ranked hits (and with --explain, why the others were dropped)."""
+    from ..retrieve.routes import channels_of
+
     require_workspace(workspace)
     with _engine(config, set_, workspace) as eng:
         eng.warm_up()  # the stored span times this retrieve, not the process's one-time start-up
@@ -156,19 +209,19 @@ def retrieve_cmd(
         if res.hits:  # no empty table for 0 hits: the line below says it
             t = hits_table()
             for i, h in enumerate(res.hits, 1):
-                t.add_row(str(i), f"{h.memory_id}\n{h.memory_type}\n{'+'.join(h.sources)}", f"{h.score:.3f}",
+                t.add_row(str(i), f"{h.memory_id}\n{h.memory_type}\n{' + '.join(h.sources)}", f"{h.score:.3f}",
                           f"{h.relevance:.3f}", h.content)
             console.print(t)
         console.print(f"{len(res.hits)} hits in {res.latency_ms:.1f} ms" + (f"; rewritten: {res.rewritten_query}" if res.rewritten_query else ""))
         if explain and res.explanations:
             e = Table()
             e.add_column("memory", no_wrap=True, min_width=16)
-            for name in ("routes", "relevance", "fused", "rank", "dropped at"):
+            for name in ("routes", "relevance", "fused", "rank", "dropped: why"):
                 e.add_column(name, overflow="fold")
             for x in res.explanations:
-                routes = ", ".join(f"{r} #{k}" for r, k in x.route_ranks.items())
+                routes = ", ".join(f"{r} #{x.route_ranks[r]}" for r in channels_of(x.route_ranks))
                 e.add_row(x.memory_id, routes, f"{x.relevance:.3f}", f"{x.fused_score:.3f}", str(x.final_rank or ""),
-                          x.dropped_at or "")
+                          x.why())
             console.print(e)
 
 

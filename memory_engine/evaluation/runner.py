@@ -46,7 +46,7 @@ UNANSWERABLE_TAGS: tuple[str, ...] = ("unanswerable", "locomo-cat-5")
 #: Token-set Jaccard similarity at or above which two context hits count as duplicates.
 DUPLICATE_JACCARD = 0.9
 #: ``dropped_at`` of candidates that were live (not filtered by status) for ``top_relevance``.
-_LIVE_DROPS = (None, "floor", "top_k", "token_budget")
+_LIVE_DROPS = (None, "floor", "hop_focus", "top_k", "token_budget")
 
 
 class MissKind(StrEnum):
@@ -421,12 +421,13 @@ def _explain_miss(engine: Any, rp: _Replay, q: Query, label: str, expl: dict[str
         if c.dropped_at == "floor":
             return Miss(
                 label, MissKind.BELOW_FLOOR,
-                f"below the floor: relevance {c.relevance:.3f} < floor {cfg.retrieval.floor} (routes: {_fmt_routes(ranks, scores)})",
+                f"below the {c.why() or f'floor: relevance {c.relevance:.3f}'} (routes: {_fmt_routes(ranks, scores)})",
                 outcome, c.fused_score, c.relevance, ranks,
             )
         return Miss(
             label, MissKind.OUTRANKED,
-            f"outranked: fused score {c.fused_score:.3f}, dropped at {c.dropped_at or 'unknown'}; routes: {_fmt_routes(ranks, scores)}",
+            f"outranked: fused score {c.fused_score:.3f}, relevance {c.relevance:.3f}, dropped at "
+            f"{c.why() or 'unknown'}; routes: {_fmt_routes(ranks, scores)}",
             outcome, c.fused_score, c.relevance, ranks,
         )
     if ev.user != q.user or ev.tenant != q.tenant:

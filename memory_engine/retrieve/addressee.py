@@ -120,6 +120,7 @@ def lift_decisions(ranked: list[Candidate], payloads: Mapping[str, Mapping[str, 
         if req is None or req.memory_id == c.memory_id:
             continue
         out[c.memory_id] = replace(c, context_relevance=max(c.context_relevance, share * req.relevance),
+                                   context_gate_relevance=max(c.gate_context, share * req.gate_relevance),
                                    fused=max(c.fused, req.fused))
     if not out:
         return ranked

@@ -25,8 +25,10 @@ from ..text import (
     keyword_coverage,
     kin_pairs,
     kin_phrase_terms,
+    kin_term,
     others_relatives,
     relative_chains,
+    relative_words,
     relatives,
     weighted_coverage,
 )
@@ -35,7 +37,14 @@ from . import temporal
 from .admission import Admission
 from .calibration import DenseBackground, QueryBackground, gate_similarity
 from .contrast import contrasts
-from .crosslang import FamilySettings, cross_coverage, family_coverage, memory_families, query_families
+from .crosslang import (
+    FamilySettings,
+    cross_coverage,
+    family_coverage,
+    memory_families,
+    query_families,
+    zh_cores,
+)
 from .fusion import Candidate
 from .query import QueryPlan
 from .relations import OTHER, STATES, path_fit
@@ -153,7 +162,8 @@ class CandidateBuilder:
       of the same kind in the same frame (the dentist / the vet appointment, retrieve/contrast.py) ->
       similarity, coverage and keyword x ``retrieval.entity_mismatch``;
     * date match: the memory's event time or the (local) day it was written overlaps the
-      query's date range -> ``temporal_match`` = 1, and the query's date words count as
+      query's date range -> ``temporal_match`` = 1 (``retrieval.told_day_match`` when only the written day does
+      and the memory reports an earlier day: 'yesterday I renewed my passport'), and the query's date words count as
       covered (:func:`memory_engine.retrieve.temporal.coverage_with_date`); once one candidate matches
       the date, the others that name a day of their own (an event time) have similarity, coverage and
       keyword x ``retrieval.date_mismatch``;
@@ -278,6 +288,21 @@ class CandidateBuilder:
             met = family_coverage(query, q_terms, content, fs)
             if met:
                 coverage = max(coverage, cjk_coverage(q_terms, set(doc_terms) | met, content, weights))
+        if rcfg.zh_compound_cores and coverage < 1.0 and cjk_query:
+            # a compound's verb said alone: 跑步 met by '我每天跑5公里' (a word of the memory's own, retrieve/crosslang.py)
+            words = set(doc_terms)
+            met_core = frozenset(t for t in q_terms if t not in words and zh_cores(t) & words)
+            if met_core:
+                coverage = max(coverage, cjk_coverage(q_terms, words | met_core, content, weights))
+        if rcfg.kin_coverage and coverage < 1.0:
+            # a word for several relatives is met by a word for some of them, in any script ('siblings' by 'my
+            # brother', 'kids' by 'my son', 父母 by 'mom'; text.relative_words); never the reverse: 'her two kids'
+            # says nothing about the daughter, and 舅妈 (the uncle's side, as 舅舅) is no member of 舅舅
+            kin = relative_words(content)
+            met_kin = frozenset(t for t in q_terms if (k := kin_term(t)) and any(w < k for w in kin)) \
+                if kin else frozenset()
+            if met_kin:
+                coverage = max(coverage, cjk_coverage(q_terms, set(doc_terms) | met_kin, content, weights))
         if rcfg.relation_paths and coverage < 1.0 and query and path_fit(query, content) == STATES:
             # the memory states the relation the question names in one word or a chain ('我姐前年嫁给了赵磊' for
             # '我姐夫'): the question's path words are met there (retrieve/relations.py)
@@ -288,7 +313,8 @@ class CandidateBuilder:
             coverage = max(coverage, cross_coverage(
                 q_terms, pl.get("terms") or (), rcfg.cross_language_gloss_share,
                 query_families(query, q_terms, fs) if fs is not None and query else None,
-                memory_families(content, fs) if fs is not None else frozenset(), weights))
+                memory_families(content, fs) if fs is not None else frozenset(), weights,
+                rcfg.cross_language_gloss_heads))
         return coverage
 
     def similarity(self, cos: float, cjk_query: bool, content: str, gate: bool = False) -> float:
@@ -340,15 +366,24 @@ class CandidateBuilder:
         return sims
 
     def assemble(self, pool: RoutePool, plan: QueryPlan, categories: tuple[str, ...] | str | None = None,
-                 answer_types: frozenset[str] = frozenset()) -> list[Candidate]:
+                 answer_types: frozenset[str] = frozenset(), gate_names: frozenset[str] = frozenset()
+                 ) -> list[Candidate]:
         """Candidates of every pooled memory; ``categories``: the fact categories the request was routed to
         (a memory tagged with one counts as matched with relevance ``intent.relevance``; one tagged only with
         others has its similarity x ``intent.mismatch``); ``answer_types``: the names of the answer types of
         questions (write/categories.py ``AnswerTypes``): a question routed to one grades its members by their
         answer-type membership, and a member naming another entity of the slot (retrieve/contrast.py) loses
-        that evidence with its similarity; a one-line request routed to a request category does not match memories by
-        the day they were written (``intent.requests_match_written_day``)."""
+        that evidence with its similarity; ``gate_names``: query terms that name a participant
+        (retrieve/speakers.participant_terms), weighted ``retrieval.gate_name_weight`` in the gate's coverage of a
+        memory in the query's script (across scripts the question's other words cannot be matched by the
+        memory's words, so their absence says nothing and the name keeps its weight); a one-line request routed to
+        a request category does not match memories by the day they were written
+        (``intent.requests_match_written_day``)."""
         rcfg, icfg = self.rcfg, self.icfg
+        name_weights: Mapping[str, float] | None = None
+        if gate_names:
+            base = plan.cover_weights or dict.fromkeys(plan.cover_terms, 1.0)
+            name_weights = {t: v * rcfg.gate_name_weight if t in gate_names else v for t, v in base.items()}
         sims = self.similarities(pool, plan.vector)
         q_idents, q_range, ts = plan.identifiers, plan.date_range, plan.ts
         # BM25 is unbounded: divide by the query's best keyword score (CombSUM of max-normalised scores)
@@ -379,9 +414,10 @@ class CandidateBuilder:
         cands = []
         for mid, pl in pool.payloads.items():
             has_ident = bool(q_idents & set(pl.get("terms") or ()))
+            same_script = name_weights is not None and is_cjk(str(pl.get("content") or "")) == cjk_query
             c = self.candidate(mid, pl, sims.get(mid, 0.0), plan.cover_terms, pool.ranks[mid], pool.scores[mid],
                                mid in pool.fact_ids or has_ident, plan.session_id, ts, cjk_query, plan.query, statement,
-                               plan.cover_weights)
+                               name_weights if same_script else plan.cover_weights)
             if self_only and about_other_person(str(pl.get("content") or "")):
                 c = replace(c, source_weight=c.source_weight * icfg.other_person_weight)
             if "meaning" in pool.scores[mid]:
@@ -407,16 +443,22 @@ class CandidateBuilder:
                 # a memory is about the (user's local) day it was written, and about the date it names
                 # (in the offset it was written in: memory.writer_day)
                 offset: Any = pl.get("utc_offset")
-                written = not task_date and q_range.overlaps(*plan.dates.user_day(float(pl.get("created_at") or ts), plan.now.tzinfo,
-                                                                None if offset is None else float(offset)))
-                if written or (start is not None and q_range.overlaps(*temporal.rebase(
-                        float(start), float(end), None if offset is None else float(offset), plan.now.tzinfo,
-                        plan.dates))):
+                day = plan.dates.user_day(float(pl.get("created_at") or ts), plan.now.tzinfo,
+                                          None if offset is None else float(offset))
+                event = None if start is None else temporal.rebase(
+                    float(start), float(end), None if offset is None else float(offset), plan.now.tzinfo, plan.dates)
+                on_event = event is not None and q_range.overlaps(*event)
+                match = 1.0 if on_event else 0.0
+                if not on_event and not task_date and q_range.overlaps(*day):
+                    # a report of an earlier day ('yesterday I renewed my passport') is about that day more than
+                    # the day it was told (retrieval.told_day_match); a plan made that day is about both
+                    match = rcfg.told_day_match if event is not None and event[1] <= day[0] else 1.0
+                if match > 0.0:
                     # the date the query names is matched by the memory's time, not by its words
                     cov = temporal.coverage_with_date(plan.cover_terms, temporal.date_terms(q_range.phrase),
                                                       pl.get("terms") or ())
                     # the day is matched: the gate reads the coverage plain (gate_share 1)
-                    c = replace(c, temporal_match=1.0, coverage=max(c.coverage, cov),
+                    c = replace(c, temporal_match=match, coverage=max(c.coverage, cov),
                                 gate_share=1.0 if cov > c.coverage else c.gate_share)
             if plan.relatives:
                 text = str(pl.get("content") or "")

@@ -54,7 +54,8 @@ def smooth(fused: list[Candidate], links: list[Link], weight: float, relevance_s
     None = ``weight``; a 3-tuple link has no reply; it borrows relevance from at least ``answer_min_own`` of its
     own, None = ``min_own``) and,
     with ``relevance_share`` > 0, lift a candidate's ``context_relevance`` to that share of
-    its neighbour's own relevance (halved per turn the same way) when its own relevance is at
+    its neighbour's own relevance (and its ``context_gate_relevance``, what the floor's gate reads, to that share of the
+    neighbour's own gate relevance) (halved per turn the same way) when its own relevance is at
     least ``min_own`` (an unrelated turn of a multi-topic session is not lifted) and it ``borrows`` (another
     relative than the one a path question asks about is not lifted, retrieve/relations.py). A candidate that scored
     below its best neighbour stays below it: its smoothed score is capped at ``discount`` x
@@ -64,6 +65,7 @@ def smooth(fused: list[Candidate], links: list[Link], weight: float, relevance_s
     best_nb: dict[str, float] = {}
     bonus: dict[str, float] = {}
     borrowed: dict[str, float] = {}
+    borrowed_gate: dict[str, float] = {}  # the same share of the neighbour's gate relevance (fusion.Candidate)
     seen: set[tuple[str, str]] = set()
     aw = weight if answer_weight is None else answer_weight
     am = min_own if answer_min_own is None else answer_min_own
@@ -84,15 +86,18 @@ def smooth(fused: list[Candidate], links: list[Link], weight: float, relevance_s
             ma, mb = (am if reply < 0 else min_own), (am if reply > 0 else min_own)
             if ca.borrows and _own_relevance(ca) >= ma:
                 borrowed[a] = max(borrowed.get(a, 0.0), relevance_share * decay * _own_relevance(cb))
+                borrowed_gate[a] = max(borrowed_gate.get(a, 0.0), relevance_share * decay * _own_gate_relevance(cb))
             if cb.borrows and _own_relevance(cb) >= mb:
                 borrowed[b] = max(borrowed.get(b, 0.0), relevance_share * decay * _own_relevance(ca))
+                borrowed_gate[b] = max(borrowed_gate.get(b, 0.0), relevance_share * decay * _own_gate_relevance(ca))
     out = []
     for c in fused:
         new = c.fused + bonus.get(c.memory_id, 0.0)
         nb = best_nb.get(c.memory_id, 0.0)
         if nb > c.fused:  # brought up by a better neighbour: ranks below it
             new = max(c.fused, min(new, discount * nb))
-        out.append(replace(c, fused=new, context_relevance=max(c.context_relevance, borrowed.get(c.memory_id, 0.0))))
+        out.append(replace(c, fused=new, context_relevance=max(c.context_relevance, borrowed.get(c.memory_id, 0.0)),
+                           context_gate_relevance=max(c.gate_context, borrowed_gate.get(c.memory_id, 0.0))))
     out.sort(key=rank_key)
     return out
 
@@ -100,6 +105,12 @@ def smooth(fused: list[Candidate], links: list[Link], weight: float, relevance_s
 def _own_relevance(c: Candidate) -> float:
     # a neighbour's borrowed relevance never chains from another borrowed relevance
     return max(c.exact_match, 1.0 - (1.0 - c.similarity) * (1.0 - c.coverage))
+
+
+def _own_gate_relevance(c: Candidate) -> float:
+    # what the floor's gate sees of the same (fusion.Candidate.gate_relevance without borrowed or category evidence)
+    sim = min(1.0, c.similarity * c.gate_similarity_share)
+    return max(c.exact_match, 1.0 - (1.0 - sim) * (1.0 - c.coverage * c.gate_share))
 
 
 class ConversationContext:

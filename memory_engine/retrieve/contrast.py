@@ -51,7 +51,7 @@ from ..text import (
     zh_names,
     zh_person_names,
 )
-from .crosslang import _PAREN, _dictionary, glosses
+from .crosslang import _PAREN, _dictionary, glosses, zh_verbal
 
 __all__ = ["Slots", "contrasts", "slots"]
 
@@ -232,9 +232,10 @@ def _tokens(text: str) -> list[Token]:
             out.append((w, w, "p", True))  # 老王 as one word
         else:
             key = w if content_terms(w) or w in _WH else ""
-            # a one-character noun is too often a cut of a longer word (学 in 打算学) to be an entity
+            # a one-character noun is too often a cut of a longer word (学 in 打算学) to be an entity; a word the
+            # dictionary glosses only as a verb is none either (jieba tags verb-object compounds as nouns: 上学 n)
             kind = ((flag if flag in ("ns", "nt", "nz") else "n") if flag.startswith("n") and len(w) >= 2
-                    and not _ZH_NUMERALS & set(w) else "")
+                    and not _ZH_NUMERALS & set(w) and not zh_verbal(w) else "")
             out.append((key, w, kind, flag.startswith(_ZH_ANCHOR)))
     return _governed(out)
 

@@ -11,7 +11,14 @@ text (every content term of the gloss, stemmed; of a gloss of three or more term
 血压 'blood pressure' bridges to "blood
 pressure" but not to "blood sugar", 瑜伽 'yoga' and 课 'class' both to "yoga class". Only
 words of two or more characters are looked up (single characters gloss into common words:
-上 'on', 天 'day'), and cross-reference glosses ('CL:', 'variant of', 'surname') are skipped.
+上 'on', 天 'day'), and cross-reference glosses ('CL:', 'variant of', 'surname') are skipped. A gloss
+'name, apposition' also counts as its first part alone (东京 'Tokyo, capital of Japan' bridges to "Tokyo").
+An English query word also meets a Chinese memory word whose noun gloss it *heads* (攀岩 'rock climbing'
+for "climbing", ``retrieval.cross_language_gloss_heads``): the memory names a kind of what the query asks,
+and a one-word query has no modifier for the gloss's other words to meet.
+
+The dictionary also reads Chinese against Chinese (:func:`zh_cores`): a verb-object compound whose object
+adds nothing is glossed like its verb alone (跑步 / 跑 'to run'), which a speaker says alone ('我每天跑5公里').
 
 The same dictionary links English words of one family (issue 16, class 3): a question and a memory
 often name one thing in two forms that no stemmer joins, an irregular inflection ('flew' / 'fly') or
@@ -34,7 +41,7 @@ from functools import lru_cache
 from ..text import _CJK, _IDENT, _latin, _stem, content_terms
 
 __all__ = ["FamilySettings", "cross_coverage", "family_coverage", "glosses", "memory_families", "query_families",
-           "word_families"]
+           "word_families", "zh_cores", "zh_verbal"]
 
 _lock = threading.Lock()
 _SKIP = ("CL:", "variant of", "old variant", "surname ", "see ", "also written", "abbr. for", "used in ", "Taiwan pr.")
@@ -65,24 +72,106 @@ def _dictionary() -> dict[str, str]:
     return out
 
 
-@lru_cache(maxsize=50_000)
-def glosses(word: str) -> tuple[frozenset[str], ...]:
-    """The content-term sets of a Chinese word's English glosses (empty for one character or
-    an unknown word): '血压' -> ({'blood', 'pressur'},)."""
-    if len(word) < 2 or _CJK.fullmatch(word) is None:
-        return ()
-    raw = _dictionary().get(word)
-    if not raw:
-        return ()
+def _senses(raw: str) -> list[str]:
+    """A headword's glosses as written, cross-references skipped, parentheses blanked. A gloss with a comma
+    also yields its first part alone: CC-CEDICT writes a sense as 'name, apposition' ('Tokyo, capital of
+    Japan', 'Yama, King of Hell') or as a list of near-synonyms ('bright, shining'), and either way the first
+    part is a gloss of the word by itself (the rest only describes it)."""
     out = []
     for g in raw.split("/"):
         g = g.strip()
         if not g or g.startswith(_SKIP):
             continue
-        terms = content_terms(_PAREN.sub(" ", g))
+        g = _PAREN.sub(" ", g)
+        out.append(g)
+        first = g.split(",", 1)[0]
+        if first != g and first.strip():
+            out.append(first)
+    return out
+
+
+#: English words that close a noun gloss's head: what follows one is a post-modifier ('capital of Japan') or a
+#: second conjunct ('pottery and porcelain', no single head); a closed class (prepositions and coordinators)
+_POST = frozenset("of for in on at with from by to into about as and or than like".split())
+_GLOSS_WORD = re.compile(r"[a-z][a-z'-]*")
+
+
+def _head(gloss: str) -> str | None:
+    """The stem of a noun gloss's head: its last content word before any post-modifier (English compounds and
+    noun phrases are right-headed: 'rock climbing' is a kind of climbing, 'primary school' a kind of school;
+    Williams 1981, 'On the notions "lexically related" and "head of a word"'); None for a verb gloss ('to ...':
+    its object is no kind of it), a coordination ('X and Y') or a gloss of one content word (all head)."""
+    words = _GLOSS_WORD.findall(gloss.split(",", 1)[0].lower())  # an apposition after a comma describes the head
+    if not words or words[0] == "to":
+        return None
+    pre = []
+    for w in words:
+        if w in ("and", "or"):
+            return None
+        if w in _POST:
+            break
+        pre.append(w)
+    terms = [t for w in pre for t in content_terms(w)]
+    if not terms or len(content_terms(gloss)) < 2:
+        return None
+    return terms[-1]
+
+
+@lru_cache(maxsize=50_000)
+def _entries(word: str) -> tuple[tuple[frozenset[str], str | None], ...]:
+    """(content terms, head stem or None) per English gloss of a Chinese word (:func:`glosses`, :func:`_head`)."""
+    if len(word) < 2 or _CJK.fullmatch(word) is None:
+        return ()
+    raw = _dictionary().get(word)
+    if not raw:
+        return ()
+    out: dict[frozenset[str], str | None] = {}
+    for g in _senses(raw):
+        terms = content_terms(g)
         if terms and not terms <= _PARTICLES and terms not in out:
-            out.append(terms)
-    return tuple(out)
+            out[terms] = _head(g)
+    return tuple(out.items())
+
+
+def glosses(word: str) -> tuple[frozenset[str], ...]:
+    """The content-term sets of a Chinese word's English glosses (empty for one character or
+    an unknown word): '血压' -> ({'blood', 'pressur'},); '东京' 'Tokyo, capital of Japan' -> ({'tokyo',
+    'capit', 'japan'}, {'tokyo'}) (:func:`_senses`)."""
+    return tuple(g for g, _ in _entries(word))
+
+
+@lru_cache(maxsize=65_536)
+def zh_verbal(word: str) -> bool:
+    """Whether CC-CEDICT glosses Chinese ``word`` only as a verb (every gloss 'to ...', 上学 'to go to school / to
+    attend school'); False for a word the dictionary lacks. jieba's tagger reads some verb-object compounds as
+    nouns (上学 n)."""
+    raw = _dictionary().get(word)
+    if not raw:
+        return False
+    senses = [g.strip().lower() for g in _senses(raw) if g.strip()]
+    return bool(senses) and all(g.startswith("to ") for g in senses)
+
+
+@lru_cache(maxsize=50_000)
+def zh_cores(word: str) -> frozenset[str]:
+    """The characters of Chinese verb ``word`` (two or more characters, :func:`zh_verbal`) that CC-CEDICT glosses
+    with one of the word's own glosses, the same content terms: the verb of a verb-object compound whose object adds
+    nothing (跑步 'to run' / 跑 'to run', 睡觉 'to sleep' / 睡, 看书 'to read' / 看), which a speaker uses alone ('我
+    每天跑5公里'). Empty for a word whose characters mean other things (上班 'to go to work': 上 is 'on', 'up', 'to go
+    up'), for a noun (颜色 'color' / 色: '胡桃木色' is no answer about a shelf's colour) or a word the dictionary
+    lacks."""
+    if len(word) < 2 or _CJK.fullmatch(word) is None or not zh_verbal(word):
+        return frozenset()
+    own = set(glosses(word))
+    if not own:
+        return frozenset()
+    d = _dictionary()
+    out = set()
+    for c in set(word):
+        raw = d.get(c)
+        if raw and any(content_terms(g) in own for g in _senses(raw)):
+            out.add(c)
+    return frozenset(out)
 
 
 def _present(g: frozenset[str], en_terms: frozenset[str], share: float) -> bool:
@@ -104,13 +193,14 @@ def _bridges(zh_word: str, en_terms: frozenset[str], share: float = 1.0) -> bool
 
 def cross_coverage(q_terms: Iterable[str], doc_terms: Iterable[str], gloss_share: float = 1.0,
                    q_family: dict[str, frozenset[str]] | None = None, d_family: frozenset[str] = frozenset(),
-                   weights: Mapping[str, float] | None = None) -> float:
+                   weights: Mapping[str, float] | None = None, heads: bool = False) -> float:
     """Share in [0, 1] of the query's terms that meet the memory through the dictionary, when
     one side is Chinese and the other English (call it only for such a pair).
 
     * a Chinese query term counts when one of its glosses is fully in the memory's terms;
     * an English query term counts when some Chinese term of the memory has a gloss that
-      contains it and is fully in the query's terms.
+      contains it and is fully in the query's terms, or, with ``heads``, that it heads (:func:`_head`:
+      "climbing" for 攀岩 'rock climbing': the memory names a kind of what the query asks).
     Mixed query terms of the memory's own script count when the memory has them verbatim.
     ``gloss_share`` in (0, 1]: the share of a long gloss's terms that makes it present (:func:`_present`;
     1 = every term, ``retrieval.cross_language_gloss_share``). ``q_family`` (an English query stem -> the
@@ -137,7 +227,8 @@ def cross_coverage(q_terms: Iterable[str], doc_terms: Iterable[str], gloss_share
             hit += wt * _bridges(t, d_en, gloss_share)
         else:
             forms = q_family.get(t, frozenset()) | {t}
-            hit += wt * any(forms & g and _present(g, q_en_all, gloss_share) for w_ in d_zh for g in glosses(w_))
+            hit += wt * any(forms & g and (_present(g, q_en_all, gloss_share) or (heads and head in forms))
+                            for w_ in d_zh for g, head in _entries(w_))
     return hit / total if total > 0 else 0.0
 
 

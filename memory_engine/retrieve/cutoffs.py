@@ -64,7 +64,7 @@ class RelevanceFloor:
             # the dense similarity calibrated on the query's own background (retrieval.gate_calibration) may open
             # it: the candidates that do are kept, on that evidence, whatever their fixed-baseline relevance
             openers = {c.memory_id for c in ranked if c.calibrated_gate_relevance >= self.floor}
-        if not openers and not any(c.gate_relevance >= self.floor for c in ranked):
+        if not self.gate_open(ranked):
             if not statement:
                 return [], list(ranked)  # a never-stored topic stays empty
             lift = self._lift(ranked, self.statement_min_similarity, *self.statement_lift)
@@ -80,6 +80,21 @@ class RelevanceFloor:
             lift |= self._lift(ranked, self.statement_min_similarity, *self.statement_lift)
         left = {c.memory_id for c in below if c.memory_id not in lift}
         return [c for c in ranked if c.memory_id not in left], [c for c in below if c.memory_id in left]
+
+    def gate_open(self, ranked: list[Candidate]) -> bool:
+        """The gate of :meth:`split`: True when the query is on a stored topic, i.e. a candidate's
+        ``gate_relevance`` or (``retrieval.gate_calibration``) ``calibrated_gate_relevance`` reaches
+        ``retrieval.floor``; False drops every candidate (but a statement's lift)."""
+        return any(c.gate_relevance >= self.floor or c.calibrated_gate_relevance >= self.floor for c in ranked)
+
+    def check(self, c: Candidate, gate_open: bool) -> tuple[str, float, float]:
+        """Which check of :meth:`split` a dropped candidate missed and its numbers, ``(check, value, threshold)``:
+        ``("gate", its calibrated gate relevance, retrieval.floor)`` when the gate was closed (``gate_open``
+        False, :meth:`gate_open` of the same ranked list), else ``("candidate_floor", its relevance, the
+        candidate floor)``. Values in [0, 1], rounded to 6 places."""
+        if not gate_open:
+            return "gate", round(c.calibrated_gate_relevance, 6), self.floor
+        return "candidate_floor", round(c.relevance, 6), self.candidate_floor
 
     @staticmethod
     def _lift(ranked: list[Candidate], min_similarity: float, keep: int, share: float) -> set[str]:

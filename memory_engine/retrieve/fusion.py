@@ -77,6 +77,10 @@ class Candidate:
     temporal_match: float = 0.0
     keyword: float = 0.0
     context_relevance: float = 0.0
+    #: what the floor's gate reads of ``context_relevance``: the share of the neighbour's gate relevance rather than
+    #: of its relevance (retrieve/context.py), so that a neighbour's evidence the gate discounts (a function-like
+    #: word, a participant's name) does not open the gate through the turn next to it; None = ``context_relevance``
+    context_gate_relevance: float | None = None
     category_match: float = 0.0
     speaker_match: float = 0.0
     fused: float = 0.0
@@ -103,13 +107,18 @@ class Candidate:
                    1.0 - (1.0 - self.similarity) * (1.0 - self.coverage) * (1.0 - self.category_match))
 
     @property
+    def gate_context(self) -> float:
+        """The borrowed relevance the floor's gate reads: :attr:`context_gate_relevance`, else ``context_relevance``."""
+        return self.context_relevance if self.context_gate_relevance is None else self.context_gate_relevance
+
+    @property
     def gate_relevance(self) -> float:
         """:attr:`relevance` with the coverage x ``gate_share``: what the floor's gate (is the question on a stored
         topic at all?) compares with ``retrieval.floor``; a near miss that shares only a function-like word ('去')
         with a never-stored question does not open it; the similarity x ``gate_similarity_share`` (a question in one
         script for a memory in the other judged on the cross-script baseline). Equal to :attr:`relevance` with both 1."""
         sim = min(1.0, self.similarity * self.gate_similarity_share)
-        return max(self.exact_match, self.context_relevance,
+        return max(self.exact_match, self.gate_context,
                    1.0 - (1.0 - sim) * (1.0 - self.coverage * self.gate_share) * (1.0 - self.category_match))
 
 
@@ -120,7 +129,7 @@ class Candidate:
         if self.calibrated_similarity_share is None:
             return self.gate_relevance
         sim = min(1.0, self.similarity * max(self.gate_similarity_share, self.calibrated_similarity_share))
-        return max(self.exact_match, self.context_relevance,
+        return max(self.exact_match, self.gate_context,
                    1.0 - (1.0 - sim) * (1.0 - self.coverage * self.gate_share) * (1.0 - self.category_match))
 
 

@@ -82,6 +82,7 @@ from .referents import (
     zh_surname,
 )
 from .relations import OTHER, STATES, path_fit
+from .routes import HOP_CHANNEL
 
 __all__ = ["EntityHop", "given_names", "hop_terms", "named_terms", "person_names", "pronoun_led"]
 
@@ -375,8 +376,8 @@ class EntityHop:
         if c.relevance >= inherited or c.relevance >= self.floor:
             return None  # it passes on its own: the hop would only cap its score below the parent
         payloads.setdefault(p.id, p.payload)
-        ranks = {**c.route_ranks, "hop": rank}
-        scores = {**c.route_scores, "hop": float(p.score)}
+        ranks = {**c.route_ranks, HOP_CHANNEL: rank}
+        scores = {**c.route_scores, HOP_CHANNEL: float(p.score)}
         return replace(c, exact_match=max(c.exact_match, inherited), route_ranks=ranks, route_scores=scores)
 
     def _link(self, a: str, b: str, plan: QueryPlan) -> bool:

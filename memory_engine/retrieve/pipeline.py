@@ -3,7 +3,7 @@
     mandatory filter (tenant + user + status + not archived + embedding version)
     -> query plan (terms, identifiers, date range, vague-query rewrite, embedding)
     -> fact category of the request (write/categories.py)
-    -> routes (dense, keyword, recent, fact, constraint, fact_meaning, intent) -> candidate assembly
+    -> routes (dense, keyword, recent, fact, constraint, fact_meaning, intent, date) -> candidate assembly
     -> fusion (hybrid | weighted | five_term | rrf) -> conversation context (neighbours
     of the top candidates join, scores smoothed over turns) -> threads (the user's own decision
     answers the request it settles, retrieve/addressee.py) -> relevance floor -> entity hop
@@ -19,7 +19,7 @@ propagate: the engine turns them into a ``degraded`` result.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -43,15 +43,12 @@ from .cutoffs import Budget, RelevanceFloor
 from .fusers import fuser_for
 from .fusion import Candidate, rank_key
 from .hop import EntityHop
-from .query import QueryPlanner
-from .routes import DEFAULT_ROUTES, RouteQuery, build_routes
-from .speakers import speaker_demotions
+from .query import QueryPlan, QueryPlanner
+from .routes import DEFAULT_ROUTES, RouteQuery, build_routes, channels_of
+from .speakers import participant_terms, speaker_demotions
 from .stale import StaleValues, demote_corrected, lift_replacements, lift_successors
 
 __all__ = ["RetrievalPipeline", "RetrievalRequest", "RetrievalRun"]
-
-#: channels a hit's ``sources`` may name, in this order (a hop counts as keyword)
-_SOURCES = ("vector", "keyword", "recent", "fact")
 
 
 log = logging.getLogger(__name__)
@@ -128,7 +125,8 @@ class RetrievalPipeline:
             if not routed and self.answers.enabled:  # a question about the user asks for a kind of value
                 routed = tuple(lb.name for lb in self.answers.labels(req.query, qvec))
         rq = RouteQuery(req.query, plan.text, plan.route_terms, plan.vector, scope, flt, types,
-                        routed[0] if routed else None, routed[1:], plan.term_weights)
+                        routed[0] if routed else None, routed[1:], plan.term_weights,
+                        None if plan.date_range is None else (plan.date_range.start, plan.date_range.end))
         channels: dict[str, list[ScoredPayload]] = {}
         for route in self.routes:
             rows = route.search(rq)
@@ -137,7 +135,8 @@ class RetrievalPipeline:
                           self.config.retrieval.declined_needs_addressee and not plan.to_assistant,
                           self.config.retrieval.commitment_needs_addressee and not plan.to_assistant)
         pool = pool_routes(channels, admit)
-        fused = self.fuse(self.builder.assemble(pool, plan, routed, self.answers.names))
+        names = self._gate_names(plan, pool.payloads.values())
+        fused = self.fuse(self.builder.assemble(pool, plan, routed, self.answers.names, names))
         links: list[Link] = []
         # a statement of the user's present calls for an experience, not for the turn next to a match
         if self.context.enabled and fused and (plan.last_turn_lookup or self.config.retrieval.context_statements):
@@ -154,8 +153,12 @@ class RetrievalPipeline:
                     self.fuse([c for c in fused if c.memory_id not in hopped] + [c for c, _ in hopped.values()]), links)
                 fused = self.hop.discount(refused, hopped, parent_score)
                 kept, below = self.floor.split(fused, plan.last_turn_lookup)
+        focus_gone: list[Candidate] = []
         if self.hop.enabled and kept:  # a chained question drops the memories off its chain (retrieve/hop.py)
+            before_focus = kept
             kept, below = self.hop.focus(kept, below, pool.payloads, plan)
+            left_in = {c.memory_id for c in kept}
+            focus_gone = [c for c in before_focus if c.memory_id not in left_in]
         if self.config.retrieval.speaker_order and len(kept) > 1:
             # 'Where did Priya go hiking?': Priya's own turn above the turns spoken to her (retrieve/speakers.py)
             rc = self.config.retrieval
@@ -183,10 +186,13 @@ class RetrievalPipeline:
         stale_gone: list[Candidate] = []
         if self.stale.enabled and tense == "present" and (plan.last_turn_lookup or self.config.retrieval.stale_for_statements):
             # the present value of a slot a kept memory fills, told as a change, start or onset (retrieve/stale.py)
+            head = req.top_k + self.config.retrieval.stale_window
+            # a time word asks for the newest reading of a series, told without the attribute ('早上量的126/82')
+            series = None if by_grammar else self.stale.reading_links(
+                [c.memory_id for c in kept[:head] + below[:head]], pool.payloads)
             kept, below, successors = lift_successors(
-                kept, below, pool.payloads, self.config.retrieval.stale_successor_lift,
-                req.top_k + self.config.retrieval.stale_window, self.successor_onset,
-                self.config.retrieval.stale_across_sessions)
+                kept, below, pool.payloads, self.config.retrieval.stale_successor_lift, head, self.successor_onset,
+                self.config.retrieval.stale_across_sessions, series)
         if self.stale.enabled and len(kept) > 1:
             # a statement of the user's present recalls past experience: no current value to prefer (as 'past')
             before_stale = kept
@@ -213,25 +219,42 @@ class RetrievalPipeline:
                                                            "last_access_at": req.ts})
             except Exception as e:  # noqa: BLE001 - bookkeeping: a failed count must not discard found hits
                 log.warning("access-count update of %d hit(s) failed: %s", len(final), e)
-        return RetrievalRun(hits, self._explain(fused, final, below, over_k, over_budget, stale_gone), plan.rewritten)
+        return RetrievalRun(hits, self._explain(fused, final, below, over_k, over_budget, stale_gone, focus_gone),
+                            plan.rewritten)
+
+    def _gate_names(self, plan: QueryPlan, payloads: Iterable[Mapping[str, Any]]) -> frozenset[str]:
+        """The query's terms that name a participant of the pooled memories (:func:`participant_terms`), whose
+        weight at the floor's gate is ``retrieval.gate_name_weight``; empty when the query has no other content
+        term (a question of names alone is about the person) or the weight is 1."""
+        if self.config.retrieval.gate_name_weight >= 1.0:
+            return frozenset()
+        names = participant_terms(plan.query, plan.cover_terms, payloads)
+        return names if plan.cover_terms - names else frozenset()
 
     @staticmethod
     def _hit(c: Candidate, pl: dict[str, Any]) -> Hit:
         return Hit(memory_id=c.memory_id, content=pl["content"], score=round(c.fused, 6),
-                   sources=tuple(r for r in _SOURCES
-                                 if r in c.route_ranks or (r == "keyword" and "hop" in c.route_ranks)
-                                 or (r == "fact" and ("meaning" in c.route_ranks or "intent" in c.route_ranks))),
+                   sources=channels_of(c.route_ranks),
                    memory_type=pl["memory_type"], created_at=from_epoch(pl["created_at"]) or datetime.now(UTC),
                    importance=float(pl.get("importance", 0.5)), relevance=round(c.relevance, 6),
                    metadata=dict(pl.get("metadata") or {}))
 
-    @staticmethod
-    def _explain(fused: list[Candidate], final: list[Candidate], below: list[Candidate], over_k: list[Candidate],
-                 over_budget: list[Candidate], stale_gone: Sequence[Candidate] = ()) -> list[CandidateExplanation]:
-        """``stale_gone``: candidates the stale stage left out for a present-tense question (stage ``stale``)."""
-        stage = {c.memory_id: "floor" for c in below} | {c.memory_id: "top_k" for c in over_k} | {
-            c.memory_id: "token_budget" for c in over_budget} | {c.memory_id: "stale" for c in stale_gone}
+    def _explain(self, fused: list[Candidate], final: list[Candidate], below: list[Candidate],
+                 over_k: list[Candidate], over_budget: list[Candidate], stale_gone: Sequence[Candidate] = (),
+                 focus_gone: Sequence[Candidate] = ()) -> list[CandidateExplanation]:
+        """``stale_gone``: candidates the stale stage left out for a present-tense question (stage ``stale``);
+        ``focus_gone``: the ones the hop's chain focus moved below (stage ``hop_focus``). A floor drop carries the
+        check it missed and its numbers (:meth:`RelevanceFloor.check` on the ranked list the floor last split)."""
+        stage = {c.memory_id: "floor" for c in below} | {c.memory_id: "hop_focus" for c in focus_gone} | {
+            c.memory_id: "top_k" for c in over_k} | {c.memory_id: "token_budget" for c in over_budget} | {
+            c.memory_id: "stale" for c in stale_gone}
         rank_of = {c.memory_id: i for i, c in enumerate(final, start=1)}
-        return [CandidateExplanation(c.memory_id, dict(c.route_ranks), dict(c.route_scores), round(c.relevance, 6),
-                                     round(c.fused, 6), rank_of.get(c.memory_id), stage.get(c.memory_id))
-                for c in fused]
+        gate_open = self.floor.gate_open(fused)
+        out = []
+        for c in fused:
+            at = stage.get(c.memory_id)
+            check, value, threshold = self.floor.check(c, gate_open) if at == "floor" else (None, None, None)
+            out.append(CandidateExplanation(c.memory_id, dict(c.route_ranks), dict(c.route_scores),
+                                            round(c.relevance, 6), round(c.fused, 6), rank_of.get(c.memory_id), at,
+                                            check, value, threshold))
+        return out

@@ -334,18 +334,21 @@ def role_referents(query: str, memories: list[tuple[str, float]],
     """(referent, others) for the roles ``query`` names (:func:`roles`), from ``memories`` ((content, created_at)
     pairs): a memory that names exactly one person, at most ``window`` content terms from a role word of the
     query (:func:`introduces`), introduces that person in the role ('我直属领导是刘建国', 'my manager is Priya now'); the newest introduction holds the role (a changed manager),
-    the people of the earlier ones are ``others`` (the other person in the same role). Both empty when the
+    the people of the earlier ones in a role it holds too are ``others`` (the other person in the same role; a
+    query word of several relatives, 'my siblings', asks about people in different ones). Both empty when the
     query names no role or no memory introduces anyone in it."""
     asked = roles(query)
     if not asked:
         return frozenset(), frozenset()
-    intros: list[tuple[float, str]] = []
+    intros: list[tuple[float, str, frozenset[str]]] = []
     for content, created in memories:
         people = people_of(content)
         if len(people) == 1 and introduces(content, next(iter(people)), asked, window):
-            intros.append((created, next(iter(people))))
+            intros.append((created, next(iter(people)), roles(content) & asked))
     if not intros:
         return frozenset(), frozenset()
-    intros.sort()
-    ref = intros[-1][1]
-    return frozenset({ref}), frozenset(p for _, p in intros[:-1] if not same_person(p, ref))
+    intros.sort(key=lambda x: (x[0], x[1]))
+    _, ref, held = intros[-1]
+    # an earlier holder of the same role: a word naming several relatives ('siblings', 'kids') asks about each,
+    # and the brother introduced last does not displace the sister
+    return frozenset({ref}), frozenset(p for _, p, r in intros[:-1] if not same_person(p, ref) and r & held)

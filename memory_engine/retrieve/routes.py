@@ -16,17 +16,22 @@ name           channel   returns
                          (a shipping request finds the default-courier fact)
 ``intent``     intent    the owner's memories tagged at write with a fact category
                          the request was routed to (write/categories.py), newest first
+``date``       date      the owner's memories written within the date range the query
+                         names ('on 7 July', '上周五'), nearest the query embedding first
 =============  ========  ==========================================================
 
 The *channel* is the ranked list a route's rows join for fusion (RRF ranks per
 channel): the constraint route extends the fact channel. Every route reads
-through the call's mandatory filter (owner, status, embedding version).
+through the call's mandatory filter (owner, status, embedding version). The
+entity hop (retrieve/hop.py) adds one more channel, ``hop``. :data:`CHANNELS` lists
+them all, once: a hit's ``sources`` and every table of routes (``memwb retrieve``,
+its ``--explain``, the app's hits) name a memory's channels in that order.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
@@ -41,8 +46,8 @@ from ..text import content_terms, keyword_coverage, sparse_query
 from ..write import rules
 from ..write.categories import AnswerTypes, Categories, about_other_person
 
-__all__ = ["DEFAULT_ROUTES", "ROUTES", "ConstraintRoute", "DenseRoute", "FactRoute", "IntentRoute", "KeywordRoute",
-           "RecentRoute", "Route", "RouteQuery", "build_routes"]
+__all__ = ["CHANNELS", "DEFAULT_ROUTES", "HOP_CHANNEL", "ROUTES", "ConstraintRoute", "DateRoute", "DenseRoute", "FactRoute",
+           "IntentRoute", "KeywordRoute", "RecentRoute", "Route", "RouteQuery", "build_routes", "channels_of"]
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,8 @@ class RouteQuery:
     also: tuple[str, ...] = ()
     #: query-side BM25 weight per term (QueryPlan.term_weights; None = 1.0 each)
     weights: Mapping[str, float] | None = None
+    #: [start, end) epoch seconds of the date range the query names (QueryPlan.date_range; None = none)
+    date_range: tuple[float, float] | None = None
 
     @property
     def categories(self) -> tuple[str, ...]:
@@ -95,6 +102,34 @@ class DenseRoute:
 
     def search(self, q: RouteQuery) -> list[ScoredPayload]:
         return self.store.search_dense(q.vector.tolist(), q.filter, self.limit)
+
+
+class DateRoute:
+    """The ``retrieval.date_route_limit`` memories written within the query's date range (the store's
+    ``created_after`` / ``created_before`` filter), nearest the query embedding first: a question naming a day
+    ('What did Maria mention on 31 July?', '上周五我干嘛了') is answered by that day's memories even when they share
+    few words with it, and the dense and keyword routes' top rows of all time may hold none of them (the
+    candidates' date match, retrieve/candidates.py, then ranks them). Memories that name the day only by an event
+    time told on another day are left to the other routes. A range longer than ``retrieval.date_route_max_days``
+    ('in March', 'last year') holds too many memories for the date to pick among: the other routes' do. 0 or no date
+    = off."""
+
+    name, channel = "date", "date"
+
+    def __init__(self, store: VectorStore, rcfg: RetrievalSection) -> None:
+        if rcfg.date_route_limit < 0:
+            raise ConfigError("retrieval.date_route_limit must be >= 0", key="retrieval.date_route_limit")
+        self.store, self.limit, self.max_days = store, rcfg.date_route_limit, rcfg.date_route_max_days
+
+    def search(self, q: RouteQuery) -> list[ScoredPayload]:
+        if not self.limit or q.date_range is None:
+            return []
+        start, end = q.date_range
+        if end - start > self.max_days * 86400.0:
+            return []
+        # created_before is inclusive: the range is half-open
+        flt = replace(q.filter, created_after=start, created_before=max(start, end - 1e-3))
+        return self.store.search_dense(q.vector.tolist(), flt, self.limit)
 
 
 class KeywordRoute:
@@ -301,10 +336,26 @@ class IntentRoute:
 #: route classes by name; a new route registers here
 ROUTES: dict[str, Callable[..., Route]] = {
     "dense": DenseRoute, "keyword": KeywordRoute, "recent": RecentRoute, "fact": FactRoute,
-    "constraint": ConstraintRoute, "fact_meaning": FactMeaningRoute, "intent": IntentRoute,
+    "constraint": ConstraintRoute, "fact_meaning": FactMeaningRoute, "intent": IntentRoute, "date": DateRoute,
 }
 #: the routes every retrieval runs, in this order
-DEFAULT_ROUTES: tuple[str, ...] = ("dense", "keyword", "recent", "fact", "constraint", "fact_meaning", "intent")
+DEFAULT_ROUTES: tuple[str, ...] = ("dense", "keyword", "recent", "fact", "constraint", "fact_meaning", "intent",
+                                   "date")
+#: the channel of the memories the entity hop reaches through a top hit's names (retrieve/hop.py)
+HOP_CHANNEL = "hop"
+#: every channel a candidate's route ranks may name, in the order tables list them: the channels of the
+#: :data:`ROUTES` (dense -> vector, keyword, recent, fact and constraint -> fact, fact_meaning -> meaning,
+#: intent, date) then the entity hop's. The one list of route names: a hit's ``sources`` (:func:`channels_of`),
+#: the ``memwb retrieve`` tables and the app's hits table (through the spans' ``memory.retrieved_sources``)
+CHANNELS: tuple[str, ...] = ("vector", "keyword", "recent", "fact", "meaning", "intent", "date", HOP_CHANNEL)
+
+
+def channels_of(names: Iterable[str]) -> tuple[str, ...]:
+    """The channel names among ``names`` (a candidate's route ranks, or any iterable of channel names), each
+    once, in :data:`CHANNELS` order; a name :data:`CHANNELS` does not list comes after them, in its own order,
+    so that a table never leaves a route out."""
+    have = list(dict.fromkeys(names))
+    return tuple(c for c in CHANNELS if c in have) + tuple(c for c in have if c not in CHANNELS)
 
 
 def build_routes(store: VectorStore, rcfg: RetrievalSection, names: Sequence[str] = DEFAULT_ROUTES,

@@ -31,14 +31,15 @@ Priya?" names two and is left alone). Pure functions.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ..text import content_terms
 from ..write.correction import speaker_of as correction_speaker
 from .candidates import names_speaker
 from .fusion import Candidate
 
-__all__ = ["addresses", "named_speaker", "speaker_demotions", "speaker_of"]
+__all__ = ["addresses", "named_speaker", "participant_terms", "speaker_demotions", "speaker_of"]
 
 #: second-person pronouns, the closed class (en: you / your / yours / yourself(ves) and their chat spellings
 #: u / ur / ya; zh: 你 / 您 / 你们 / 您们): a name in the same turn is the person spoken to
@@ -59,6 +60,19 @@ def named_speaker(query: str, speakers: Sequence[str]) -> str | None:
     (:func:`memory_engine.retrieve.candidates.names_speaker`), else None (none, or two or more)."""
     named = {s for s in speakers if s and names_speaker(query, s)}
     return next(iter(named)) if len(named) == 1 else None
+
+
+def participant_terms(query: str, terms: frozenset[str], payloads: Iterable[Mapping[str, Any]]) -> frozenset[str]:
+    """The ones of ``terms`` (the query's content terms) that are words of a participant's name the query names:
+    a declared ``metadata.speaker`` of one of ``payloads`` (only a declared one, as for the speaker coverage:
+    a label read from the text would also take a note header for a person) that ``query`` names
+    (:func:`memory_engine.retrieve.candidates.names_speaker`). Empty when the query names no participant."""
+    names = {str((pl.get("metadata") or {}).get("speaker") or "").strip().lower() for pl in payloads}
+    out: set[str] = set()
+    for name in names:
+        if name and names_speaker(query, name):
+            out |= content_terms(name) & terms
+    return frozenset(out)
 
 
 def addresses(text: str, name: str) -> bool:

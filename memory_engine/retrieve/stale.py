@@ -55,7 +55,7 @@ from ..config import RetrievalSection
 from ..embedding import CachedEmbedder, rescale_similarity
 from ..errors import ConfigError
 from ..store.base import VectorStore
-from ..text import content_terms
+from ..text import EN_STOP, content_terms
 from ..write import rules
 from ..write.changes import successor
 from ..write.correction import marker_context, names_other_subject, same_speaker
@@ -66,6 +66,7 @@ from ..write.supersede import number_terms
 from .addressee import thread_demotions
 from .candidates import is_cjk
 from .fusion import Candidate, rank_key
+from .routes import HOP_CHANNEL
 
 __all__ = ["PairRescale", "StaleValues", "competing", "defer_to_user", "demote_corrected", "demote_stale", "lift_replacements",
            "lift_successors",
@@ -97,33 +98,90 @@ _VALUE = re.compile(
     r"\s*(?P<unit>[A-Za-z%]+|[\u4e00-\u9fff])(?![A-Za-z0-9])")
 #: an identifier names an entity, not a value of one (order JD7730152488 vs JD7730160021 are two orders)
 _IDENT_DIGITS = 5
+#: a bare reading: an Arabic number (a decimal, a time, a ratio such as a blood pressure '126/82') not glued to a
+#: letter, digit or date separator on either side ('85.5', '高压150', '量了138', '126/82')
+_READING = re.compile(r"(?<![A-Za-z0-9.:/-])\d+(?:[.:]\d+)?(?:/\d+(?:\.\d+)?)?(?![A-Za-z0-9]|[.:/-]\d)")
+#: a title-case word right before a bare number names a model or an edition ('Elite 8', 'Pixel 8'), not a reading
+_MODEL_NAME = re.compile(r"\b[A-Z][A-Za-z]*\s*$")
+#: the unit-less kind of :func:`value_kinds` with ``readings``
+READING = "#"
+#: English prepositions (a closed class; Quirk et al. 1985 §9.7) beside the function words of
+#: :data:`memory_engine.text.EN_STOP`: a number before one has no unit ('71 after two weeks', '66 since Monday')
+_PREPOSITIONS = frozenset("""after before since until till during through throughout across around between among
+    against toward towards within without behind beside besides beyond near past per via upon onto off out up down
+    along amid despite except inside outside unlike like""".split())
 
 
-def value_kinds(text: str) -> dict[str, frozenset[str]]:
+def value_kinds(text: str, readings: bool = False) -> dict[str, frozenset[str]]:
     """The values ``text`` states, by unit: {'kg': {'82'}}, {'k': {'18'}}, {'pm': {'9:30'}}, {'th': {'12'}},
     {'岁': {'5'}} (Chinese numerals normalised, :func:`memory_engine.write.supersede.number_terms`:
     五 -> 5). A number without a unit right after it is no value (a count, a model name: 'Elite 8'),
-    nor one with >= 5 digits or glued to letters (an identifier: 'JD7730152488', 'sunflower2024')."""
+    nor one with >= 5 digits or glued to letters (an identifier: 'JD7730152488', 'sunflower2024'); an English
+    function word after a number is no unit (:data:`memory_engine.text.EN_STOP`, :data:`_PREPOSITIONS`, closed
+    classes: 'scale said 85.5 this morning', '71 after two weeks'). With ``readings`` such a bare Arabic number is a value of the unit-less kind :data:`READING`
+    ('高压150', '量了138', '126/82', 'scale said 85.5'), unless a title-case word names it ('Elite 8')."""
     out: dict[str, set[str]] = {}
+    taken: list[tuple[int, int]] = []
     for m in _VALUE.finditer(text or ""):
-        num = m.group("num")
-        if sum(ch.isdigit() for ch in num) >= _IDENT_DIGITS:
+        num, unit = m.group("num"), m.group("unit").lower()
+        if sum(ch.isdigit() for ch in num) >= _IDENT_DIGITS or unit in EN_STOP or unit in _PREPOSITIONS:
             continue
+        taken.append(m.span("num"))
         if not num[0].isdigit():
             num = next((t for t in number_terms([num]) if t.isdigit()), num)
-        out.setdefault(m.group("unit").lower(), set()).add(num)
+        out.setdefault(unit, set()).add(num)
+    if readings:
+        for m in _READING.finditer(text or ""):
+            num = m.group(0)
+            if any(a <= m.start() < b for a, b in taken) \
+                    or max(sum(ch.isdigit() for ch in part) for part in num.split("/")) >= _IDENT_DIGITS \
+                    or _MODEL_NAME.search(text[: m.start()]):
+                continue
+            out.setdefault(READING, set()).add(num)
     return {k: frozenset(v) for k, v in out.items()}
 
 
-def value_change(old_text: str, new_text: str) -> bool:
+def _magnitude(num: str) -> float | None:
+    """The size of a value's number: '85.5' -> 85.5, '126/82' -> 126.0; None for a clock time or a numeral."""
+    head = num.split("/", 1)[0]
+    try:
+        return float(head) if ":" not in head else None
+    except ValueError:
+        return None
+
+
+def _as_units(kinds: dict[str, frozenset[str]], other: dict[str, frozenset[str]], ratio: float
+              ) -> dict[str, frozenset[str]]:
+    """``kinds`` with each bare reading (:data:`READING`) also counted as a value of every unit of ``other`` that
+    states a number of its size (the larger over the smaller <= ``ratio``): 'scale said 85.5' continues '88 kg';
+    successive readings of one quantity stay close, a count or a date rarely lands near a weight."""
+    out = {k: set(v) for k, v in kinds.items()}
+    for num in kinds.get(READING, frozenset()):
+        x = _magnitude(num)
+        if x is None or x <= 0.0:
+            continue
+        for unit, nums in other.items():
+            if unit == READING:
+                continue
+            if any((y := _magnitude(n)) is not None and y > 0.0 and max(x, y) / min(x, y) <= ratio for n in nums):
+                out.setdefault(unit, set()).add(num)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def value_change(old_text: str, new_text: str, readings: float | None = None) -> bool:
     """Whether the newer statement states another value of a unit the older one states
     (:func:`value_kinds`): for some unit both state, the newer has a value the older lacks and the
     older one a value the newer lacks ('82 kg' -> '76 kg'). A restatement with the same numbers, two
     statements sharing no unit, or a newer statement that is negated ("B 方案（7 万元）没有采纳"
-    states no value, :func:`memory_engine.write.rules.polarity`) is no value change."""
+    states no value, :func:`memory_engine.write.rules.polarity`) is no value change. ``readings`` (a ratio >= 1,
+    None = off): bare numbers count as readings of one unit-less kind, and as readings of a unit the other
+    statement states at a number within that ratio of theirs (:func:`_as_units`: '88 kg now' -> 'scale said 85.5',
+    '高压150' -> '今天量了138')."""
     if rules.polarity(new_text):
         return False
-    old, new = value_kinds(old_text), value_kinds(new_text)
+    old, new = value_kinds(old_text, readings is not None), value_kinds(new_text, readings is not None)
+    if readings is not None:
+        old, new = _as_units(old, new, readings), _as_units(new, old, readings)
     return any((new[k] - old[k]) and (old[k] - new[k]) for k in old.keys() & new.keys())
 
 
@@ -290,7 +348,7 @@ def defer_to_user(ranked: list[Candidate], vectors: dict[str, np.ndarray], roles
             sim = float(np.dot(np.asarray(vectors[o.memory_id], dtype=np.float32),
                                np.asarray(vectors[u.memory_id], dtype=np.float32)))
             scaled = rescale(sim) if pair_rescale is None else pair_rescale(sim, o.memory_id, u.memory_id)
-            if scaled < similarity or "hop" in u.route_ranks or u.relevance < relevance_share * o.relevance:
+            if scaled < similarity or HOP_CHANNEL in u.route_ranks or u.relevance < relevance_share * o.relevance:
                 continue
             if fused[o.memory_id] > discount * fused[u.memory_id]:
                 fused[o.memory_id] = discount * fused[u.memory_id]
@@ -324,15 +382,19 @@ def lift_replacements(kept: list[Candidate], below: list[Candidate], payloads: d
 
 
 def lift_successors(kept: list[Candidate], below: list[Candidate], payloads: dict[str, dict[str, Any]], share: float,
-                    head: int, onset: re.Pattern[str] | None = None, across_sessions: bool = True
+                    head: int, onset: re.Pattern[str] | None = None, across_sessions: bool = True,
+                    series: Callable[[str, str], bool] | None = None,
                     ) -> tuple[list[Candidate], list[Candidate], dict[str, tuple[str, ...]]]:
     """For a question asking for the present value: ``(kept, below, {successor id: the older ids it succeeds})``.
     A candidate (kept or below the floor) succeeds one of the best ``head`` kept ones when it is written later, by
     the same author (:func:`competing`, with ``across_sessions`` not in the same session) and states the speaker's
     present value of the same slot (:func:`memory_engine.write.changes.successor`, ``onset`` words); a below-floor
-    successor enters ``kept`` at ``share`` x the best older one's fused score (``retrieval.stale_successor_lift``,
+    successor enters ``kept`` (a kept one rises) at ``share`` x the best older one's fused score (``retrieval.stale_successor_lift``,
     0 = off: no link, nothing moved). The caller ranks each older one below its successor
-    (:func:`demote_corrected`). ``payloads``: payload by id (``content``, ``created_at``, ``updated_at``)."""
+    (:func:`demote_corrected`). ``payloads``: payload by id (``content``, ``created_at``, ``updated_at``).
+    ``series(older id, newer id)`` (None = none) is a second test of the same link: the newer one is the next reading
+    of a quantity the older one states (:meth:`StaleValues.reading_links`: '高压150' -> '今天量了138' -> '126/82'),
+    which repeats neither the question's words nor a change word."""
     if share <= 0.0 or not kept:
         return kept, below, {}
 
@@ -346,34 +408,49 @@ def lift_successors(kept: list[Candidate], below: list[Candidate], payloads: dic
         new = payloads.get(c.memory_id, {})
         hit = tuple(o.memory_id for o in olds if o.memory_id != c.memory_id and when(o.memory_id) < when(c.memory_id)
                     and competing(payloads.get(o.memory_id, {}), new, across_sessions=across_sessions)
-                    and successor(str(payloads.get(o.memory_id, {}).get("content") or ""),
-                                  str(new.get("content") or ""), onset) is not None)
+                    and (successor(str(payloads.get(o.memory_id, {}).get("content") or ""),
+                                   str(new.get("content") or ""), onset) is not None
+                         or (series is not None and series(o.memory_id, c.memory_id))))
         if hit:
             links[c.memory_id] = hit
     lift = {i: share * max(o.fused for o in olds if o.memory_id in hit) for i, hit in links.items()}
     moved = [replace(c, fused=max(c.fused, lift[c.memory_id])) for c in below if c.memory_id in lift]
-    if not moved:
+    # a kept successor ranked past the stale stage's window (another successor lifted above it) rises the same way
+    raised = [replace(c, fused=lift[c.memory_id]) if c.memory_id in lift and c.fused < lift[c.memory_id] else c
+              for c in kept]
+    if not moved and raised == kept:
         return kept, below, links
-    return (sorted(kept + moved, key=lambda c: (-c.fused, c.memory_id)),
+    return (sorted(raised + moved, key=lambda c: (-c.fused, c.memory_id)),
             [c for c in below if c.memory_id not in lift], links)
 
 
-def demote_corrected(ranked: list[Candidate], corrects: dict[str, tuple[str, ...]], discount: float
-                     ) -> tuple[list[Candidate], dict[str, str]]:
+def demote_corrected(ranked: list[Candidate], corrects: dict[str, tuple[str, ...]], discount: float,
+                     takes_rank: bool = False) -> tuple[list[Candidate], dict[str, str]]:
     """Cap the fused score of every candidate an explicit correction among ``ranked`` links
     (``corrects``: correction id -> the older ids it corrects) at ``discount`` x the correction's,
-    so the replaced value never ranks first. Returns the re-sorted candidates and {older id: correction id}."""
+    so the replaced value never ranks first. With ``takes_rank`` the correction first takes the older one's fused
+    score when that is higher (as a value pair does in :func:`demote_stale`: the slot keeps its place in the ranking
+    and its current value fills it, where a capped older value alone would hand the place to a third memory).
+    Returns the re-sorted candidates and {older id: correction id} (a raised correction maps to itself only in the
+    re-sort, not in the returned map)."""
     present = {c.memory_id for c in ranked}
     fused = {c.memory_id: c.fused for c in ranked}
     capped: dict[str, str] = {}
+    raised: set[str] = set()
     for new, olds in corrects.items():
         if new not in present:
             continue
         for old in olds:
-            if old in present and old != new and fused[old] > discount * fused[new]:
+            if old not in present or old == new:
+                continue
+            if takes_rank and fused[old] > fused[new]:
+                fused[new] = fused[old]
+                raised.add(new)
+            if fused[old] > discount * fused[new]:
                 fused[old] = discount * fused[new]
                 capped[old] = new
-    return _recapped(ranked, fused, capped)
+    out, _ = _recapped(ranked, fused, {**{r: r for r in raised}, **capped})
+    return out, capped
 
 
 def _present_answers(old: Candidate, new: Candidate, relevance_share: float, coverage_share: float) -> bool:
@@ -412,7 +489,7 @@ def _newer_value(old: Candidate, new: Candidate, relevance_share: float, coverag
     'the contact at ACME' vs 'the quote plan for ACME', covers fewer), and not losing a date
     the query names. ``coverage`` False drops the query-word test (a new value of the same slot) but
     not the query's identifier: an older memory matching it exactly ('ABC123456 size') keeps its rank."""
-    if "hop" in new.route_ranks or new.temporal_match < old.temporal_match:
+    if HOP_CHANNEL in new.route_ranks or new.temporal_match < old.temporal_match:
         return False
     if not coverage and new.exact_match < old.exact_match:
         return False
@@ -445,6 +522,8 @@ class StaleValues:
         self.value_within_session = rcfg.stale_value_within_session
         self.present_value_relevance_share = rcfg.stale_present_value_relevance_share
         self.newer_takes_rank = rcfg.stale_newer_takes_rank
+        self.link_takes_rank = rcfg.stale_link_takes_rank
+        self.reading_ratio = rcfg.stale_reading_ratio if rcfg.stale_present_readings else None
         self.flip_similarity = rcfg.stale_flip_similarity
         self.thread_order = rcfg.thread_order
         self.update_similarity = rcfg.stale_update_similarity
@@ -457,6 +536,8 @@ class StaleValues:
         self.present_query_subject = rcfg.stale_present_query_subject
         self.tense = rcfg.stale_query_tense
         self.present_drop = rcfg.stale_present_drop
+        self.present_drop_links = rcfg.stale_present_drop_links
+        self.drop_detail_terms = rcfg.stale_drop_detail_terms
         self.enabled = rcfg.stale_discount < 1.0
 
     def apply(self, kept: list[Candidate], payloads: dict[str, dict[str, Any]], top_k: int,
@@ -472,7 +553,9 @@ class StaleValues:
         """``(re-ranked candidates, {demoted id: the memory it now ranks below}``: a newer value, the user's own
         statement, a correction or a decision). With ``retrieval.stale_present_drop`` and ``tense`` 'present' a
         demoted memory whose current value (the end of its chain in that map) is in the top k is left out of the
-        returned candidates. ``successors`` ({newer id: older ids}, :func:`lift_successors`) count as explicit links
+        returned candidates; with ``retrieval.stale_present_drop_links`` so is a memory a top-k correction names
+        (``metadata._corrects``) that has at most ``retrieval.stale_drop_detail_terms`` content terms the correction
+        lacks. ``successors`` ({newer id: older ids}, :func:`lift_successors`) count as explicit links
         for a present-tense question. ``same_subject=False`` (a statement of the user's present, ``retrieval.stale_for_statements`` off) skips
         the same-subject demotion as a past-tense question does: explicit corrections and the user's precedence
         still hold. ``precedence=False`` (a query about what the assistant said, retrieve/addressee.py) skips the
@@ -512,9 +595,12 @@ class StaleValues:
         present = frozenset(c.memory_id for c in head if tense == "present"
                             and states_something(text := str(payloads.get(c.memory_id, {}).get("content") or ""))
                             and not adds_value(text))
+        # a time word asks for the newest reading of a series: bare numbers count as readings (value_change)
+        readings = self.reading_ratio if tense == "present" and query_terms is None else None
+
         def value_pair(old: str, new: str) -> bool:
             return value_change(str(payloads.get(old, {}).get("content") or ""),
-                                str(payloads.get(new, {}).get("content") or ""))
+                                str(payloads.get(new, {}).get("content") or ""), readings)
 
         subjects = {c.memory_id: subject_terms(str(payloads.get(c.memory_id, {}).get("content") or "")) for c in head}
 
@@ -571,11 +657,14 @@ class StaleValues:
         keys = ("_corrects",) + (() if tense == "past" else ("_replaces",)) + (("_succeeds",) if tense == "present" else ())
         corrects = {c.memory_id: tuple(str(i) for i in links) for c in head
                     if (links := [i for k in keys for i in (payloads.get(c.memory_id, {}).get("metadata") or {}).get(k) or ()])}
+        # the corrections the write path linked (an explicit correction naming the replaced value)
+        corrections = {c.memory_id: tuple(str(i) for i in links) for c in head
+                       if (links := list((payloads.get(c.memory_id, {}).get("metadata") or {}).get("_corrects") or ()))}
         if tense == "present":  # a present value's successor read at query time (lift_successors)
             for new_id, olds in (successors or {}).items():
                 corrects[new_id] = tuple(dict.fromkeys(corrects.get(new_id, ()) + olds))
         if corrects:
-            demoted, corrected = demote_corrected(demoted, corrects, self.discount)
+            demoted, corrected = demote_corrected(demoted, corrects, self.discount, self.link_takes_rank)
             below.update(corrected)
         if self.thread_order:  # request -> suggestion -> the user's decision (retrieve/addressee.py threads)
             threads = thread_demotions([c.memory_id for c in demoted], payloads, to_assistant=not precedence)
@@ -589,7 +678,45 @@ class StaleValues:
             top = {c.memory_id for c in out[:top_k]}
             gone = {old for old, new in below.items() if old in top and self._current(new, below) in top}
             out = [c for c in out if c.memory_id not in gone]
+        if self.present_drop_links and tense == "present" and corrections:
+            # a correction names the replaced value: with the correction in the top k the older memory leaves it
+            # when it states little beside that value (a memory that keeps details the correction does not restate
+            # stays: 'next Tuesday at 3pm at the clinic on Elm Street' <- 'Actually the dentist is at 4pm, not 3pm');
+            # still stored, still found by a past-tense question
+            top = {c.memory_id for c in out[:top_k]}
+            contents = {i: str(payloads.get(i, {}).get("content") or "") for i in top}
+            gone = {old for new, olds in corrections.items() if new in top for old in olds
+                    if old in top and old != new
+                    and len(set(content_terms(contents[old])) - set(content_terms(contents[new])))
+                    <= self.drop_detail_terms}
+            out = [c for c in out if c.memory_id not in gone]
         return out, below
+
+    def reading_links(self, ids: list[str], payloads: dict[str, dict[str, Any]]) -> Callable[[str, str], bool] | None:
+        """For a question a time word puts in the present ('我最近血压多少？', "what's my current weight?"):
+        ``(older id, newer id)`` -> whether the newer memory is the next reading of a quantity the older one states:
+        the newer one states a bare reading (:data:`READING`: the attribute and the unit left out, '早上量的126/82';
+        a value with its unit, '持续时间是三个周', may be another entity's and meets the relevance tests of
+        :func:`demote_stale` instead), another value of one kind with bare numbers as readings (:func:`value_change`,
+        ``retrieval.stale_reading_ratio``) and the two at least ``retrieval.stale_value_similarity`` close (rescaled
+        cosine, :class:`PairRescale`).
+        ``ids``: the candidates to judge (one vector fetch). None with ``retrieval.stale_present_readings`` off."""
+        if self.reading_ratio is None or len(ids) < 2:
+            return None
+        ratio = self.reading_ratio
+        vecs = {p.id: np.asarray(p.dense, dtype=np.float32)
+                for p in self.store.retrieve(list(dict.fromkeys(ids)), with_vectors=True) if p.dense is not None}
+        texts = {i: str(payloads.get(i, {}).get("content") or "") for i in ids}
+        pair_rescale = PairRescale(self.embedder.rescale, self.cjk_pair_baseline, texts)
+
+        def pair(old: str, new: str) -> bool:
+            if old not in vecs or new not in vecs:
+                return False
+            if READING not in value_kinds(texts[new], True):  # a value with its unit is no reading of a series
+                return False
+            sim = pair_rescale(float(vecs[old] @ vecs[new]), old, new)
+            return sim >= self.value_similarity and value_change(texts[old], texts[new], ratio)
+        return pair
 
     @staticmethod
     def _current(new: str, below: dict[str, str]) -> str:

@@ -51,7 +51,12 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"大前天|three days ago"), "d-3"),
     (re.compile(r"前天|day before yesterday"), "d-2"),
     (re.compile(r"昨天|昨晚|昨日|\byesterday\b|\blast night\b"), "d-1"),
-    (re.compile(r"今天|今早|今晚|今日|\btoday\b|\bthis morning\b|\btonight\b|\bthis evening\b"), "d0"),
+    # a part of today, before plain 'today' (它 contains 今天): a past-tense one not begun yet when said is the day
+    # before's (memory.day_part_hours)
+    (re.compile(r"今早|今天早上|今天早晨|今天上午|\bthis morning\b"), "part_morning"),
+    (re.compile(r"今天下午|\bthis afternoon\b"), "part_afternoon"),
+    (re.compile(r"今晚|今天晚上|\btonight\b|\bthis evening\b"), "part_evening"),
+    (re.compile(r"今天|今日|\btoday\b"), "d0"),
     (re.compile(r"明天|\btomorrow\b"), "d+1"),
     (re.compile(r"(\d+|[一两二三四五六七八九十])\s*天(?:以)?前"), "ndays"),
     (re.compile(r"\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+days?\s+ago\b", re.I), "ndays"),
@@ -143,7 +148,7 @@ _ZH_DOM = re.compile(r"(?<![0-9０-９一二两三四五六七八九十月周期
                      r"(?:号|日)(?![线楼房门车位口院码机床桌桶子本元])")
 #: a duration after the start: 'for three weeks', '两周', '连续10天', 'for a month' (not '两周前', 'three weeks ago')
 _DURATION = re.compile(r"\bfor\s+(?:the\s+next\s+)?(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+(day|week|month)s?\b"
-                       r"(?!\s+(?:ago|later|before|earlier))|(\d+|[一两二三四五六七八九十])\s*(天|周|个星期|星期|个礼拜|礼拜|个月)"
+                       r"(?!\s+(?:ago|later|before|earlier))|(?<![前后])(\d+|[一两二三四五六七八九十])\s*(天|周|个星期|星期|个礼拜|礼拜|个月)"
                        r"(?!前|后|以前|以后|之前|之后|[0-9一二三四五六七八九十日天号])", re.I)
 _DURATION_DAYS = {"day": 1, "week": 7, "month": 30, "天": 1, "周": 7, "星期": 7, "礼拜": 7, "个星期": 7, "个礼拜": 7,
                   "个月": 30}  # '五月' is May, '五个月' five months
@@ -224,6 +229,8 @@ class DateSettings:
     +- this many days. ``next_weekday``: 'next Friday' = the Friday of next (Monday-based) week,
     like 下周五 ('next_week'), or the nearest coming Friday ('nearest'). ``writer_day``: a memory's written
     day and event range are read in the UTC offset it was written in (:meth:`user_day`, :func:`rebase`).
+    ``day_parts``: (part, local hour it begins) pairs of ``memory.day_part_hours`` (morning / afternoon / evening,
+    0-23): a past-tense 'this morning' / '今天下午' / 'tonight' said before its part began is that part of the day before.
     ``holidays``: (name, period) pairs of ``memory.holiday_periods`` (:func:`holiday_table`); ``breaks``: the
     movable ones that run on through the adjacent days off (``memory.holiday_breaks``), at most
     ``break_max_days`` (``memory.holiday_break_max_days``) days. ``few_days_back`` (1-31): '前几天' / 'the other day' = the N days before."""
@@ -238,6 +245,7 @@ class DateSettings:
     few_days_back: int = 7
     breaks: frozenset[str] = frozenset()
     break_max_days: int = 10
+    day_parts: tuple[tuple[str, int], ...] = (("morning", 5), ("afternoon", 12), ("evening", 18))
 
     @classmethod
     def from_config(cls, memory: object) -> DateSettings:
@@ -247,8 +255,10 @@ class DateSettings:
                                               "next_weekday", "writer_day", "few_days_back")}
         periods = dict(getattr(memory, "holiday_periods", None) or {})
         breaks = frozenset(str(n).strip().lower() for n in (getattr(memory, "holiday_breaks", None) or ()))
+        parts = getattr(memory, "day_part_hours", None)
         return cls(**kw, holidays=holiday_table(periods), breaks=breaks,
-                   break_max_days=int(getattr(memory, "holiday_break_max_days", 10)))
+                   break_max_days=int(getattr(memory, "holiday_break_max_days", 10)),
+                   day_parts=cls.day_parts if parts is None else tuple(sorted((str(k), int(v)) for k, v in parts.items())))
 
     def user_day(self, ts: float, tz: tzinfo | None, utc_offset: float | None = None) -> tuple[float, float]:
         """The user's local day [start, end) in epoch seconds that instant ``ts`` belongs to: the
@@ -751,6 +761,54 @@ def resolve(text: str, ref: datetime, settings: DateSettings = DEFAULT_DATES) ->
     return _with_duration(found, text) if found is not None else None
 
 
+_UNIT_EN = r"(day|week|weekend|month)"
+#: an offset counted from a date the text names: 'the week before August 3', 'two weeks before 11 August',
+#: 'last weekend before April 10', 'the day after June 3' (the date follows the match)
+_ANCHOR_EN = re.compile(r"\b(?:(?:the|last)\s+" + _UNIT_EN + r"|(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|"
+                        r"ten)\s+" + _UNIT_EN + r"s?)\s+(before|after|prior\s+to)\s+$", re.I)
+#: the same after a Chinese date: '8月3号的前一周', '8月11号前两周', '6月3号后三天' (the date precedes the match)
+_ANCHOR_ZH = re.compile(r"^\s*(?:的)?(前|后)\s*(\d+|[一两二三四五六七八九十])\s*(天|周|个星期|星期|个礼拜|礼拜|个周末|周末)")
+#: the relative phrase an anchored offset stands for, read with the anchor date as its reference
+_ANCHOR_PHRASE = {("day", False): "yesterday", ("day", True): "tomorrow", ("week", False): "last week",
+                  ("week", True): "next week", ("weekend", False): "last weekend", ("weekend", True): "next weekend",
+                  ("month", False): "last month", ("month", True): "next month"}
+_ZH_UNIT = {"天": "day", "周": "week", "个星期": "week", "星期": "week", "个礼拜": "week", "礼拜": "week",
+            "个周末": "weekend", "周末": "weekend"}
+
+
+def _anchored(text: str, found: DateRange, ref: datetime, settings: DateSettings) -> DateRange | None:
+    """An offset counted from the absolute date ``found`` that ``text`` names ('the week before August 3' = the week
+    before that one, 'two weeks before 11 August' = two weeks back from it, '8月3号的前一天' = 2 August): the
+    offset read as the relative phrase it stands for ('last week', 'two weeks ago', 'yesterday') on the anchor
+    date's own day; None when the date carries no offset."""
+    low = text.lower()
+    at = low.find(found.phrase.lower())
+    if at < 0:
+        return None
+    count: int | None = None
+    m = _ANCHOR_EN.search(low[:at])
+    if m:
+        unit, after = (m.group(1) or m.group(3)).lower(), m.group(4).lower() == "after"
+        if m.group(2):
+            count = 1 if m.group(2).lower() in ("a", "an") else _num(m.group(2))
+    else:
+        z = _ANCHOR_ZH.match(text[at + len(found.phrase):])
+        if not z:
+            return None
+        unit, after, count = _ZH_UNIT[z.group(3)], z.group(1) == "后", _num(z.group(2))
+    anchor = datetime.fromtimestamp(found.start, ref.tzinfo) + timedelta(hours=12)
+    if count is None or count == 1:
+        phrase = _ANCHOR_PHRASE[(unit, after)]
+    elif unit in ("day", "week") and not after:
+        phrase = f"{count} {unit}s ago"
+    elif unit == "day":
+        phrase = f"in {count} days"
+    else:
+        return None
+    got = resolve_date(phrase, anchor, settings)
+    return DateRange(got.start, got.end, found.phrase) if got is not None else None
+
+
 def resolve_date(text: str, ref: datetime, settings: DateSettings = DEFAULT_DATES) -> DateRange | None:
     """The date ``text`` names as a calendar range around ``ref`` (timezone-aware),
     or None: an absolute date first (:func:`_absolute`), else the first relative
@@ -760,8 +818,12 @@ def resolve_date(text: str, ref: datetime, settings: DateSettings = DEFAULT_DATE
     if ref.tzinfo is None:
         raise ValidationError("ref must be timezone-aware")
     low = text.lower()  # "Yesterday I ..." starts a sentence
-    found = (_month_range(text, low, ref, settings, alone=False) or _absolute(text, ref, settings)
-             or _holiday(text, low, ref, settings, qualified=True))
+    found = _month_range(text, low, ref, settings, alone=False)
+    if found is None:
+        found = _absolute(text, ref, settings)
+        # an offset from that date: 'the week before August 3', '8月3号的前一天'
+        found = (_anchored(text, found, ref, settings) or found) if found is not None else None
+    found = found or _holiday(text, low, ref, settings, qualified=True)
     if found is not None:
         return found
     for rx, kind in _PATTERNS:
@@ -771,6 +833,13 @@ def resolve_date(text: str, ref: datetime, settings: DateSettings = DEFAULT_DATE
         monday = ref.replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(days=ref.weekday())
         if kind.startswith("d") and kind != "d":
             a, b = _day(ref, int(kind[1:]))
+        elif kind.startswith("part_"):
+            # 'had the interview this morning' typed at 00:30: the morning that just passed, not the coming one
+            begins = dict(settings.day_parts).get(kind[5:])
+            # (the phrase itself left out of its clause: 'tonight' is also a future cue)
+            before = begins is not None and ref.hour < begins and tense(
+                low[:m.start()] + " " * (m.end() - m.start()) + low[m.end():], m.start()) == "past"
+            a, b = _day(ref, -1 if before else 0)
         elif kind == "ndays":
             n = _num(m.group(1))
             if n <= 0:

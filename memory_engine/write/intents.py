@@ -443,11 +443,12 @@ def starts_state(text: str) -> bool:
 #: '一般', '平时': a habit asked about is the one that holds now), ask for the value that holds now
 #: ("where do I work now?", "what phone am I using these days?", "我现在在哪上班", "我最近用什么学日语"), the past
 #: ones for an earlier value ("where did I work before?", "我之前在哪家公司", "我以前住哪"; 'before' only ends the
-#: question: "before bed", "before my checkup" name another time, not the value's)
+#: question: "before bed", "before my checkup" name another time, not the value's); the superlatives of recency
+#: ('latest', 'most recent', 'newest', '最新') ask for the newest value of a series the same way
 PRESENT_QUERY = re.compile(
     r"\b(?:now|currently|current|these days|nowadays|at the moment|at present|lately|still|any ?more|"
-    r"usually|normally|typically|generally|tend to)\b|"
-    r"现在|目前|如今|眼下|当前|最近|这阵子|这段时间|近来|一般|平时|平常|通常", re.IGNORECASE)
+    r"usually|normally|typically|generally|tend to|latest|most recent|newest)\b|"
+    r"现在|目前|如今|眼下|当前|最近|这阵子|这段时间|近来|一般|平时|平常|通常|最新", re.IGNORECASE)
 PAST_QUERY = re.compile(
     r"\b(?:previously|used to|did (?:i|we|you) use to|formerly|back then|originally|at first|former|in the past)\b|\bbefore\s*(?:[?？.!,]|$)|"
     r"以前|之前|原来|原先|过去|当时|曾经|从前|早先|一开始|最早|上一(?:家|个|份|次)", re.IGNORECASE)

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from memory_engine.observability.spool import find_owner
+
 pytestmark = [pytest.mark.app, pytest.mark.slow]
 
 CHROMIUM = "/usr/bin/chromium"
@@ -44,7 +46,7 @@ def server(demo_build):
     log = open(ws.parent / "streamlit.log", "wb")  # noqa: SIM115 - closed in teardown
     proc = subprocess.Popen(
         [sys.executable, "-c", "from memory_engine.cli import main; main()", "app", "--workspace", str(ws),
-         "--port", str(port), "--no-demo"],
+         "--port", str(port), "--otlp-port", "0", "--no-demo"],  # 0: not the default 4318 of an app a developer runs
         env=env, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, start_new_session=True,
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
@@ -61,6 +63,8 @@ def server(demo_build):
             log.close()
             pytest.fail(f"memwb app did not answer: {(ws.parent / 'streamlit.log').read_text()[-2000:]}")
         time.sleep(0.5)
+    owner = find_owner(ws)  # its OTLP receiver took a free port, so it cannot clash with a developer's open app
+    assert owner is not None and owner.traces_url and not owner.traces_url.endswith(":4318/v1/traces"), owner
     yield url
     os.killpg(proc.pid, 15)
     try:

@@ -72,8 +72,11 @@ def test_settings_slash_order_day_start_next_weekday_month_parts():
     night_owl = DateSettings(day_start_hour=4)
     assert days(resolve("had my visa interview this morning", late, night_owl)) == ("2026-06-10", "2026-06-11")
     assert days(resolve("tomorrow I sleep in", late, night_owl)) == ("2026-06-11", "2026-06-12")
-    # the default: days end at midnight
-    assert days(resolve("had my visa interview this morning", late)) == ("2026-06-11", "2026-06-12")
+    # the default: days end at midnight ('this morning' in the past tense is the morning that just passed, by
+    # memory.day_part_hours, test_part_of_today_not_begun_yet)
+    assert days(resolve("went to the gym today", late)) == ("2026-06-11", "2026-06-12")
+    assert days(resolve("had my visa interview this morning", late, DateSettings(day_parts=()))) == (
+        "2026-06-11", "2026-06-12")
     assert days(resolve("next Friday I fly", WED, DateSettings(next_weekday="nearest"))) == ("2026-06-12", "2026-06-13")
     assert days(resolve("early March", WED, DateSettings(month_part_days=5))) == ("2026-03-01", "2026-03-06")
     assert days(resolve("去年这个时候", WED, DateSettings(year_back_days=0))) == ("2025-06-10", "2025-06-11")
@@ -140,3 +143,71 @@ def test_a_memory_naming_no_day_is_not_discounted_by_a_dated_question(engine):
     engine.add("健身房年卡确认续费了", user_id="u1", now=t + timedelta(days=4))
     got = engine.retrieve("下周二早上飞广州出差，吃药要注意什么？", user_id="u1", now=t + timedelta(days=5)).ids
     assert med in got and flight in got
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("text,expect", [
+    # a past-tense part of today said before it began (00:30): that part of the day before
+    ("had my visa interview this morning, went fine", ("2026-06-10", "2026-06-11")),
+    ("had a blast tonight with the team", ("2026-06-10", "2026-06-11")),
+    ("今天上午面试了，感觉还行", ("2026-06-10", "2026-06-11")),
+    ("what did I do this afternoon?", ("2026-06-10", "2026-06-11")),
+    # a coming or untensed one stays today; plain 'today' has begun at 00:30
+    ("I have a meeting this morning", ("2026-06-11", "2026-06-12")),
+    ("今晚早点睡", ("2026-06-11", "2026-06-12")),
+    ("went to the gym today", ("2026-06-11", "2026-06-12")),
+])
+def test_part_of_today_not_begun_yet(text, expect):
+    late = datetime(2026, 6, 11, 0, 30, tzinfo=TZ)
+    assert days(resolve(text, late)) == expect
+    # memory.day_part_hours {} = off: the calendar day
+    assert days(resolve(text, late, DateSettings(day_parts=()))) == ("2026-06-11", "2026-06-12")
+
+
+@pytest.mark.unit
+def test_day_part_hours_config():
+    from memory_engine import EngineConfig
+    from memory_engine.errors import ConfigError
+
+    cfg = EngineConfig().with_overrides({"memory.day_part_hours": {"morning": 6}})
+    assert DateSettings.from_config(cfg.memory).day_parts == (("morning", 6),)
+    with pytest.raises(ConfigError):
+        EngineConfig().with_overrides({"memory.day_part_hours": {"brunch": 10}})
+    with pytest.raises(ConfigError):
+        EngineConfig().with_overrides({"memory.day_part_hours": {"evening": 24}})
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("told_day_match", [0.5, 0.0])
+def test_report_of_an_earlier_day_is_about_that_day(make_engine, told_day_match):
+    """At the default day boundary (midnight): the visa note typed at 00:30 on 11 June is about 10 June, and
+    for 11 June it ranks below that day's own memories (retrieval.told_day_match); the plan made on 11 June
+    ('move-in on June 20') is about the day it was made too."""
+    engine = make_engine({"retrieval.told_day_match": told_day_match})
+    late = datetime(2026, 6, 11, 0, 30, tzinfo=TZ)
+    visa = engine.add("had my visa interview this morning, went fine, so tired now", user_id="u1", now=late).memory_id
+    dry = engine.add("picked up my dry cleaning today", user_id="u1", now=late + timedelta(hours=18)).memory_id
+    lease = engine.add("Signed the lease for the flat, move-in on June 20", user_id="u1",
+                       now=late + timedelta(hours=10)).memory_id
+    asked = late + timedelta(days=3)
+    assert engine.retrieve("what did I do on June 10?", user_id="u1", now=asked, top_k=1).ids == [visa]
+    got = engine.retrieve("what did I do on June 11?", user_id="u1", now=asked, top_k=3).ids
+    assert set(got[:2]) == {dry, lease}
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("text,expect", [
+    # an offset counted from the date the text names, read as 'last week' / 'two weeks ago' / ... on that date
+    ("what did John do the week before August 3, 2023 with his kids?", ("2023-07-24", "2023-07-31")),
+    ("the puppy she got two weeks before August 11, 2023", ("2023-07-24", "2023-07-31")),
+    ("what did Maria do last weekend before April 10, 2023?", ("2023-04-08", "2023-04-10")),
+    ("what did I do the day after June 3?", ("2026-06-04", "2026-06-05")),
+    ("three days before 3 June I was in Lisbon", ("2026-05-31", "2026-06-01")),
+    ("我6月3号的前一天干嘛了", ("2026-06-02", "2026-06-03")),
+    ("6月11号前两周买了什么", ("2026-05-25", "2026-06-01")),
+    # no offset: the date itself ('前' alone is a deadline)
+    ("6月3号前交报告", ("2026-06-03", "2026-06-04")),
+    ("what did I do on June 3?", ("2026-06-03", "2026-06-04")),
+])
+def test_offset_from_a_named_date(text, expect):
+    assert days(resolve(text, WED)) == expect

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -84,7 +85,11 @@ def test_below_floor_miss_with_explain() -> None:
     floor = next(m for m in q.misses if m.label == "m_allergy")
     assert floor.kind is MissKind.BELOW_FLOOR
     assert floor.relevance is not None and floor.relevance < 0.99
-    assert floor.detail.startswith(f"below the floor: relevance {floor.relevance:.3f} < floor 0.99")
+    # the floor's gate (no candidate reached 0.99) with the value it read, the threshold and the margin
+    m = re.match(r"below the floor gate: gate relevance (\d\.\d{3}) < retrieval\.floor 0\.990 \(margin (-\d\.\d{3})\)",
+                 floor.detail)
+    assert m, floor.detail
+    assert float(m.group(2)) == pytest.approx(float(m.group(1)) - 0.99, abs=1e-3)
     assert "vector #" in floor.detail
 
 

@@ -72,7 +72,7 @@ def test_floor_and_budget():
 
 def test_route_registry():
     assert set(DEFAULT_ROUTES) == set(ROUTES) == {"dense", "keyword", "recent", "fact", "constraint", "fact_meaning",
-                                                  "intent"}
+                                                  "intent", "date"}
     routes = build_routes(None, RetrievalSection())  # type: ignore[arg-type]
     assert [r.name for r in routes] == list(DEFAULT_ROUTES)
     assert {r.name: r.channel for r in routes}["constraint"] == "fact"
