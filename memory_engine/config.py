@@ -1969,6 +1969,14 @@ class IntentSection(_Section):
         "type its question was routed to (e5-small dev: the median answer lies at 0.14; between min and this a "
         "statement needs some similarity of its own to pass the floor)."
     )
+    requests_match_written_day: bool = Field(
+        False, description="Whether the date a one-line request routed to a fact category names ('pay this month's "
+        "internet bill', '帮我把这个月的宽带费交了') matches a memory by the day it was written (as it does for a "
+        "question: 'what did I do this month?'). False: the request's date is when the task is due, so only a memory "
+        "whose event time falls in it gets the date match; a statement written this month is not what a bill "
+        "payment needs (a never-stored request answered by every memory of the month). Questions "
+        "(text.is_lookup) and conversations keep the written-day match."
+    )
     other_person_weight: float = Field(
         0.9, ge=0.0, le=1.0, description="A question about the user alone (first person, no other person named: "
         "'where do I work?', 'do I have any pets?', write/categories.AnswerTypes.asks) multiplies the fused score of a "

@@ -21,6 +21,7 @@ from ..store.base import ScoredPayload, VectorStore
 from ..text import (
     _CJK,
     content_terms,
+    is_lookup,
     keyword_coverage,
     kin_pairs,
     kin_phrase_terms,
@@ -375,7 +376,9 @@ class CandidateBuilder:
         that evidence with its similarity; ``gate_names``: query terms that name a participant
         (retrieve/speakers.participant_terms), weighted ``retrieval.gate_name_weight`` in the gate's coverage of a
         memory in the query's script (across scripts the question's other words cannot be matched by the
-        memory's words, so their absence says nothing and the name keeps its weight)."""
+        memory's words, so their absence says nothing and the name keeps its weight); a one-line request routed to
+        a request category does not match memories by the day they were written
+        (``intent.requests_match_written_day``)."""
         rcfg, icfg = self.rcfg, self.icfg
         name_weights: Mapping[str, float] | None = None
         if gate_names:
@@ -400,6 +403,10 @@ class CandidateBuilder:
             best_kw = best_kw / held if held > 0 else best_kw
         routed = frozenset((categories,) if isinstance(categories, str) else categories or ())
         answer = bool(routed) and routed <= answer_types
+        # a one-line request routed to a fact category ('帮我把这个月的宽带费交了', 'book my train for next Friday') dates
+        # the task, not the memories it needs: the day a memory was written does not match it (its event time does)
+        task_date = (bool(routed) and not answer and not icfg.requests_match_written_day and "\n" not in plan.query.strip()
+                     and not is_lookup(plan.query, 0))
         # a question about the user alone ranks another person's statement below the user's own (intent.other_person_weight)
         self_only = icfg.other_person_weight < 1.0 and AnswerTypes.asks(plan.query)
         # a short lookup names the entity it asks about (retrieve/contrast.py)
@@ -442,7 +449,7 @@ class CandidateBuilder:
                     float(start), float(end), None if offset is None else float(offset), plan.now.tzinfo, plan.dates)
                 on_event = event is not None and q_range.overlaps(*event)
                 match = 1.0 if on_event else 0.0
-                if not on_event and q_range.overlaps(*day):
+                if not on_event and not task_date and q_range.overlaps(*day):
                     # a report of an earlier day ('yesterday I renewed my passport') is about that day more than
                     # the day it was told (retrieval.told_day_match); a plan made that day is about both
                     match = rcfg.told_day_match if event is not None and event[1] <= day[0] else 1.0
