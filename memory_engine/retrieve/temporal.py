@@ -839,8 +839,8 @@ def resolve_date(text: str, ref: datetime, settings: DateSettings = DEFAULT_DATE
             # turned yet; 'watched a film tonight' said at 09:00 is no report of the evening before
             # (the phrase itself left out of its clause: 'tonight' is also a future cue)
             begins = dict(settings.day_parts).get(kind[5:])
-            first = min((h for _, h in settings.day_parts), default=0)
-            before = begins is not None and ref.hour < min(begins, first) and tense(
+            dawn = min((h for _, h in settings.day_parts), default=0)
+            before = begins is not None and ref.hour < min(begins, dawn) and tense(
                 low[:m.start()] + " " * (m.end() - m.start()) + low[m.end():], m.start()) == "past"
             a, b = _day(ref, -1 if before else 0)
         elif kind == "ndays":
