@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+import numpy as np
+
 from ..config import EngineConfig
 from ..embedding import CachedEmbedder, cjk_baseline, cjk_pair_baseline, cross_script_baseline
 from ..models import CandidateExplanation, Hit, from_epoch
@@ -184,12 +186,13 @@ class RetrievalPipeline:
                                             keys)
         successors: dict[str, tuple[str, ...]] = {}
         stale_gone: list[Candidate] = []
+        stale_vectors: dict[str, np.ndarray] = {}  # one store read of each vector for the two stale stages
         if self.stale.enabled and tense == "present" and (plan.last_turn_lookup or self.config.retrieval.stale_for_statements):
             # the present value of a slot a kept memory fills, told as a change, start or onset (retrieve/stale.py)
             head = req.top_k + self.config.retrieval.stale_window
             # a time word asks for the newest reading of a series, told without the attribute ('早上量的126/82')
             series = None if by_grammar else self.stale.reading_links(
-                [c.memory_id for c in kept[:head] + below[:head]], pool.payloads)
+                [c.memory_id for c in kept[:head] + below[:head]], pool.payloads, stale_vectors)
             kept, below, successors = lift_successors(
                 kept, below, pool.payloads, self.config.retrieval.stale_successor_lift, head, self.successor_onset,
                 self.config.retrieval.stale_across_sessions, series)
@@ -199,7 +202,8 @@ class RetrievalPipeline:
             kept, stale_below = self.stale.yields(
                 kept, pool.payloads, req.top_k, precedence=not plan.to_assistant, tense=tense,
                 same_subject=plan.last_turn_lookup or self.config.retrieval.stale_for_statements,
-                query_terms=frozenset(content_terms(req.query)) if by_grammar else None, successors=successors)
+                query_terms=frozenset(content_terms(req.query)) if by_grammar else None, successors=successors,
+                vectors=stale_vectors)
             left = {c.memory_id for c in kept}
             stale_gone = [c for c in before_stale if c.memory_id not in left]
             rank = {c.memory_id: c for c in kept}

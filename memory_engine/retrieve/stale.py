@@ -45,7 +45,7 @@ assistant suggestion -> the user's own decision, :func:`memory_engine.retrieve.a
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -453,6 +453,19 @@ def demote_corrected(ranked: list[Candidate], corrects: dict[str, tuple[str, ...
     return out, capped
 
 
+def _linked(head: list[Candidate], payloads: dict[str, dict[str, Any]], keys: Sequence[str]
+            ) -> dict[str, tuple[str, ...]]:
+    """{candidate id: the ids its metadata links under ``keys``} for the candidates of ``head`` that link any
+    (``_corrects``: an explicit correction, ``_replaces``: a reported change, ``_succeeds``: a start; write/changes.py)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for c in head:
+        meta = payloads.get(c.memory_id, {}).get("metadata") or {}
+        links = tuple(str(i) for k in keys for i in meta.get(k) or ())
+        if links:
+            out[c.memory_id] = links
+    return out
+
+
 def _present_answers(old: Candidate, new: Candidate, relevance_share: float, coverage_share: float) -> bool:
     """Whether ``new`` answers a present-tense question on its own at least about as well as ``old``: relevance >=
     ``relevance_share`` x and query-word coverage >= ``coverage_share`` x ``old``'s (both in [0, 1]; 0 = no test). A
@@ -548,8 +561,8 @@ class StaleValues:
 
     def yields(self, kept: list[Candidate], payloads: dict[str, dict[str, Any]], top_k: int,
                precedence: bool = True, tense: str | None = None, same_subject: bool = True,
-               query_terms: frozenset[str] | None = None, successors: dict[str, tuple[str, ...]] | None = None
-               ) -> tuple[list[Candidate], dict[str, str]]:
+               query_terms: frozenset[str] | None = None, successors: dict[str, tuple[str, ...]] | None = None,
+               vectors: dict[str, np.ndarray] | None = None) -> tuple[list[Candidate], dict[str, str]]:
         """``(re-ranked candidates, {demoted id: the memory it now ranks below}``: a newer value, the user's own
         statement, a correction or a decision). With ``retrieval.stale_present_drop`` and ``tense`` 'present' a
         demoted memory whose current value (the end of its chain in that map) is in the top k is left out of the
@@ -573,14 +586,14 @@ class StaleValues:
         a newer statement then counts as a change report only when it answers the question as well as the older one
         (``retrieval.stale_present_relevance_share`` / ``stale_present_coverage_share``) and, with
         ``retrieval.stale_present_query_subject``, shares with it a question term that names no speaker of the
-        candidates (:func:`present_subject`). None (a time word dates the question, or no present): no such test."""
+        candidates (:func:`present_subject`). None (a time word dates the question, or no present): no such test.
+        ``vectors``: the query's vector cache (:meth:`vectors`; None = read from the store)."""
         if not self.tense:
             tense = None
         head, tail = kept[: top_k + self.window], kept[top_k + self.window:]
         if len(head) < 2:
             return kept, {}
-        vecs = {p.id: np.asarray(p.dense, dtype=np.float32)
-                for p in self.store.retrieve([c.memory_id for c in head], with_vectors=True) if p.dense is not None}
+        vecs = self.vectors([c.memory_id for c in head], vectors)
         # when the user last stated it: a merged restatement moves updated_at (an A -> B -> A flip)
         written = {c.memory_id: max(float(payloads.get(c.memory_id, {}).get("created_at") or 0.0),
                                     float(payloads.get(c.memory_id, {}).get("updated_at") or 0.0)) for c in head}
@@ -655,11 +668,9 @@ class StaleValues:
         # an explicit correction's links and a reported change's (write/changes.py) rank the older value below
         # (a past-tense question keeps the replaced value; a start's link counts only for a present-tense one)
         keys = ("_corrects",) + (() if tense == "past" else ("_replaces",)) + (("_succeeds",) if tense == "present" else ())
-        corrects = {c.memory_id: tuple(str(i) for i in links) for c in head
-                    if (links := [i for k in keys for i in (payloads.get(c.memory_id, {}).get("metadata") or {}).get(k) or ()])}
+        corrects = _linked(head, payloads, keys)
         # the corrections the write path linked (an explicit correction naming the replaced value)
-        corrections = {c.memory_id: tuple(str(i) for i in links) for c in head
-                       if (links := list((payloads.get(c.memory_id, {}).get("metadata") or {}).get("_corrects") or ()))}
+        corrections = _linked(head, payloads, ("_corrects",))
         if tense == "present":  # a present value's successor read at query time (lift_successors)
             for new_id, olds in (successors or {}).items():
                 corrects[new_id] = tuple(dict.fromkeys(corrects.get(new_id, ()) + olds))
@@ -692,7 +703,8 @@ class StaleValues:
             out = [c for c in out if c.memory_id not in gone]
         return out, below
 
-    def reading_links(self, ids: list[str], payloads: dict[str, dict[str, Any]]) -> Callable[[str, str], bool] | None:
+    def reading_links(self, ids: list[str], payloads: dict[str, dict[str, Any]],
+                      vectors: dict[str, np.ndarray] | None = None) -> Callable[[str, str], bool] | None:
         """For a question a time word puts in the present ('我最近血压多少？', "what's my current weight?"):
         ``(older id, newer id)`` -> whether the newer memory is the next reading of a quantity the older one states:
         the newer one states a bare reading (:data:`READING`: the attribute and the unit left out, '早上量的126/82';
@@ -700,12 +712,12 @@ class StaleValues:
         :func:`demote_stale` instead), another value of one kind with bare numbers as readings (:func:`value_change`,
         ``retrieval.stale_reading_ratio``) and the two at least ``retrieval.stale_value_similarity`` close (rescaled
         cosine, :class:`PairRescale`).
-        ``ids``: the candidates to judge (one vector fetch). None with ``retrieval.stale_present_readings`` off."""
+        ``ids``: the candidates to judge (one vector fetch, shared through ``vectors``: :meth:`vectors`). None with
+        ``retrieval.stale_present_readings`` off."""
         if self.reading_ratio is None or len(ids) < 2:
             return None
         ratio = self.reading_ratio
-        vecs = {p.id: np.asarray(p.dense, dtype=np.float32)
-                for p in self.store.retrieve(list(dict.fromkeys(ids)), with_vectors=True) if p.dense is not None}
+        vecs = self.vectors(ids, vectors)
         texts = {i: str(payloads.get(i, {}).get("content") or "") for i in ids}
         pair_rescale = PairRescale(self.embedder.rescale, self.cjk_pair_baseline, texts)
 
@@ -717,6 +729,17 @@ class StaleValues:
             sim = pair_rescale(float(vecs[old] @ vecs[new]), old, new)
             return sim >= self.value_similarity and value_change(texts[old], texts[new], ratio)
         return pair
+
+    def vectors(self, ids: Iterable[str], cache: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+        """Dense vectors by id of ``ids`` (float32, the embedder's dimension; ids without a vector left out), read
+        from the store in one fetch of the ids ``cache`` lacks; ``cache`` (one retrieval's, or None) is filled with
+        them, so that the reading links and the stale stage of one query read each vector once."""
+        have = {} if cache is None else cache
+        missing = [i for i in dict.fromkeys(ids) if i not in have]
+        if missing:
+            have.update({p.id: np.asarray(p.dense, dtype=np.float32)
+                         for p in self.store.retrieve(missing, with_vectors=True) if p.dense is not None})
+        return {i: have[i] for i in dict.fromkeys(ids) if i in have}
 
     @staticmethod
     def _current(new: str, below: dict[str, str]) -> str:
