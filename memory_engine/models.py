@@ -170,7 +170,7 @@ class Hit:
     """One retrieved memory. ``score`` is the fused score of the configured
     strategy (weighted/five_term: 0..1; rrf: sum of 1/(k+rank)); ``sources``
     the channels that found it, in :data:`memory_engine.retrieve.routes.CHANNELS` order (``vector``,
-    ``keyword``, ``recent``, ``fact``, ``meaning``, ``intent``, ``hop``)."""
+    ``keyword``, ``recent``, ``fact``, ``meaning``, ``intent``, ``date``, ``hop``)."""
 
     memory_id: str
     content: str
