@@ -351,12 +351,38 @@ def _pop_waiting(study: Any, storage: Any) -> Any | None:
     study_id = storage.get_study_id_from_name(study.study_name)
     for t in storage.get_all_trials(study_id, deepcopy=False, states=(TrialState.WAITING,)):
         try:
-            if not storage.set_trial_state_values(t._trial_id, state=TrialState.RUNNING):
+            if not _claim_waiting(storage, t._trial_id):
                 continue
         except UpdateFinishedTrialError:
             continue
         return optuna.trial.Trial(study, t._trial_id)
     return None
+
+
+def _claim_waiting(storage: Any, trial_id: int) -> bool:
+    """Move one queued trial WAITING -> RUNNING; True when this process won it.
+
+    optuna's ``set_trial_state_values`` reads the state, then writes it: SQLite ignores
+    its ``SELECT ... FOR UPDATE``, so two workers could both claim one queued grid point
+    and run it twice. One conditional UPDATE is atomic on every SQL backend; other
+    storages (in memory: one process) keep optuna's own call.
+    """
+    import datetime as dt
+
+    import optuna
+    import sqlalchemy as sa
+    from optuna.storages._rdb import models
+    from optuna.trial import TrialState
+
+    if not isinstance(storage, optuna.storages.RDBStorage):
+        return bool(storage.set_trial_state_values(trial_id, state=TrialState.RUNNING))
+    table = models.TrialModel.__table__
+    started = dt.datetime.now(dt.UTC).replace(tzinfo=None)  # optuna stores naive UTC
+    stmt = (sa.update(table)
+            .where(table.c.trial_id == trial_id, table.c.state == TrialState.WAITING)
+            .values(state=TrialState.RUNNING, datetime_start=started))
+    with storage.engine.begin() as conn:
+        return conn.execute(stmt).rowcount == 1
 
 
 def run_trials(
