@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..config import EngineConfig
-from ..errors import ConfigError, MemoryEngineError
+from ..errors import ConfigError, MemoryEngineError, ValidationError
 from ..validation import ROLE_SOURCE, parse_time, require_role, require_timezone
 from . import app
 from .options import ConfigOpt, WorkspaceOpt, command_config, require_workspace, set_help
@@ -153,6 +153,8 @@ def add_cmd(
         f = {"key": k, "value": v}
     metadata = _metadata(meta, speaker)
     try:  # before the engine opens (the bundled model loads in seconds)
+        if not text.strip():  # nothing to keep: say so instead of opening (and creating) a workspace
+            raise ValidationError("the text to add is empty", field="text")
         now = parse_time(when, "--time")
         require_timezone(timezone)
         require_role(role)

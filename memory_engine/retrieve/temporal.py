@@ -467,13 +467,21 @@ def timezone_of(name: str | None) -> tzinfo | None:
     return _tz_cached(name.strip())
 
 
+_MAX_UTC_OFFSET = timedelta(hours=14)
+
+
 @lru_cache(maxsize=64)
 def _tz_cached(name: str) -> tzinfo:
     m = re.fullmatch(r"(?:UTC|GMT)?([+-])(\d{1,2})(?::?(\d{2}))?", name)
     if m:
         from datetime import timezone
 
-        delta = timedelta(hours=int(m.group(2)), minutes=int(m.group(3) or 0))
+        hours, minutes = int(m.group(2)), int(m.group(3) or 0)
+        delta = timedelta(hours=hours, minutes=minutes)
+        # civil offsets in use run from -12:00 to +14:00; anything else is a typo, said as one
+        if minutes >= 60 or delta > _MAX_UTC_OFFSET:
+            raise ValidationError(f"timezone offset {name!r} is out of range: civil offsets run from -12:00 to "
+                                  "+14:00 (hours 0-14, minutes 0-59)", field="timezone")
         return timezone(-delta if m.group(1) == "-" else delta)
     if name.upper() == "UTC":
         return UTC

@@ -42,11 +42,19 @@ def _stored(tmp_path, mid: str, user: str):
     (["--time", "2026-03-02T09:00:00"], "--time must carry a UTC offset"),
     (["--time", "last tuesday"], "--time must be an ISO 8601 time with a UTC offset"),
     (["--timezone", "Mars/Olympus"], "unknown timezone 'Mars/Olympus'"),
+    (["--timezone", "+25:00"], "timezone offset '+25:00' is out of range"),
+    (["--timezone", "+08:75"], "timezone offset '+08:75' is out of range"),
 ])
 def test_add_refuses_bad_values_with_exit_2_and_stores_nothing(cli, tmp_path, args, says):
     r = cli("add", "I water the ferns on Sundays", "--user", "u1", *args)
     assert r.exit_code == 2 and says in " ".join(r.output.split()), r.output
     assert not (tmp_path / "ws").exists()  # refused before the workspace was opened
+
+
+def test_add_refuses_empty_text_before_opening_a_workspace(cli, tmp_path):
+    r = cli("add", "  ", "--user", "u1")
+    assert r.exit_code == 2 and "the text to add is empty" in r.output, r.output
+    assert not (tmp_path / "ws").exists()
 
 
 def test_add_help_names_every_new_option(cli):
