@@ -195,6 +195,12 @@ def retrieve_cmd(
     session: Annotated[str | None, typer.Option(help="Session id (enables vague-query rewriting).")] = None,
     top_k: Annotated[int | None, typer.Option("--top-k", help="Hits to return (default retrieval.top_k).")] = None,
     explain: Annotated[bool, typer.Option("--explain", help="Also show every candidate: route ranks, relevance, fused score, and for a dropped one the stage and why (for the floor: which check, the value, the threshold, the margin).")] = False,
+    when: Annotated[str | None, typer.Option(
+        "--now", metavar="ISO-TIME", help="When the question is asked: ISO 8601 with a UTC offset, e.g. 2026-03-09T20:00:00+08:00 "
+        "(default: now). 'yesterday', 'last Friday', '上周五' in the question resolve against it; recency decays to it.")] = None,
+    timezone: Annotated[str | None, typer.Option(
+        "--timezone", metavar="ZONE", help="Time zone the question's dates are read in: IANA name or offset, e.g. Asia/Shanghai, "
+        "+08:00 (default memory.timezone, else the --now offset, else UTC).")] = None,
     config: ConfigOpt = None,
     set_: SetOpt = None,
     workspace: WorkspaceOpt = None,
@@ -203,9 +209,16 @@ def retrieve_cmd(
     from ..retrieve.routes import channels_of
 
     require_workspace(workspace)
+    try:  # before the engine opens (the bundled model loads in seconds)
+        now = parse_time(when, "--now")
+        require_timezone(timezone)
+    except MemoryEngineError as e:
+        console.print(f"[red]{e}[/red]")
+        raise typer.Exit(2) from e
     with _engine(config, set_, workspace) as eng:
         eng.warm_up()  # the stored span times this retrieve, not the process's one-time start-up
-        res = eng.retrieve(query, user_id=user, tenant_id=tenant, session_id=session, top_k=top_k, explain=explain)
+        res = eng.retrieve(query, user_id=user, tenant_id=tenant, session_id=session, top_k=top_k, explain=explain,
+                           now=now, timezone=timezone)
         if res.degraded:
             console.print(f"[yellow]degraded:[/yellow] {res.error}")
         if res.hits:  # no empty table for 0 hits: the line below says it

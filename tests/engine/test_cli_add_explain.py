@@ -107,3 +107,29 @@ def test_the_hits_table_names_the_hop_route(cli):
     hits = r.output.split(" hits in ")[0]
     assert "hop" in hits and "consent text" in hits  # the blocker, reached through the hop, says so
     assert "hop #" in r.output.split(" hits in ")[1]  # and the explain table lists the route with its rank
+
+
+@pytest.mark.slow  # opens the bundled model three times
+def test_retrieve_reads_yesterday_against_now_and_timezone(cli):
+    r = cli("add", "Had ramen at the new noodle bar on Elm street", "--user", "u1",
+            "--time", "2026-03-03T20:00:00+08:00")
+    assert r.exit_code == 0, r.output
+    mid = json.loads(r.output.strip().splitlines()[-1])["memory_id"]
+    ask = ("retrieve", "what did I eat yesterday?", "--user", "u1", "--timezone", "Asia/Shanghai")
+    next_day = cli(*ask, "--now", "2026-03-04T09:00:00+08:00")
+    assert next_day.exit_code == 0, next_day.output
+    row = next(line for line in next_day.output.splitlines() if mid in line)
+    assert "│ 1 │" in row and "date" in next_day.output  # the date route found the evening before
+    week_on = cli(*ask, "--now", "2026-03-10T09:00:00+08:00")
+    assert week_on.exit_code == 0 and "date" not in week_on.output  # 'yesterday' is now another day
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--now", "tomorrow"], "--now must be an ISO 8601 time with a UTC offset, got 'tomorrow'"),
+    (["--now", "2026-03-04T09:00:00"], "--now must carry a UTC offset"),
+    (["--timezone", "+25:00"], "timezone offset '+25:00' is out of range"),
+])
+def test_retrieve_refuses_bad_now_and_timezone_with_exit_2(cli, args, says):
+    assert cli("add", "I water the ferns on Sundays", "--user", "u1").exit_code == 0
+    r = cli("retrieve", "ferns", "--user", "u1", *args)
+    assert r.exit_code == 2 and says in " ".join(r.output.split()), r.output
