@@ -212,9 +212,9 @@ def retrieve_cmd(
     try:  # before the engine opens (the bundled model loads in seconds)
         now = parse_time(when, "--now")
         require_timezone(timezone)
-    except MemoryEngineError as e:
-        console.print(f"[red]{e}[/red]")
-        raise typer.Exit(2) from e
+    except MemoryEngineError as err:
+        console.print(f"[red]{err}[/red]")
+        raise typer.Exit(2) from err
     with _engine(config, set_, workspace) as eng:
         eng.warm_up()  # the stored span times this retrieve, not the process's one-time start-up
         res = eng.retrieve(query, user_id=user, tenant_id=tenant, session_id=session, top_k=top_k, explain=explain,
