@@ -90,6 +90,29 @@ def _engine(config: Path | None, sets: list[str] | None, workspace: Path | None)
         yield ws.engine
 
 
+@contextlib.contextmanager
+def _refused() -> Iterator[None]:
+    """A MemoryEngineError raised inside is a refused value: printed in red, exit code 2."""
+    try:
+        yield
+    except MemoryEngineError as e:
+        console.print(f"[red]{e}[/red]")
+        raise typer.Exit(2) from e
+
+
+def _time_option(flag: str, what: str, example: str, effect: str) -> Any:
+    """The ``--time`` / ``--now`` option: an ISO 8601 time with a UTC offset (read by ``parse_time``)."""
+    return typer.Option(flag, metavar="ISO-TIME",
+                        help=f"{what}: ISO 8601 with a UTC offset, e.g. {example} (default: now). {effect}")
+
+
+def _zone_option(whose: str, time_flag: str) -> Any:
+    """The ``--timezone`` option; ``whose`` dates it reads, ``time_flag`` the option whose offset is its fallback."""
+    return typer.Option("--timezone", metavar="ZONE",
+                        help=f"Time zone {whose} dates are read in: IANA name or offset, e.g. Asia/Shanghai, +08:00 "
+                        f"(default memory.timezone, else the {time_flag} offset, else UTC).")
+
+
 ROLE_HELP = ("Who said it: user (the owner's own word, the default), assistant (kept as an episodic record of what "
              "was said, never as the user's fact), tool (a tool's output; planted instructions are flagged) or system.")
 
@@ -128,12 +151,9 @@ def add_cmd(
         "memories, and a question naming a speaker finds their turns.")] = None,
     meta: Annotated[list[str] | None, typer.Option(
         "--meta", metavar="KEY=VALUE", help="Metadata KEY=VALUE stored with the memory (a string; repeatable), e.g. --meta channel=email.")] = None,
-    when: Annotated[str | None, typer.Option(
-        "--time", metavar="ISO-TIME", help="When it was said: ISO 8601 with a UTC offset, e.g. 2026-03-02T09:00:00+08:00 (default: now). "
-        "Dates in the text ('yesterday', '6月3号') resolve against it.")] = None,
-    timezone: Annotated[str | None, typer.Option(
-        "--timezone", metavar="ZONE", help="Time zone the text's dates are read in: IANA name or offset, e.g. Asia/Shanghai, "
-        "+08:00 (default memory.timezone, else the --time offset, else UTC).")] = None,
+    when: Annotated[str | None, _time_option("--time", "When it was said", "2026-03-02T09:00:00+08:00",
+                                             "Dates in the text ('yesterday', '6月3号') resolve against it.")] = None,
+    timezone: Annotated[str | None, _zone_option("the text's", "--time")] = None,
     permanent: Annotated[bool, typer.Option("--permanent", help="Never decays or expires in the lifecycle.")] = False,
     memory_type: Annotated[str | None, typer.Option("--type", help="working|episodic|semantic|fact|procedural (default: the pipeline decides).")] = None,
     fact: Annotated[str | None, typer.Option(help="Structured fact as key=value.")] = None,
@@ -152,22 +172,16 @@ def add_cmd(
         k, v = fact.split("=", 1)
         f = {"key": k, "value": v}
     metadata = _metadata(meta, speaker)
-    try:  # before the engine opens (the bundled model loads in seconds)
+    with _refused():  # before the engine opens (the bundled model loads in seconds)
         if not text.strip():  # nothing to keep: say so instead of opening (and creating) a workspace
             raise ValidationError("the text to add is empty", field="text")
         now = parse_time(when, "--time")
         require_timezone(timezone)
         require_role(role)
-    except MemoryEngineError as e:
-        console.print(f"[red]{e}[/red]")
-        raise typer.Exit(2) from e
     with _engine(config, set_, workspace) as eng:
-        try:
+        with _refused():
             r = eng.add(text, user_id=user, tenant_id=tenant, session_id=session, role=role, memory_type=memory_type,
                         metadata=metadata or None, fact=f, now=now, permanent=permanent, timezone=timezone)
-        except MemoryEngineError as e:
-            console.print(f"[red]{e}[/red]")
-            raise typer.Exit(2) from e
         typer.echo(json.dumps({"outcome": r.outcome, "memory_id": r.memory_id, "reason": r.reason,
                                "superseded_ids": list(r.superseded_ids), "importance": r.importance,
                                "memory_type": r.memory_type, "redactions": list(r.redactions)}, ensure_ascii=False))
@@ -195,12 +209,10 @@ def retrieve_cmd(
     session: Annotated[str | None, typer.Option(help="Session id (enables vague-query rewriting).")] = None,
     top_k: Annotated[int | None, typer.Option("--top-k", help="Hits to return (default retrieval.top_k).")] = None,
     explain: Annotated[bool, typer.Option("--explain", help="Also show every candidate: route ranks, relevance, fused score, and for a dropped one the stage and why (for the floor: which check, the value, the threshold, the margin).")] = False,
-    when: Annotated[str | None, typer.Option(
-        "--now", metavar="ISO-TIME", help="When the question is asked: ISO 8601 with a UTC offset, e.g. 2026-03-09T20:00:00+08:00 "
-        "(default: now). 'yesterday', 'last Friday', '上周五' in the question resolve against it; recency decays to it.")] = None,
-    timezone: Annotated[str | None, typer.Option(
-        "--timezone", metavar="ZONE", help="Time zone the question's dates are read in: IANA name or offset, e.g. Asia/Shanghai, "
-        "+08:00 (default memory.timezone, else the --now offset, else UTC).")] = None,
+    when: Annotated[str | None, _time_option("--now", "When the question is asked", "2026-03-09T20:00:00+08:00",
+                                             "'yesterday', 'last Friday', '上周五' in the question resolve against it; "
+                                             "recency decays to it.")] = None,
+    timezone: Annotated[str | None, _zone_option("the question's", "--now")] = None,
     config: ConfigOpt = None,
     set_: SetOpt = None,
     workspace: WorkspaceOpt = None,
@@ -209,12 +221,9 @@ def retrieve_cmd(
     from ..retrieve.routes import channels_of
 
     require_workspace(workspace)
-    try:  # before the engine opens (the bundled model loads in seconds)
+    with _refused():  # before the engine opens (the bundled model loads in seconds)
         now = parse_time(when, "--now")
         require_timezone(timezone)
-    except MemoryEngineError as err:
-        console.print(f"[red]{err}[/red]")
-        raise typer.Exit(2) from err
     with _engine(config, set_, workspace) as eng:
         eng.warm_up()  # the stored span times this retrieve, not the process's one-time start-up
         res = eng.retrieve(query, user_id=user, tenant_id=tenant, session_id=session, top_k=top_k, explain=explain,

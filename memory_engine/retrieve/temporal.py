@@ -467,7 +467,7 @@ def timezone_of(name: str | None) -> tzinfo | None:
     return _tz_cached(name.strip())
 
 
-_MAX_UTC_OFFSET = timedelta(hours=14)
+_MAX_EAST_OFFSET, _MAX_WEST_OFFSET = timedelta(hours=14), timedelta(hours=12)
 
 
 @lru_cache(maxsize=64)
@@ -479,9 +479,9 @@ def _tz_cached(name: str) -> tzinfo:
         hours, minutes = int(m.group(2)), int(m.group(3) or 0)
         delta = timedelta(hours=hours, minutes=minutes)
         # civil offsets in use run from -12:00 to +14:00; anything else is a typo, said as one
-        if minutes >= 60 or delta > _MAX_UTC_OFFSET:
+        if minutes >= 60 or delta > (_MAX_WEST_OFFSET if m.group(1) == "-" else _MAX_EAST_OFFSET):
             raise ValidationError(f"timezone offset {name!r} is out of range: civil offsets run from -12:00 to "
-                                  "+14:00 (hours 0-14, minutes 0-59)", field="timezone")
+                                  "+14:00, minutes 0-59", field="timezone")
         return timezone(-delta if m.group(1) == "-" else delta)
     if name.upper() == "UTC":
         return UTC

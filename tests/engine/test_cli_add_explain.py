@@ -44,6 +44,7 @@ def _stored(tmp_path, mid: str, user: str):
     (["--timezone", "Mars/Olympus"], "unknown timezone 'Mars/Olympus'"),
     (["--timezone", "+25:00"], "timezone offset '+25:00' is out of range"),
     (["--timezone", "+08:75"], "timezone offset '+08:75' is out of range"),
+    (["--timezone", "-13:00"], "timezone offset '-13:00' is out of range"),
 ])
 def test_add_refuses_bad_values_with_exit_2_and_stores_nothing(cli, tmp_path, args, says):
     r = cli("add", "I water the ferns on Sundays", "--user", "u1", *args)
