@@ -195,7 +195,9 @@ class CandidateExplanation:
     never-stored topic and nothing is returned) or ``candidate_floor`` (the gate was open; this
     candidate's relevance is under ``retrieval.candidate_floor``); ``compared`` the value that check
     read (gate: the candidate's gate relevance, in [0, 1]; candidate floor: its relevance), ``threshold``
-    the one it missed. All three are None for a candidate the floor did not drop."""
+    the one it missed and ``threshold_key`` the config field that set it (``retrieval.candidate_floor`` only
+    when that is set below ``retrieval.floor``; at None the candidate floor is the floor's value). All four are
+    None for a candidate the floor did not drop."""
 
     memory_id: str
     route_ranks: dict[str, int]
@@ -207,6 +209,7 @@ class CandidateExplanation:
     floor_check: str | None = None
     compared: float | None = None
     threshold: float | None = None
+    threshold_key: str | None = None
 
     @property
     def margin(self) -> float | None:
@@ -224,7 +227,8 @@ class CandidateExplanation:
             return (f"floor gate: gate relevance {self.compared:.3f} < retrieval.floor {self.threshold:.3f} "
                     f"(margin {self.margin:+.3f}); no candidate reached it, the question reads as a never-stored topic")
         if self.floor_check == "candidate_floor" and self.compared is not None and self.threshold is not None:
-            return (f"candidate floor: relevance {self.compared:.3f} < retrieval.candidate_floor {self.threshold:.3f} "
+            key = self.threshold_key or "retrieval.candidate_floor"
+            return (f"candidate floor: relevance {self.compared:.3f} < {key} {self.threshold:.3f} "
                     f"(margin {self.margin:+.3f}); the gate was open")
         return {"hop_focus": "hop focus: about another subject than the chain of names the top hit starts, or "
                 "another holder of the role the question names (retrieval.hop_chain_focus)",

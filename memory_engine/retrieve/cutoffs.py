@@ -33,6 +33,9 @@ class RelevanceFloor:
             raise ConfigError("retrieval.dense_keep must be >= 0", key="retrieval.dense_keep")
         self.floor = rcfg.floor
         self.candidate_floor = rcfg.floor if cand is None else min(cand, rcfg.floor)
+        # the field whose value the candidate floor is: an explanation names the one a user would change
+        self.candidate_floor_key = ("retrieval.candidate_floor" if cand is not None and cand < rcfg.floor
+                                    else "retrieval.floor")
         self.dense_keep = rcfg.dense_keep
         if not 0.0 <= rcfg.dense_keep_share <= 1.0:
             raise ConfigError("retrieval.dense_keep_share must be in [0, 1]", key="retrieval.dense_keep_share")
@@ -87,14 +90,16 @@ class RelevanceFloor:
         ``retrieval.floor``; False drops every candidate (but a statement's lift)."""
         return any(c.gate_relevance >= self.floor or c.calibrated_gate_relevance >= self.floor for c in ranked)
 
-    def check(self, c: Candidate, gate_open: bool) -> tuple[str, float, float]:
-        """Which check of :meth:`split` a dropped candidate missed and its numbers, ``(check, value, threshold)``:
-        ``("gate", its calibrated gate relevance, retrieval.floor)`` when the gate was closed (``gate_open``
-        False, :meth:`gate_open` of the same ranked list), else ``("candidate_floor", its relevance, the
-        candidate floor)``. Values in [0, 1], rounded to 6 places."""
+    def check(self, c: Candidate, gate_open: bool) -> tuple[str, float, float, str]:
+        """Which check of :meth:`split` a dropped candidate missed and its numbers, ``(check, value, threshold,
+        key)``: ``("gate", its calibrated gate relevance, retrieval.floor, "retrieval.floor")`` when the gate was
+        closed (``gate_open`` False, :meth:`gate_open` of the same ranked list), else ``("candidate_floor", its
+        relevance, the candidate floor, key)`` where ``key`` is the config field that set it
+        (``retrieval.candidate_floor`` when set below the floor, else ``retrieval.floor``). Values in [0, 1],
+        rounded to 6 places."""
         if not gate_open:
-            return "gate", round(c.calibrated_gate_relevance, 6), self.floor
-        return "candidate_floor", round(c.relevance, 6), self.candidate_floor
+            return "gate", round(c.calibrated_gate_relevance, 6), self.floor, "retrieval.floor"
+        return "candidate_floor", round(c.relevance, 6), self.candidate_floor, self.candidate_floor_key
 
     @staticmethod
     def _lift(ranked: list[Candidate], min_similarity: float, keep: int, share: float) -> set[str]:

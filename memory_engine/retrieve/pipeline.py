@@ -257,8 +257,9 @@ class RetrievalPipeline:
         out = []
         for c in fused:
             at = stage.get(c.memory_id)
-            check, value, threshold = self.floor.check(c, gate_open) if at == "floor" else (None, None, None)
+            check, value, threshold, key = (self.floor.check(c, gate_open) if at == "floor"
+                                            else (None, None, None, None))
             out.append(CandidateExplanation(c.memory_id, dict(c.route_ranks), dict(c.route_scores),
                                             round(c.relevance, 6), round(c.fused, 6), rank_of.get(c.memory_id), at,
-                                            check, value, threshold))
+                                            check, value, threshold, key))
         return out

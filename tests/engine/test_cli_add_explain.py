@@ -93,7 +93,8 @@ def test_explain_gives_the_floor_check_and_its_numbers(cli):
     r = cli("retrieve", "where does Anna work?", "--user", "u1", "--explain")
     assert r.exit_code == 0 and "nurse" in r.output
     weak = [line for line in r.output.splitlines() if "candidate floor:" in line]
-    assert weak and all("< retrieval.candidate_floor" in line and "(margin -" in line for line in weak), r.output
+    # at the default retrieval.candidate_floor None the candidate floor is retrieval.floor's value: name that field
+    assert weak and all("< retrieval.floor 0.250" in line and "(margin -" in line for line in weak), r.output
     assert "routes" in r.output and "vector #" in r.output
 
 

@@ -55,9 +55,26 @@ def test_an_answerable_question_names_the_candidate_floor_for_the_weak_ones(make
     assert dropped
     for e in dropped:
         assert (e.floor_check, e.threshold, e.compared) == ("candidate_floor", 0.2, e.relevance)
+        assert e.threshold_key == "retrieval.candidate_floor" and "< retrieval.candidate_floor 0.200" in e.why()
         assert e.margin is not None and e.margin < 0 and "the gate was open" in e.why()
     returned = [e for e in res.explanations if e.dropped_at is None]
     assert returned and all(e.floor_check is None and e.margin is None and e.why() == "" for e in returned)
+
+
+@pytest.mark.parametrize("candidate_floor", [None, 0.9])  # unset, or set above the floor (min() takes the floor)
+def test_a_candidate_floor_that_is_the_floor_names_retrieval_floor(make_engine, candidate_floor):
+    floor = 0.35
+    eng = make_engine({"retrieval.floor": floor, "retrieval.candidate_floor": candidate_floor,
+                       "retrieval.dense_keep": 0})
+    _add(eng, "cand-none", ["My daughter's piano lesson is on Wednesday afternoons",
+                            "We bought a new sofa for the living room", "The car needs new winter tyres"])
+    res = eng.retrieve("when is my daughter's piano lesson?", user_id="cand-none", now=T0 + timedelta(days=4),
+                       explain=True)
+    dropped = [e for e in res.explanations if e.floor_check == "candidate_floor"]
+    assert res.hits and dropped
+    for e in dropped:
+        assert (e.threshold, e.threshold_key) == (floor, "retrieval.floor")
+        assert f"< retrieval.floor {floor:.3f}" in e.why() and "retrieval.candidate_floor" not in e.why()
 
 
 def test_a_hop_hit_names_the_hop_among_its_sources(engine):
