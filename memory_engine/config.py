@@ -475,6 +475,14 @@ class WriteSection(_Section):
         0.1, ge=0.0, le=1.0, description="...and exceeds the next nearest memory's similarity by at least this "
         "(e5 on dev: named topic 0.26-0.58, next memory 0.14-0.41); otherwise nothing is forgotten."
     )
+    # provenance: issue 16 session 19 (a topic forget archived an unrelated memory in a store of two)
+    forget_topic_min_z: float = Field(
+        3.0, ge=-10.0, le=20.0, description="...and the nearest memory's cosine to the target stands at least this many "
+        "of the target's background standard deviations above unrelated everyday sentences in the memory's script "
+        "(retrieve/calibration.py; range about 0-8). e5-small: named topics 4.1-7.5 ('我工资' / '月薪两万五' 5.1, "
+        "'my medication' / 'I take sertraline' 4.2), unrelated memories 0.2-2.4 ('别再记我备孕的事了' / '我每天骑车上班' "
+        "1.6, which the rescaled similarity 0.36 and a store of two let through). -10 = off."
+    )
     # provenance: session 7 (margin 0.2)
     forget_clause_margin: float = Field(
         0.0, ge=0.0, le=1.0, description="A forget that names part of a multi-clause message ('forget my "
@@ -2170,6 +2178,17 @@ class PiiSection(_Section):
     )
     context_chars: int = Field(
         16, ge=0, le=200, description="Characters before a number searched for a context word (card, phone, order)."
+    )
+    # provenance: issue 16 session 19 (PII: a local number abroad, '电话是 089 1234567')
+    phone_context_any_region: bool = Field(
+        True, description="A national number valid in any region phonenumbers knows is a PHONE when a phone word "
+        "('电话', 'phone', 'call', 'whatsapp'...) is the nearer context word within context_chars before it (an order "
+        "word nearer keeps it); phone_regions alone cannot list every country a user's relatives live in. False = "
+        "only phone_regions' national numbers and international ones.",
+    )
+    phone_context_min_digits: int = Field(
+        7, ge=4, le=17, description="Least digits of a number phone_context_any_region may take (ITU-T E.164 national "
+        "significant numbers are mostly 7-12 digits; shorter runs after a phone word are extensions and prices).",
     )
     secret_plugins: list[str] = Field(
         default_factory=lambda: list(_secret_plugins()),

@@ -13,6 +13,8 @@ Each detector validates what it can, so ordinary numbers survive:
 * ``PHONE`` - any region through Google's ``phonenumbers`` (``is_valid_number``): international numbers
   (``+44 ...``, ``0086 ...``) of every region; national numbers of ``phone_regions``, except a bare digit run
   right after an order/reference word with no phone word (an 11-digit order id starting 13-19 is not a phone);
+  and, with ``phone_context_any_region``, a national number of any other region when a phone word is the
+  nearer context word before it ('我妈在慕尼黑，电话是 089 1234567': valid in DE, whose region no setting names);
 * ``EMAIL``; ``PASSWORD`` - the token after a password word and a linker ("password is: X", "the wifi password
   for the office is X", 密码是X, a new value: "changed my password to X", "password is now X", 密码改成X), or right after the word when the token looks like a secret (has a digit or a
   symbol); a value is the whole run of ASCII characters it is typed in, so a closing ``!``, ``#`` or ``*``
@@ -91,6 +93,8 @@ class PiiSettings:
     key_min_chars: int = 8
     code_min_digits: int = 3
     passport_min_chars: int = 6
+    phone_context_any_region: bool = True
+    phone_context_min_digits: int = 7
 
     @classmethod
     def from_config(cls, section: object | None) -> PiiSettings:
@@ -105,6 +109,8 @@ class PiiSettings:
             key_min_chars=int(getattr(section, "key_min_chars", 8)),
             code_min_digits=int(getattr(section, "code_min_digits", 3)),
             passport_min_chars=int(getattr(section, "passport_min_chars", 6)),
+            phone_context_any_region=bool(getattr(section, "phone_context_any_region", True)),
+            phone_context_min_digits=int(getattr(section, "phone_context_min_digits", 7)),
         )
 
 
@@ -309,11 +315,11 @@ _RE_ANSWER = re.compile(
 
 _CTX_CARD = re.compile(r"卡|card|visa|master|amex|credit|debit|unionpay|银联|信用|储蓄|借记", re.IGNORECASE)
 _CTX_PHONE = re.compile(
-    r"电话|手机|联系|致电|打给|拨|来电|微信|tel|phone|call|mobile|cell|fax|whatsapp|text me|reach me|contact",
+    r"电话|手机|联系|致电|打给|拨|来电|微信|tel|phone|call|mobile|cell|fax|whatsapp|text me|reach|contact",
     re.IGNORECASE,
 )
 _CTX_ORDER = re.compile(
-    r"订单|单号|运单|快递|编号|流水|序列|工单|发票|票号|order|tracking|invoice|ref|ticket|serial|sku|id\b|no\.|#",
+    r"订单|单号|运单|快递|编号|流水|序列|工单|发票|票号|型号|order|model|tracking|invoice|ref|ticket|serial|sku|id\b|no\.|#",
     re.IGNORECASE,
 )
 _CTX_SSN = re.compile(r"ssn|social security|社会安全|社保号", re.IGNORECASE)
@@ -598,7 +604,11 @@ def redact(text: str, settings: PiiSettings | None = None, answers: str | None =
             if card_at > order_at or (card_at < 0 and order_at < 0 and card_bin_plausible(digits)):
                 spans.add(m.start(1), m.end(1), "BANK_CARD")
     if "PHONE" in on:
-        for a, b in _phone_spans(norm, cfg.phone_regions, ctx):
+        phones = _phone_spans(norm, cfg.phone_regions, ctx)
+        if cfg.phone_context_any_region:
+            # twice the context: a phone word often comes before whom and where ('reach my mum in Munich at ...')
+            phones += _context_phone_spans(norm, phones, 2 * ctx, cfg.phone_context_min_digits)
+        for a, b in phones:
             spans.add(a, b, "PHONE")
 
     taken = sorted(spans.taken)
@@ -676,6 +686,48 @@ def _phone_spans(norm: str, regions: Iterable[str], ctx: int) -> list[tuple[int,
         except Exception:  # noqa: BLE001, S112 - an odd text must not stop the write; the other detectors ran
             continue
     return list(found)
+
+
+#: a digit run as people write phone numbers: digits with spaces, hyphens, dots or brackets between them
+_RE_DIGIT_RUN = re.compile(r"(?<![\w+])\(?\d[\d\s\-.()]*\d(?![\w])")
+#: a run that starts as a calendar date (year, month, day)
+_RE_DATE_START = re.compile(r"\(?(?:19|20)\d\d[-./]\d{1,2}[-./]\d{1,2}")
+
+
+def _context_phone_spans(norm: str, taken: list[tuple[int, int]], ctx: int, min_digits: int
+                         ) -> list[tuple[int, int]]:
+    """Spans of national numbers of any region (``phonenumbers`` ``is_valid_number`` for some region of
+    ``phonenumbers.SUPPORTED_REGIONS``) that a phone word introduces: the nearer context word within ``ctx``
+    (:func:`redact` passes twice ``context_chars``)
+    characters before the run is a phone word (``_CTX_PHONE``), not an order/reference word, and the run has at
+    least ``min_digits`` digits. ``taken`` (spans already found) are skipped. Why: a user abroad gives a local
+    number without its country code, and the configured regions cannot list every country; the phone word is
+    the evidence a digit run alone is not."""
+    out: list[tuple[int, int]] = []
+    for m in _RE_DIGIT_RUN.finditer(norm):
+        a, b = m.start(), m.end()
+        raw = m.group(0).strip(" .-")
+        if (len(_digits(raw)) < min_digits or any(a < tb and ta < b for ta, tb in taken)
+                or _RE_DATE_START.match(raw) or norm[b:b + 1] in (":", "：")):
+            continue  # a date ('2026-06-10 10:30') or a clock time is no number to call
+        before = _before(norm, a, ctx)
+        if _last(_CTX_PHONE, before) < 0 or _last(_CTX_ORDER, before) > _last(_CTX_PHONE, before):
+            continue
+        if _valid_somewhere(raw):
+            out.append((a, a + len(m.group(0).rstrip(" .-"))))
+    return out
+
+
+@cache
+def _valid_somewhere(raw: str) -> bool:
+    """Whether ``raw`` is a valid national number of at least one region phonenumbers knows."""
+    for region in sorted(phonenumbers.SUPPORTED_REGIONS):
+        try:
+            if phonenumbers.is_valid_number(phonenumbers.parse(raw, region)):
+                return True
+        except phonenumbers.NumberParseException:
+            continue
+    return False
 
 
 def redact_value(value: Any, settings: PiiSettings | None = None) -> tuple[Any, tuple[str, ...]]:

@@ -94,9 +94,12 @@ def test_detectors_are_configurable():
     s = PiiSettings.from_config(cfg.pii)
     r = redact("a@b.io 13812345678 020 7946 0958", s)
     assert r.kinds == ("EMAIL",)
-    only_phone = PiiSettings(detectors=("PHONE",), phone_regions=("GB",))
+    only_phone = PiiSettings(detectors=("PHONE",), phone_regions=("GB",), phone_context_any_region=False)
     r = redact("call 020 7946 0958 or 13812345678", only_phone)
     assert "[PHONE]" in r.text and "13812345678" in r.text  # a CN national number is not a GB one
+    # ...unless a phone word introduces it (phone_context_any_region, on by default)
+    r = redact("call 020 7946 0958 or 13812345678", PiiSettings(detectors=("PHONE",), phone_regions=("GB",)))
+    assert r.kinds == ("PHONE", "PHONE")
     with pytest.raises(Exception, match="unknown PII detector"):
         EngineConfig().with_overrides({"pii.detectors": ["DNA"]})
 
@@ -377,3 +380,37 @@ def test_new_detectors_and_their_numbers_are_configurable():
 def test_a_password_word_inside_another_word_takes_nothing(text):
     # found by redacting every dev text (LoCoMo conv-26/30/41, MemDaily, eval_sets) with main and with this code
     assert redact(text).text == text
+
+
+# --- a local number abroad (issue 16 session 19, red-team: '我妈在慕尼黑，电话是 089 1234567' stored raw) ---------
+_ABROAD = ("DE", "FR", "JP", "AU", "IN", "BR", "IT", "ES", "KR", "NL", "SE", "MX")
+_PHONE_SENTENCES = ("我妈在国外，电话是 {n}，有事打给她", "her phone is {n}, call after six", "Tel: {n}", "you can reach my mum in Munich at {n}",
+                    "有急事就拨 {n}", "you can reach me on WhatsApp at {n}")
+
+
+@pytest.mark.parametrize("region", _ABROAD)
+def test_a_national_number_of_any_region_after_a_phone_word_is_redacted(region):
+    num = phonenumbers.format_number(phonenumbers.example_number(region), phonenumbers.PhoneNumberFormat.NATIONAL)
+    for sentence in _PHONE_SENTENCES:
+        text = sentence.format(n=num)
+        r = redact(text)
+        assert num not in r.text and "PHONE" in r.kinds, text
+    # the same number without a phone word is left to the configured regions (no evidence it is a phone)
+    bare = f"the code on the box was {num}"
+    assert "PHONE" not in redact(bare, PiiSettings(detectors=("PHONE",), phone_regions=())).kinds
+
+
+@pytest.mark.parametrize("text", [
+    "电话会议定在 2026-06-10 10:30", "phone call at 2026.06.10", "手机花了4999元，型号 1234567",
+    "phone model 1234567", "call me at 3pm", "电话打了12次", "the phone bill was 129.50",
+])  # fmt: skip
+def test_a_phone_word_before_a_date_price_or_model_takes_nothing(text):
+    assert redact(text).kinds == (), text
+
+
+def test_phone_context_any_region_is_configurable():
+    cfg = EngineConfig().with_overrides({"pii.phone_context_any_region": False, "pii.phone_context_min_digits": 9})
+    s = PiiSettings.from_config(cfg.pii)
+    assert (s.phone_context_any_region, s.phone_context_min_digits) == (False, 9)
+    assert "089 1234567" in redact("电话是 089 1234567", s).text
+    assert "089 1234567" not in redact("电话是 089 1234567").text
