@@ -22,7 +22,9 @@ before the first target term it carries names a relative (:func:`memory_engine.t
 only when it names that relative too ("forget where my sister works"); a target naming a
 relative never names a memory about none of the relatives it names ("forget my mom's number"
 leaves "my dad's number"). "Stop remembering where I work" archives "I work at Stripe" and
-keeps "my sister works at Google" (a forget that archives what it does not name loses data).
+keeps "my sister works at Google" (a forget that archives what it does not name loses data). A relative
+coordinated with the speaker ("我和老公在备孕", "my wife and I are trying for a baby") makes the matter the
+speaker's own as well: "forget that I'm trying for a baby" names it.
 
 When no memory carries the target's words, the nearest ``forget_meaning_candidates``
 memories carrying every target word by meaning are named (rule ``forget_meaning``:
@@ -30,7 +32,8 @@ memories carrying every target word by meaning are named (rule ``forget_meaning`
 failing that (a topic: "my medication" for "I take
 sertraline", "我工资" for "月薪两万五"), the single nearest memory is named when its
 similarity is >= ``forget_topic_similarity`` and exceeds the next one's by
-``forget_topic_margin`` (rule ``forget_topic`` in the evidence); the target is embedded
+``forget_topic_margin`` (over every memory of the owner's, a relative's too) and stands
+``forget_topic_min_z`` background deviations above unrelated sentences (rule ``forget_topic`` in the evidence); the target is embedded
 as a query (a short phrase asking for memories).
 
 An empty target ("forget what I just said", "删除我刚才说的") names the
@@ -66,10 +69,13 @@ from typing import Any
 from ..config import KeywordSection, WriteSection
 from ..embedding import CachedEmbedder
 from ..models import MemoryRecord, MemoryStatus, MemoryType
+from ..retrieve.calibration import DenseBackground
 from ..retrieve.relations import STATES, path_fit
 from ..store.base import StoreFilter, VectorStore
 from ..text import content_terms, count_tokens, entities, kin_pairs, relatives, surface_words
 from .records import deprecate_patch, new_id, upsert_records
+
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 __all__ = ["ForgetMatch", "Forgetter", "Redaction", "clause_spans"]
 
@@ -215,7 +221,27 @@ def _about_relatives(content: str, shared: set[str]) -> frozenset[str]:
     counts as at the end."""
     low = content.lower()
     found = [i for t in shared if (i := _find_term(low, t)) >= 0]
-    return relatives(content[: min(found)] if found else content)
+    prefix = content[: min(found)] if found else content
+    return relatives(prefix) - _with_speaker(prefix)
+
+
+#: a relative coordinated with the speaker, the matter the speaker's own as much as theirs: '我和老公', '我跟我妈',
+#: '老公和我', 'my wife and I', 'me and my husband' (group 1 or 2: the words naming the co-subject)
+_WITH_SPEAKER = re.compile(
+    r"我(?:和|跟|与|同)([^\s，,。；;、和跟与]{1,4})|([^\s，,。；;、和跟与]{1,4}?)(?:和|跟|与)我(?!的)"
+    r"|\b(?:my|our)\s+([\w-]+(?:\s+[\w-]+)?)\s+and\s+(?:I|me)\b|\b(?:me|I)\s+and\s+(?:my|our)\s+([\w-]+)",
+    re.IGNORECASE,
+)
+
+
+def _with_speaker(text: str) -> frozenset[str]:
+    """The relatives ``text`` names only as the speaker's co-subject (:data:`_WITH_SPEAKER`): "我和老公在备孕" is the
+    speaker's matter, and "forget that I'm trying for a baby" names it; a relative named elsewhere in the text
+    stays (the union of every coordination's relatives)."""
+    out: frozenset[str] = frozenset()
+    for m in _WITH_SPEAKER.finditer(text):
+        out |= relatives(next(g for g in m.groups() if g))
+    return out
 
 
 def _find_term(low: str, term: str) -> int:
@@ -287,12 +313,15 @@ class Forgetter:
         out = []
         flt = self._filter(tenant_id, user_id, embedding_version=self.embedder.version)
         sims: list[tuple[float, Any]] = []
+        others: list[float] = []  # the similarity of the owner's memories about someone else
         for p in self.store.search_dense(vec.tolist(), flt, max(self.cfg.forget_limit * 3, 20)):
             if [p.payload.get("tenant_id"), p.payload.get("user_id")] != owned:
                 continue
             shared = t_terms & _memory_terms(p.payload)
             if not _names_person(t_kin, str(p.payload.get("content") or ""), shared, target):
-                continue  # about someone else: 'my sister works at Google' is not 'where I work'
+                # about someone else: 'my sister works at Google' is not 'where I work'
+                others.append(float(self.embedder.rescale(p.score)))
+                continue
             sims.append((float(self.embedder.rescale(p.score)), p))
         weight = _term_weights(t_terms, [_memory_terms(p.payload) for _, p in sims])
         for sim, p in sims:
@@ -318,11 +347,24 @@ class Forgetter:
             # '月薪两万五'): only the single nearest memory, and only when it stands out from the next one
             sims.sort(key=lambda x: -x[0])
             best, p = sims[0]
-            runner_up = sims[1][0] if len(sims) > 1 else 0.0
-            if best >= self.cfg.forget_topic_similarity and best - runner_up >= self.cfg.forget_topic_margin:
+            # the runner-up among all the owner's memories: a relative's memory nearer the topic than the user's own
+            # ('我妹妹在备孕' for '我备孕的事') leaves no topic the user's memory stands out on (forgetting by elimination
+            # archived '我每天骑车上班')
+            runner_up = max([s for s, _ in sims[1:2]] + others + [0.0])
+            if (best >= self.cfg.forget_topic_similarity and best - runner_up >= self.cfg.forget_topic_margin
+                    and self._topic_z(vec, p) >= self.cfg.forget_topic_min_z):
                 shared = t_terms & _memory_terms(p.payload)
                 out.append(ForgetMatch(p.id, best, tuple(sorted(shared)), len(shared) / len(t_terms), "forget_topic"))
         return out[: self.cfg.forget_limit]
+
+    def _topic_z(self, vec: Any, p: Any) -> float:
+        """How many of the target's own background standard deviations the memory's cosine stands above unrelated
+        everyday sentences in its script (:mod:`memory_engine.retrieve.calibration`, the floor's gate calibration):
+        a topic the memory shares none of the words of must stand out from sentences about nothing in particular,
+        not only from the owner's other memories (a store of two: '别再记我备孕的事了' against '我每天骑车上班',
+        rescaled 0.36, z 1.6; '我工资' / '月薪两万五' z 5.1, 'my medication' / 'I take sertraline' z 4.2)."""
+        content = str(p.payload.get("content") or "")
+        return DenseBackground(self.embedder).of(vec).z(float(p.score), bool(_CJK.search(content)))
 
     def redaction(self, target: str, match: ForgetMatch, payload: dict[str, Any],
                   matter: bool = False) -> Redaction | None:

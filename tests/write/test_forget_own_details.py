@@ -56,3 +56,30 @@ def test_forget_keeps_a_relatives_detail(forget_scene, own, relative, ask):
 def test_forget_naming_a_relative_archives_only_that_relatives_detail(forget_scene):
     forget_scene(["My address is 12 Elm Street, Apt 4", "My parents' address is 88 Oak Road"],
                  "forget my parents' address", target=1, ask_at=timedelta(days=1))
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("own,ask", [
+    ("我和老公在备孕", "别再记我备孕的事了"),
+    ("My wife and I are trying for a baby", "Forget that I'm trying for a baby"),
+])
+def test_a_matter_shared_with_a_relative_is_the_speakers_own(forget_scene, own, ask):
+    """Issue 16 session 19 (red-team): a relative coordinated with the speaker ('我和老公', 'my wife and I') made the
+    memory 'about the husband', so the forget named nothing (forget_intent:no_match) and the memory stayed."""
+    forget_scene(["我每天骑车上班" if own.startswith("我") else "I ride my bike to work", own], ask, target=1,
+                 ask_at=timedelta(days=1))
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("memories,ask", [
+    (["我每天骑车上班", "我妹妹在备孕"], "别再记我备孕的事了"),  # the relative's memory was the nearest
+    (["我每天骑车上班"], "别再记我备孕的事了"),  # a store of one: nothing to stand out from
+])
+def test_a_topic_forget_never_archives_an_unrelated_memory(engine, t0, memories, ask):
+    """Data loss (issue 16 session 19): with the sister's memory set aside as someone else's, the topic rule named
+    the runner-up, '我每天骑车上班' (rescaled 0.38, e5 packs Chinese pairs tightly), and archived it. The topic must
+    stand out from every memory of the owner's and from unrelated background sentences (write.forget_topic_min_z)."""
+    ids = [engine.add(m, user_id="u", now=t0 + timedelta(minutes=i)).memory_id for i, m in enumerate(memories)]
+    r = engine.add(ask, user_id="u", now=t0 + timedelta(days=1))
+    assert r.outcome == "rejected" and r.reason == "forget_intent:no_match", r
+    assert all(engine.memory(m, user_id="u").status.value == "current" for m in ids)
