@@ -16,7 +16,9 @@ configuration):
   "my brother just moved to Beijing" is the brother's move) and no condition or counterfactual before it in its
   sentence (:data:`~memory_engine.write.correction.CONDITION`: 'If I moved to Beijing ...', 'I wish I had moved',
   '要是搬到了杭州'; a move imagined is no change);
-* it names an entity (:func:`memory_engine.text.entities`: a place, an organisation, a name) in the
+* it names an entity (:func:`memory_engine.text.entities`: a place, an organisation, a name; in Chinese, failing
+  that, the bare object of a move, :func:`_bare_object`: '搬到闵行了', which jieba splits, replacing only a
+  memory of where the speaker lives, '住在') in the
   clause right after its change marker (the change's object: 'moving to Shenzhen', '入职腾讯') that the
   older memory does not, and the older memory names one the newer does not (a value replaced by
   another: Chengdu -> Shenzhen);
@@ -88,6 +90,31 @@ def _named(text: str) -> frozenset[str]:
     digit ('3rd', '10am': values, not names): the things it names."""
     return frozenset(e for e in entities(text)
                      if not any(d.startswith(e) for d in WEEKDAYS_EN) and not any(ch.isdigit() for ch in e))
+
+
+#: what a Chinese change's bare object may not hold: a particle, pronoun or adverb says the words after the marker are
+#: a phrase, not a name ('搬到离公司近的地方', '换了我喜欢的')
+_NOT_OBJECT = re.compile(r"[的地得和与跟很也都就还想要会把被我你他她它们这那个些一]")
+#: what comes between a change marker and its object, and after it: aspect and sentence particles
+_OBJECT_LEAD = re.compile(r"^[了到去在成为]+")
+_OBJECT_TAIL = re.compile(r"[了啦呀啊吧呢哦咯喽嘛]+$")
+
+
+#: a move, whose bare object is a place (:func:`_bare_object`), and the residence it replaces
+_MOVE = re.compile(r"搬到|搬去|搬回|搬家到|搬家去")
+_RESIDENCE = re.compile(r"住在|住|家在|安家")
+
+
+def _bare_object(after: str) -> frozenset[str]:
+    """The object of a Chinese change marker that jieba tags as no entity ('搬到闵行了': 闵/nr 行/v, so
+    :func:`memory_engine.text.entities` finds nothing): the clause ``after`` the last change marker, aspect and
+    sentence particles stripped, when it is 2-6 Chinese characters with no particle, pronoun or adverb
+    (:data:`_NOT_OBJECT`): {'闵行'}; empty otherwise (English has no such gap: its names are capitalised)."""
+    start = max((m.end() for m in CHANGE.finditer(after)), default=0)
+    s = _OBJECT_TAIL.sub("", _OBJECT_LEAD.sub("", after[start:]).strip()).strip()
+    if 2 <= len(s) <= 6 and re.fullmatch(r"[\u4e00-\u9fff]+", s) and not _NOT_OBJECT.search(s):
+        return frozenset({s})
+    return frozenset()
 
 
 def _sentence_before(text: str, at: int) -> str:
@@ -299,6 +326,9 @@ class ChangeLinker:
         end = _CLAUSE_END.search(clean, m.end())
         after = clean[m.end(): end.start() if end else len(clean)].lower()
         new_ents = frozenset(e for e in entities(clean) if e in after)
+        bare = not new_ents and _MOVE.search(clean) is not None
+        if bare:
+            new_ents = _bare_object(after)
         if not new_ents:
             return []
         out: list[dict[str, Any]] = []
@@ -314,6 +344,8 @@ class ChangeLinker:
                 continue  # no value replaced by another
             if started and not same_role(old, clean, old_ents - new_ents, new_ents - old_ents):
                 continue  # a start fills the slot it names only ('at Tencent' is no 'in Chengdu')
+            if bare and not _RESIDENCE.search(old):
+                continue  # a bare object moved to replaces a home only ('我在星巴克上班' is no home)
             first = min((i for e in old_ents if (i := old.lower().find(e)) >= 0), default=len(old))
             if not about_speaker(old) or people(old[:first]):
                 continue  # the older memory is about someone else ('my sister lives in Chengdu')

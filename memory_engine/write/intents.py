@@ -405,7 +405,7 @@ CHANGE = re.compile(
     r"went back|go(?:ing)? back|switched|switching|moved|moving|changed|quit|final|settled|joined|new job|"
     r"down to|up to|went (?:up|down))\b|"
     r"现在|如今|目前|最近|这阵子|这段时间|近来|不再|已经不|又|回到|改成|改为|改用|改了|换了|换成|变成|变了|"
-    r"涨到|涨了|降到|降了|瘦到|瘦了|胖到|胖了|调到|调回|搬到|搬去|搬回|定了|定在|最终|最后定|入职|跳槽",
+    r"涨到|涨了|降到|降了|瘦到|瘦了|胖到|胖了|调到|调回|搬到|搬去|搬回|搬家到|搬家去|定了|定在|最终|最后定|入职|跳槽",
     re.IGNORECASE,
 )
 

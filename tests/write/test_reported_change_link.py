@@ -20,6 +20,9 @@ def _told(engine, t0, old, new):
      "where do I live now?"),
     ("我住在成都武侯区", "终于搬到深圳了，累死我了", "我现在住哪里"),
     ("我在华为做测试，天天加班", "刚入职腾讯，工牌还没下来", "我在哪家公司上班"),
+    # jieba splits 闵行 (闵/nr 行/v): the change's bare object is the value (session 19 red-team)
+    ("我住在浦东张江", "不对，我上个月已经搬到闵行了", "我现在住哪？"),
+    ("我住在浦东张江", "上个月搬家到闵行了", "我现在住哪？"),
 ])
 def test_reported_change_links_and_answers_first(engine, t0, old, new, query):
     a, r = _told(engine, t0, old, new)
@@ -37,6 +40,8 @@ def test_reported_change_links_and_answers_first(engine, t0, old, new, query):
     ("我住在南京鼓楼", "我朋友小美刚搬到杭州了"),
     ("I live in Chengdu, close to Chunxi Road", "went to Shenzhen for a conference last week"),  # no change
     ("我室友小周是做律师的", "电动车电池该换了，续航只剩二十公里"),  # the change has no named object
+    ("我在星巴克上班", "最近换了早班"),  # a bare object that is no move (e5 puts the pair at 0.56, a move's range)
+    ("我在星巴克上班", "上个月搬家到闵行了"),  # a move replaces a home, not a workplace
 ])
 def test_other_peoples_moves_and_trips_link_nothing(engine, t0, old, new):
     _, r = _told(engine, t0, old, new)
