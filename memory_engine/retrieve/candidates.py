@@ -456,7 +456,7 @@ class CandidateBuilder:
                 if match > 0.0:
                     # the date the query names is matched by the memory's time, not by its words
                     cov = temporal.coverage_with_date(plan.cover_terms, temporal.date_terms(q_range.phrase),
-                                                      pl.get("terms") or ())
+                                                      pl.get("terms") or (), q_range.phrase)
                     # the day is matched: the gate reads the coverage plain (gate_share 1)
                     c = replace(c, temporal_match=match, coverage=max(c.coverage, cov),
                                 gate_share=1.0 if cov > c.coverage else c.gate_share)

@@ -997,11 +997,15 @@ def date_terms(phrase: str) -> frozenset[str]:
     return content_terms(phrase)
 
 
-def coverage_with_date(query_terms: frozenset[str], phrase_terms: frozenset[str], memory_terms: Iterable[str]) -> float:
+def coverage_with_date(query_terms: frozenset[str], phrase_terms: frozenset[str], memory_terms: Iterable[str],
+                       phrase: str = "") -> float:
     """Keyword coverage of a memory whose time matches the date the query names: the
     query's date terms count as covered, the rest as usual (share of query terms present).
-    'What did I do on June 10?' -> coverage 1 for a memory of June 10."""
-    if not query_terms:
-        return 0.0
+    'What did I do on June 10?' -> coverage 1 for a memory of June 10. A date ``phrase`` none of whose words is a
+    content term of the query ('今天', a stop word in Chinese, where 'today' is one in English) counts as one more
+    covered term: '今天要交什么？' names a day as much as "What's due today?" does (1 of 2, not 0 of 1)."""
     doc = set(memory_terms)
-    return sum(1 for t in query_terms if t in phrase_terms or t in doc) / len(query_terms)
+    extra = 1 if phrase.strip() and not (phrase_terms & query_terms) else 0
+    if not query_terms and not extra:
+        return 0.0
+    return (sum(1 for t in query_terms if t in phrase_terms or t in doc) + extra) / (len(query_terms) + extra)

@@ -220,3 +220,24 @@ def test_report_of_an_earlier_day_is_about_that_day(make_engine, told_day_match)
 ])
 def test_offset_from_a_named_date(text, expect):
     assert days(resolve(text, WED)) == expect
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("question", ["今天要交什么？", "今天有什么要交的？", "What's due today?"])
+def test_a_day_named_by_a_stop_word_counts_as_matched(engine, question):
+    """'今天' is a stop word of Chinese (no content term), where 'today' is one in English: the date phrase counts as
+    one covered term, so '今天要交什么？' finds the report due today as "What's due today?" does (issue 16 session 19,
+    red-team: the gate was shut at relevance 0.15)."""
+    due = engine.add("下周三之前要把季度报告交给老板", user_id="u1", now=datetime(2026, 6, 3, 9, 0, tzinfo=TZ)).memory_id
+    engine.add("我一般坐地铁二号线上班", user_id="u1", now=datetime(2026, 6, 1, 9, 0, tzinfo=TZ))
+    assert engine.retrieve(question, user_id="u1", now=WED + timedelta(hours=9), top_k=1).ids == [due]
+
+
+@pytest.mark.unit
+def test_coverage_with_a_stop_word_date():
+    from memory_engine.retrieve.temporal import coverage_with_date
+
+    assert coverage_with_date(frozenset({"交"}), frozenset(), ("季度", "报告"), "今天") == 0.5
+    assert coverage_with_date(frozenset(), frozenset(), (), "今天") == 1.0
+    # a phrase whose words are query terms counts them, as before ('June 10': 2 of 3)
+    assert coverage_with_date(frozenset({"june", "10", "do"}), frozenset({"june", "10"}), (), "June 10") == 2 / 3
