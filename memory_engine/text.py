@@ -597,6 +597,25 @@ def people(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+#: a person coordinated with the speaker, the matter the speaker's own as much as theirs: '我和老公', '我跟王医生',
+#: '老公和我', 'my wife and I', 'me and my husband' (group 1-4: the words naming the co-subject)
+_WITH_SPEAKER = re.compile(
+    r"我(?:和|跟|与|同)([^\s，,。；;、和跟与]{1,4})|([^\s，,。；;、和跟与]{1,4}?)(?:和|跟|与)我(?!的)"
+    r"|\b(?:my|our)\s+([\w-]+(?:\s+[\w-]+)?)\s+and\s+(?:I|me)\b|\b(?:me|I)\s+and\s+(?:my|our)\s+([\w-]+)",
+    re.IGNORECASE,
+)
+
+
+def companions(text: str) -> frozenset[str]:
+    """The people (:func:`people`: relatives' canonical ids, Chinese names) ``text`` names only as the speaker's
+    co-subject (:data:`_WITH_SPEAKER`): "我和老公在备孕" and "我跟王医生约了周二看牙" are the speaker's matters, the
+    husband and Dr Wang companions in them; the union over every coordination."""
+    out: frozenset[str] = frozenset()
+    for m in _WITH_SPEAKER.finditer(text):
+        out |= people(next(g for g in m.groups() if g))
+    return out
+
+
 def term_id(term: str) -> int:
     """Stable uint32 id of a term (CRC-32), the sparse vector index."""
     return zlib.crc32(term.encode("utf-8")) & 0xFFFFFFFF

@@ -72,7 +72,7 @@ from ..models import MemoryRecord, MemoryStatus, MemoryType
 from ..retrieve.calibration import DenseBackground
 from ..retrieve.relations import STATES, path_fit
 from ..store.base import StoreFilter, VectorStore
-from ..text import content_terms, count_tokens, entities, kin_pairs, relatives, surface_words
+from ..text import companions, content_terms, count_tokens, entities, kin_pairs, relatives, surface_words
 from .records import deprecate_patch, new_id, upsert_records
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
@@ -222,26 +222,9 @@ def _about_relatives(content: str, shared: set[str]) -> frozenset[str]:
     low = content.lower()
     found = [i for t in shared if (i := _find_term(low, t)) >= 0]
     prefix = content[: min(found)] if found else content
-    return relatives(prefix) - _with_speaker(prefix)
+    return relatives(prefix) - companions(prefix)
 
 
-#: a relative coordinated with the speaker, the matter the speaker's own as much as theirs: '我和老公', '我跟我妈',
-#: '老公和我', 'my wife and I', 'me and my husband' (group 1 or 2: the words naming the co-subject)
-_WITH_SPEAKER = re.compile(
-    r"我(?:和|跟|与|同)([^\s，,。；;、和跟与]{1,4})|([^\s，,。；;、和跟与]{1,4}?)(?:和|跟|与)我(?!的)"
-    r"|\b(?:my|our)\s+([\w-]+(?:\s+[\w-]+)?)\s+and\s+(?:I|me)\b|\b(?:me|I)\s+and\s+(?:my|our)\s+([\w-]+)",
-    re.IGNORECASE,
-)
-
-
-def _with_speaker(text: str) -> frozenset[str]:
-    """The relatives ``text`` names only as the speaker's co-subject (:data:`_WITH_SPEAKER`): "我和老公在备孕" is the
-    speaker's matter, and "forget that I'm trying for a baby" names it; a relative named elsewhere in the text
-    stays (the union of every coordination's relatives)."""
-    out: frozenset[str] = frozenset()
-    for m in _WITH_SPEAKER.finditer(text):
-        out |= relatives(next(g for g in m.groups() if g))
-    return out
 
 
 def _find_term(low: str, term: str) -> int:
@@ -319,8 +302,11 @@ class Forgetter:
                 continue
             shared = t_terms & _memory_terms(p.payload)
             if not _names_person(t_kin, str(p.payload.get("content") or ""), shared, target):
-                # about someone else: 'my sister works at Google' is not 'where I work'
-                others.append(float(self.embedder.rescale(p.score)))
+                # about someone else: 'my sister works at Google' is not 'where I work'; for a target about the
+                # speaker alone it still competes for the topic (a target naming a relative or a path has set it
+                # aside on that relative: '把我小舅子的电话删了' is not the user's brother's number)
+                if not t_kin:
+                    others.append(float(self.embedder.rescale(p.score)))
                 continue
             sims.append((float(self.embedder.rescale(p.score)), p))
         weight = _term_weights(t_terms, [_memory_terms(p.payload) for _, p in sims])

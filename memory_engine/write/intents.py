@@ -536,6 +536,18 @@ def contrast_replacement(text: str) -> bool:
     return m is not None and _CONTRAST.match(m.group(0)) is not None
 
 
+def contrast_phrase(text: str) -> str | None:
+    """The wrong value a contrast names ('X, not Y' / 'X，不是Y' -> 'Y'), whatever other correction markers the text
+    holds ('Correction: the Berlin flight is June 14, not June 12' -> 'June 12', '更正一下，去武汉是下周六，不是下周五' ->
+    '下周五'); None without a contrast. The contrast restates only the corrected value, so it says what the data rule
+    of :mod:`memory_engine.write.supersede` keeps."""
+    m = _REPLACEMENT.search(text)
+    if m is None or _CONTRAST.match(m.group(0)) is None:
+        return None
+    y = _PHRASE_END.split((m.group("obj") or m.group("zh") or "").strip(), maxsplit=1)[0].strip()
+    return y or None
+
+
 def replaced_phrase(text: str) -> str | None:
     """What a correction replaces when its only explicit marker is a replacement:
     'I use coconut oil instead of butter' -> 'butter', 'my dentist appointment is Thursday,

@@ -16,7 +16,9 @@ it restates only the corrected value, so it retires an older memory only when th
 holds no content terms beyond the subject they share and Y ("My dentist appointment is on
 Tuesday at 3pm" <- "... is Thursday at 3pm, not Tuesday"). An older memory with more in it
 ("dentist appointment next Tuesday at 3pm" <- "Actually the dentist is at 4pm, not 3pm")
-stays current: archiving it would lose "next Tuesday". It is *linked* instead, like an
+stays current: archiving it would lose "next Tuesday"; the same holds for a contrast beside another marker
+("Correction: the Berlin flight is June 14, not June 12", '更正一下，去武汉是下周六，不是下周五',
+:func:`~memory_engine.write.intents.contrast_phrase`). It is *linked* instead, like an
 older memory that states Y without a shared subject term ("My daughter is six" <- "Actually
 she's seven, not six"): the correction's ``metadata._corrects`` lists its id, the write
 result's evidence says so (``rule`` = ``corrects``, ``archived`` False) and the retrieve
@@ -33,7 +35,8 @@ or ``restatement`` (it restates at least ``write.supersede_restated_share`` of t
 terms, :func:`~memory_engine.write.correction.restated_share`: 'Change to Thursdays at 4pm for the
 team weekly sync'), with the share (``restated``) and the corrected clause (``span``). Nothing is
 archived or linked for a marker in a condition or hypothetical ('If I moved to London I would no
-longer...', '如果...', '的时候'), in someone else's words ('My doctor told me...', '我同事说'), nor, without a
+longer...', '如果...', '的时候'), in someone else's words ('My doctor told me...', '我同事说'), nor for an older memory about a person the
+correction does not name ('My brother is moving to Seattle' for 'Actually I moved to Seattle'), nor, without a
 replaced value, when the words before it name another subject than the older memory ('My brother
 switched to...', '隔壁组改用', '我儿子的同学不再...'); a replacement ('instead of', 'rather than') in a
 dated past episode ('Last night I watched a film rather than reading') replaces no habit. An archive
@@ -57,7 +60,7 @@ from ..errors import ConfigError
 from ..models import MemoryRecord, MemoryStatus, MemoryType
 from ..scope import Scope
 from ..store.base import VectorStore
-from ..text import _CJK, content_terms, identifiers, people
+from ..text import _CJK, companions, content_terms, identifiers, people
 from . import rules
 from .correction import (
     CONDITION,
@@ -76,6 +79,7 @@ from .correction import (
 from .intents import (
     EXPLICIT_CORRECTION,
     about_speaker,
+    contrast_phrase,
     contrast_replacement,
     correction_strength,
     marker_clause,
@@ -104,11 +108,18 @@ def _zh_number(s: str) -> int | None:
     return (_ZH_DIGITS.get(tens, 1) if tens else 1) * 10 + (_ZH_DIGITS.get(ones, 0) if ones else 0)
 
 
+_ORDINAL = re.compile(r"(\d{1,4})(?:st|nd|rd|th)")
+
+
 def number_terms(terms: Iterable[str]) -> set[str]:
     """``terms`` with numbers normalised so a value matches across spellings: 'six' -> {'6'},
-    '六岁' -> {'6岁', '6'}, '9' -> {'9'}; any other term as it is."""
+    '六岁' -> {'6岁', '6'}, '9' -> {'9'}, an ordinal '8th' -> {'8th', '8'} (a day of the month: 'December 8' is
+    'the 8th'); any other term as it is."""
     out: set[str] = set()
     for t in terms:
+        if (o := _ORDINAL.fullmatch(t)) is not None:
+            out.update({t, o.group(1)})
+            continue
         if t in _EN_NUMBERS:
             out.add(_EN_NUMBERS[t])
             continue
@@ -258,6 +269,13 @@ class CorrectionFinder:
         replaced_terms = set(content_terms(replaced)) - rules.MARKER_TERMS if replaced else set()
         replaced_nums = number_terms(replaced_terms)
         contrast = replaced is not None and contrast_replacement(clean)
+        wrong = contrast_phrase(clean) if strength == "explicit" and replaced is None else None
+        if wrong is not None and not conditional:
+            # 'Correction: the Berlin flight is June 14, not June 12': the contrast beside another marker restates
+            # only the corrected value too, so the data rule holds (a richer memory is linked, never archived: the
+            # airline, the seat and the conference were lost with 'June 12')
+            contrast = True
+            replaced_terms = set(content_terms(wrong)) - rules.MARKER_TERMS
         if replaced is not None and not contrast and episode:
             return [], []  # 'Last night I watched a film rather than reading': one evening, no change of habit
         if replaced is None and conditional:
@@ -308,6 +326,11 @@ class CorrectionFinder:
         if _about_someone_else(c.clause, old_text, payload.get("terms") or ()):
             # '说错了，老王住的是重庆，不是成都' corrects 老王's city, never the speaker's '我住在成都高新区'
             return Verdict(refused="about someone the memory does not name")
+        if _names_someone_unnamed(old_text, c.clean, c.full_terms):
+            # the reverse: 'My brother is moving to Seattle next month' is the brother's, which 'Actually I moved to
+            # Seattle last month, so I don't live in Portland anymore' never names (session 19 red-team: it was archived
+            # on month / move / seattle while 'I live in Portland' stayed current)
+            return Verdict(refused="the memory is about someone the correction does not name")
         # the speakers' own names ("Gina: ..." prefixes every line of Gina) are no evidence
         names = content_terms(speaker_of(c.meta, c.clean)) | content_terms(
             speaker_of(payload.get("metadata"), old_text))
@@ -332,7 +355,8 @@ class CorrectionFinder:
         ev = judge(memory_id, strength=c.strength, scope_terms=set(c.new_terms) - names, old_terms=old_terms,
                    similarity=sim, new_negated=c.neg_new, old_negated=old_negated, params=self.params,
                    old_stance=(osig.preference or osig.decision) and not osig.uncertain)
-        kept = number_terms(old_terms) - number_terms(c.new_terms) - c.replaced_nums if c.contrast else set()
+        kept = (number_terms(old_terms) - number_terms(c.new_terms) - c.replaced_nums
+                - number_terms(c.replaced_terms) - _HEDGES if c.contrast else set())
         basis = "replaced"
         share = restated_share(number_terms(c.full_terms - names), number_terms(old_terms))
         if c.replaced is None:
@@ -353,7 +377,7 @@ class CorrectionFinder:
             return Verdict(evidence={**ev.as_dict(), "basis": basis, "restated": round(share, 4), "span": c.span})
         refused = ("no evidence it names this memory" if ev is None else
                    f"holds more than the corrected value ({', '.join(sorted(kept))})" if kept else "a condition")
-        if c.replaced is None:
+        if c.replaced is None and not (c.contrast and kept and ev is not None):
             return Verdict(refused=refused)
         # it states Y: outranked by the correction, nothing archived
         return Verdict(link={"id": memory_id, "rule": "corrects", "replaced_terms": sorted(c.replaced_terms),
@@ -377,6 +401,27 @@ def _about_someone_else(text: str, old_text: str, old_terms: Iterable[str]) -> b
     return bool(subject) and not subject & (people(old_text) | set(old_terms))
 
 
+#: a third-person pronoun: the correction may be about the person an older memory names ('其实她已经七岁了')
+_THIRD_PERSON = re.compile(r"\b(?:he|she|him|her|his|hers|they|them|their)\b|他|她", re.IGNORECASE)
+
+
+def _names_someone_unnamed(old_text: str, new_text: str, new_terms: Iterable[str]) -> bool:
+    """Whether the older memory ``old_text`` is about a person (:func:`memory_engine.text.people`: a relative, a
+    Chinese name; named before its first content term the correction shares) whom the correction ``new_text``
+    (content terms ``new_terms``) neither names nor refers to by a third-person pronoun: 'My brother is moving to
+    Seattle next month' is not what 'Actually I moved to Seattle last month' corrects."""
+    if _THIRD_PERSON.search(new_text):
+        return False
+    terms = set(new_terms)
+    shared = set(content_terms(old_text)) & terms
+    low = old_text.lower()
+    found = [i for t in shared if (i := low.find(t)) >= 0]
+    head = old_text[: min(found)] if found else old_text
+    subject = set(people(head)) - companions(head)  # '我跟王医生约了周二看牙' is the speaker's appointment
+    # any person of the older memory the correction names will do: '同事老王' is the colleague 老王
+    return bool(subject) and not set(people(old_text)) & (set(people(new_text)) | terms)
+
+
 #: a capitalised English word right before the corrected clause's first shared term: its subject's name
 _EN_NAME_BEFORE = re.compile(r"\b([A-Z][a-z]+)[\s,]*$")
 #: capitalised words that open a correction or name a time, not a person
@@ -385,6 +430,10 @@ _NOT_A_NAME = frozenset(w.lower() for w in (
     *"actually sorry oops no nope wait correction update well ok okay yes yeah also so but and oh hmm right "
      "fine then now today tonight tomorrow yesterday my our we the it this that".split()))
 
+
+#: how sure the older value was ('装修预算大概20万'): no detail a contrast would lose by archiving it
+_HEDGES = frozenset(content_terms("about around roughly approximately maybe probably perhaps 大概 大约 差不多 左右 估计 "
+                                  "可能 应该 好像"))
 
 #: weekday and month words: values a correction replaces ('Thursday, not Tuesday'), not its subject
 _CALENDAR_WORDS = frozenset(content_terms(" ".join((*calendar.day_name, *calendar.day_abbr, *calendar.month_name,

@@ -25,10 +25,21 @@ CASES = [
     (["我的航班是12月8号", "航班是早上七点的"], "记错了，航班是9号不是8号"),
     (["My flight is on December 8", "My flight leaves from terminal two"],
      "Oops, my mistake - the flight is on December 9, not the 8th"),
+    (["My flight is on December 8", "My flight leaves from terminal two"],
+     "Correction: the flight is on December 9, not the 8th"),
+]
+# a contrast ('X, not Y') beside another marker restates only the corrected value: an older memory holding more
+# (王医生, seat 32A) is linked and outranked, never archived (session 19 red-team: 'Correction: the Berlin flight is
+# June 14, not June 12' archived the airline, the seat and the conference with the date)
+LINKED = [
     # fresh-user trial, session 6: the other memory shares only the replaced day; both were archived
-    (["我跟王医生约了周二上午看牙", "周二晚上还要去参加表弟的婚礼"], "刚才说错了，看牙是周四上午，不是周二"),
+    (["我跟王医生约了周二上午看牙", "周二晚上还要去参加表弟的婚礼"], "刚才说错了，看牙是周四上午，不是周二", "看牙是哪天？"),
     (["My flight to Osaka is on November 12th, seat 32A", "Book club meets on November 12th at Mia's place"],
-     "Correction: my flight to Osaka is on the 14th, not the 12th"),
+     "Correction: my flight to Osaka is on the 14th, not the 12th", "when is my Osaka flight?"),
+    (["I'm flying to Berlin on June 12 with Lufthansa, window seat, for a conference", "I ride my bike to work"],
+     "Correction: the Berlin flight is June 14, not June 12", "when do I fly to Berlin?"),
+    (["我下周五坐高铁去武汉出差，住汉口的全季酒店，顺便看望大学室友", "我每天骑车上班"], "更正一下，去武汉是下周六，不是下周五",
+     "我哪天去武汉？"),
 ]
 
 
@@ -48,6 +59,20 @@ def test_the_correction_retires_the_memory_it_names_and_keeps_the_other(engine, 
     assert res.outcome == "stored"
     assert res.superseded_ids == (ids[0],), (correction, res.superseded_ids, res.evidence)
     assert res.evidence[0]["basis"] in ("negation", "replaced", "restatement")
+
+
+@pytest.mark.parametrize("olds,correction,question", LINKED)
+def test_a_contrast_beside_a_marker_links_a_richer_memory_and_archives_nothing(engine, olds, correction, question):
+    user = f"u-{abs(hash(correction)) % 10**8}"
+    ids = [engine.add(t, user_id=user, session_id="s1", now=T0 + timedelta(minutes=i)).memory_id
+           for i, t in enumerate(olds)]
+    res = engine.add(correction, user_id=user, session_id="s2", now=T0 + timedelta(days=2))
+    assert res.outcome == "stored" and res.superseded_ids == (), (correction, res.evidence)
+    assert [(e["id"], e["rule"], e["archived"]) for e in res.evidence] == [(ids[0], "corrects", False)]
+    assert all(engine.memory(i, user_id=user).status.value == "current" for i in ids)  # nothing lost
+    got = [h.memory_id for h in engine.retrieve(question, user_id=user, now=T0 + timedelta(days=3)).hits]
+    assert got[0] == res.memory_id, got  # the correction answers; the older memory ranks below it
+    assert ids[0] not in got or got.index(ids[0]) > got.index(res.memory_id)
 
 
 def test_a_slip_of_the_tongue_about_something_else_retires_nothing(engine):

@@ -36,3 +36,27 @@ def test_a_companion_is_no_subject(engine, t0):
     old = engine.add("我喜欢看恐怖片，周末经常一个人看", user_id="u", now=t0).memory_id
     r = engine.add("最近孩子跟我一起看电影，以后不要再给我推荐恐怖片了", user_id="u", now=t0 + timedelta(days=5))
     assert r.superseded_ids == (old,)
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("theirs,mine,fix", [
+    ("My brother is moving to Seattle next month", "I live in Portland",
+     "Actually I moved to Seattle last month, so I don't live in Portland anymore"),
+    ("我哥下个月要搬到杭州", "我住在南京", "其实我上个月就搬到杭州了，已经不住南京了"),
+])
+def test_my_correction_never_archives_a_relatives_memory(engine, t0, theirs, mine, fix):
+    """Data loss (session 19 red-team): the user's own correction archived 'My brother is moving to Seattle next
+    month' on month / move / seattle (similarity 0.38), a memory about a person the correction never names."""
+    them = engine.add(theirs, user_id="u", session_id="s1", now=t0).memory_id
+    engine.add(mine, user_id="u", session_id="s1", now=t0 + timedelta(minutes=1))
+    r = engine.add(fix, user_id="u", session_id="s2", now=t0 + timedelta(days=30))
+    assert them not in r.superseded_ids, r.evidence
+    assert engine.memory(them, user_id="u").status.value == "current"
+
+
+@pytest.mark.unit
+def test_companions_are_no_subject():
+    from memory_engine.text import companions
+
+    assert companions("我跟王医生约了周二看牙") == {"王医生"} and "husband" in companions("我和老公在备孕")
+    assert companions("My wife and I are trying for a baby") == {"wife"} and companions("my sister works") == set()
