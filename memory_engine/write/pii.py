@@ -2,7 +2,8 @@
 
 Each detector validates what it can, so ordinary numbers survive:
 
-* ``ID_NUMBER`` - Chinese resident ID: ISO 7064 MOD 11-2 check digit and a real birth date (GB 11643-1999);
+* ``ID_NUMBER`` - Chinese resident ID: ISO 7064 MOD 11-2 check digit and a real birth date (GB 11643-1999); after an
+  id word (身份证, 证件号, ID card) a real birth date is enough (a typo in the check digit is still the user's id);
 * ``NINO`` - UK National Insurance number: HMRC's prefix rules (no D F I Q U V, second letter not O, none of
   BG GB KN NK NT TN ZZ), six digits, suffix A-D;
 * ``SSN`` - US Social Security number: ``python-stdnum`` rules (no area 000/666/9xx, group 00, serial 0000,
@@ -322,6 +323,7 @@ _CTX_ORDER = re.compile(
     r"订单|单号|运单|快递|编号|流水|序列|工单|发票|票号|型号|order|model|tracking|invoice|ref|ticket|serial|sku|id\b|no\.|#",
     re.IGNORECASE,
 )
+_CTX_ID = re.compile(r"身份证|证件号|id card|identity card|national id|resident id", re.IGNORECASE)
 _CTX_SSN = re.compile(r"ssn|social security|社会安全|社保号", re.IGNORECASE)
 
 
@@ -583,7 +585,8 @@ def redact(text: str, settings: PiiSettings | None = None, answers: str | None =
     if "ID_NUMBER" in on:
         for m in _RE_ID.finditer(norm):
             raw = m.group(1).replace(" ", "").replace("-", "")
-            if cn_id_valid(raw) and _cn_birth_ok(raw):
+            if _cn_birth_ok(raw) and (cn_id_valid(raw) or _CTX_ID.search(_before(norm, m.start(), ctx))):
+                # an id word before it is the evidence a wrong check digit (the user's typo) does not take away
                 spans.add(m.start(1), m.end(1), "ID_NUMBER")
     if "NINO" in on:
         for m in _RE_NINO.finditer(norm):

@@ -414,3 +414,15 @@ def test_phone_context_any_region_is_configurable():
     assert (s.phone_context_any_region, s.phone_context_min_digits) == (False, 9)
     assert "089 1234567" in redact("电话是 089 1234567", s).text
     assert "089 1234567" not in redact("电话是 089 1234567").text
+
+
+@pytest.mark.parametrize("text,raw", [
+    ("我的身份证号是110101199003071234，明天去社保局办退休手续", "110101199003071234"),  # check digit wrong (…1233)
+    ("ID card: 110101 19900307 1234", "110101 19900307 1234"),
+])
+def test_an_id_after_an_id_word_is_redacted_despite_a_typo_in_its_check_digit(text, raw):
+    """Red-team round 2 (session 19): a mistyped check digit left the user's resident id stored raw; the id word
+    is the evidence. Without it the checksum still decides ('invalid id 110101199003071234' stays, above)."""
+    r = redact(text)
+    assert raw not in r.text and r.kinds == ("ID_NUMBER",)
+    assert "ID_NUMBER" not in redact("订单 110101199003071234").kinds
