@@ -112,6 +112,7 @@ _ZH_BA_OWN = re.compile(r"^(?:我|我们)(?:的)?(?![^里上中内]*[里上中�
 _ZH_TOPIC = re.compile(r"^(?:关于|有关|至于|我说的|我说过的)|(?:的事情?|那件事|这件事|那个事情?|这个事情?|那事|这事|那条|这条|那个|"
                        r"的信息|的记录|的话题)$")
 _ZH_HEAD = re.compile(r"^(?:请|麻烦|帮我|帮忙|你|就|都|也|再|以后|今后|从现在起|从今以后|之后|算了|一下|掉|把|将|"
+                      r"(?:别|不要|不用)再?提(?:起)?|"
                       r"关于|有关|至于|那个|这个|那条|这条|那些|这些|所有|全部|给我|替我|"
                       r"我(?:之前|刚才|刚刚|上次|前面)?(?:跟你)?(?:说|讲|提|告诉你)(?:过)?的?(?:那些|那个|那条)?)+")
 _ZH_TAIL = re.compile(r"(?:的(?:事情?|那条|那些|记忆|记录|信息|内容|资料|话)|这件事|那件事|(?:这个|那个)(?:事情?)?|那事|这事|这条|那条|记忆|记录|"
@@ -361,8 +362,9 @@ def forget_target(text: str) -> str | None:
         # a pronoun ('forget it') next to a clause naming a topic ('never mind the train thing, forget it',
         # '火车那个事，忘了吧') means the topic, never the newest memory: the named topic wins wherever it stands
         for o in others:
-            topic = (_zh_clean(o) if _ZH_TOPIC.search(o.strip()) else "") if re.search(r"[\u4e00-\u9fff]", o) \
-                else _en_topic(o)
+            # a sentence-final particle does not end the topic phrase ('以后别再提我儿子高考的事了，忘了吧')
+            topic = (_zh_clean(o) if _ZH_TOPIC.search(o.strip().rstrip("了吧啦呀哦嘛呢。.！!")) else "") \
+                if re.search(r"[\u4e00-\u9fff]", o) else _en_topic(o)
             if topic:
                 return topic
     if found == "" and any(len(content_terms(_EN_LEAD.sub("", o))) >= 2 for o in others):

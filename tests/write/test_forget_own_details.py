@@ -24,6 +24,8 @@ from memory_engine.write.intents import forget_target
     ("don't want you saving my address", "my address"),
     ("把我住址删掉吧", "我住址"),
     ("把我手机号删了", "我手机号"),
+    # a topic clause ending in a particle, then '忘了吧' (session 19 red-team 2: stored as a memory)
+    ("以后别再提我儿子高考的事了，忘了吧", "我儿子高考"),
 ])
 def test_requests_naming_own_details(text, target):
     assert forget_target(text) == target
@@ -36,6 +38,8 @@ def test_requests_naming_own_details(text, target):
     "Scratch my name off the list",
     "把我电脑里的游戏删了",  # a place on a device, not a detail of the speaker
     "我把文件删了",
+    "别提了，今天堵车堵死了",  # 'don't even mention it': no request
+    "以后别提备孕了",  # no forget verb: the assistant is asked not to bring it up, nothing is named to forget
 ])
 def test_statements_stay_statements(text):
     assert forget_target(text) is None
@@ -83,3 +87,9 @@ def test_a_topic_forget_never_archives_an_unrelated_memory(engine, t0, memories,
     r = engine.add(ask, user_id="u", now=t0 + timedelta(days=1))
     assert r.outcome == "rejected" and r.reason == "forget_intent:no_match", r
     assert all(engine.memory(m, user_id="u").status.value == "current" for m in ids)
+
+
+@pytest.mark.integration
+def test_a_topic_then_forget_it_archives_the_topic(forget_scene):
+    forget_scene(["我每天骑车上班", "我儿子明年高考，压力挺大"], "以后别再提我儿子高考的事了，忘了吧", target=1,
+                 ask_at=timedelta(days=1))
