@@ -103,3 +103,17 @@ def test_scale_script_runs_on_a_small_store(tmp_path, capsys):
     assert e["batched_upsert_per_s"] > 0 and e["single_add"]["outcomes"] == {"stored": 5}
     assert e["probe"]["open_s"] > 0 and e["disk_mb"] > 0
     assert s["client_memory"]["queries"] == 3 and s["client_memory"]["dense_recall_at_10_vs_floor"] == pytest.approx(1.0)
+
+
+@pytest.mark.integration
+def test_gate_scenes_runs_and_counts_both_kinds(tmp_path):
+    m = _load("gate_scenes")
+    out = tmp_path / "gate.json"
+    assert m.main(["--limit", "2", "--out", str(out)]) == 0
+    got = json.loads(out.read_text(encoding="utf-8"))
+    s = got["summary"]
+    assert s["answerable"][1] == 2 and s["near_miss"][1] == 2 and len(got["rows"]) == 4
+    for r in got["rows"]:  # pass is what the rule says: answerable in the top 3, a near miss empty
+        assert r["pass"] == ((r["memory_rank"] or 99) <= 3 if r["kind"] == "ans" else not r["hits"])
+    assert len({(r["kind"], r["question"]) for r in got["rows"]}) == 4
+    assert not s["not_stored"]
