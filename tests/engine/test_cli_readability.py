@@ -134,3 +134,20 @@ def test_help_paragraphs_are_unwrapped_so_summaries_read_as_sentences():
             assert all(line.lstrip().startswith(("- ", "* ")) for line in lines[1:]), (cmd.name, para)
     out = CliRunner().invoke(load_commands(), ["--help"], env={"COLUMNS": "200"}).output
     assert "differs from the built-in default because of --config" in out
+
+
+def test_every_user_and_tenant_option_has_its_short_form():
+    """Session 19 trial: `lifecycle forget` took --user / --tenant but not the -u / -t that add, retrieve and forget
+    take. Every command's --user and --tenant option answers to both."""
+    app = typer.main.get_command(load_commands())
+
+    def walk(cmd: Any, path: list[str]) -> None:
+        for p in getattr(cmd, "params", []):
+            opts = set(getattr(p, "opts", ())) | set(getattr(p, "secondary_opts", ()))
+            for long, short in (("--user", "-u"), ("--tenant", "-t")):
+                if long in opts:
+                    assert short in opts, (path, long)
+        for name, sub in getattr(cmd, "commands", {}).items():
+            walk(sub, [*path, name])
+
+    walk(app, [])
