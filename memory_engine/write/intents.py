@@ -84,7 +84,7 @@ _EN_POINTER = re.compile(
     r"i\s+(?:just\s+|earlier\s+|once\s+|before\s+)?(?:said|told you|mentioned|shared|wrote)|just now|earlier|"
     r"before|to you|about|regarding|on|of)\b[\s,]*)+", re.I)
 _EN_TAIL = re.compile(r"(?:[\s,]+(?:please|pls|plz|thanks|thank you|for me|from (?:your |the )?(?:memory|notes)|thing|"
-                      r"ok\??|info(?:rmation)?|details?|data|stuff|any ?more|either|too))+\s*$", re.I)
+                      r"ok\??|info(?:rmation)?|details?|data|stuff|part|bit|any ?more|either|too))+\s*$", re.I)
 _EN_EMPTY = re.compile(r"^(?:it|this|that|them|those|these|one|about it|that one|this one|all that)?$", re.I)
 
 _ZH_SPLIT = re.compile(r"[，,。！!？?；;~～\n]+")

@@ -26,6 +26,8 @@ from memory_engine.write.intents import forget_target
     ("把我手机号删了", "我手机号"),
     # a topic clause ending in a particle, then '忘了吧' (session 19 red-team 2: stored as a memory)
     ("以后别再提我儿子高考的事了，忘了吧", "我儿子高考"),
+    ("Please forget the therapist part", "therapist"),  # 'part' is a pointer word, not the topic (red-team 2)
+    ("forget the spare parts", "spare parts"),  # a plural is a thing named
 ])
 def test_requests_naming_own_details(text, target):
     assert forget_target(text) == target
