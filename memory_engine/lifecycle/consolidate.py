@@ -52,7 +52,7 @@ from ..observability.tracing import SPAN_CONSOLIDATE, set_attrs
 from ..paths import workspace_paths
 from ..store.base import StoreFilter
 from ..validation import epoch_now, require_owner
-from ..write.dedup import identity
+from ..write.dedup import disjoint_events, identity
 from ..write.records import build_record, deprecate_patch, upsert_records
 from ..write.supersede import SubjectRule
 from .llm import ChatClient, LLMError
@@ -242,7 +242,9 @@ def consolidate(
                     a, b = recs[i], recs[j]
                     same = ident[i].normalised == ident[j].normalised or sim[i, j] >= wcfg.dedup_similarity
                     if (a.memory_type == b.memory_type and a.memory_type != MemoryType.FACT
-                            and same and ident[i].agrees(ident[j])):
+                            and same and ident[i].agrees(ident[j])
+                            # the same words for two dates are two occurrences ('Dentist on Monday' in two weeks)
+                            and not disjoint_events((a.event_start, a.event_end), (b.event_start, b.event_end))):
                         parent[find(i)] = find(j)
             groups: dict[int, list[int]] = defaultdict(list)
             for i in range(len(recs)):

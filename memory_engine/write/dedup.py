@@ -9,8 +9,8 @@ model-rescaled cosine is >= ``write.dedup_similarity``, or they are a rewording
 (:func:`memory_engine.write.hygiene.same_meaning`: similarity >=
 ``write.dedup_reworded_similarity`` and Jaccard term overlap >=
 ``write.dedup_term_overlap``), said in the same role, and in every case they
-name the same identifiers, numbers and people, have the same polarity and the same
-past aspect (normalise-then-match, seed 002): 'order A123' never merges into 'order A124',
+name the same identifiers, numbers and people, have the same polarity, the same
+past aspect and, when both are dated, overlapping event times (normalise-then-match, seed 002): 'order A123' never merges into 'order A124',
 '82 kg' never into '78 kg', 'I like X' never into 'I don't like X', "I'm allergic to cats
 too" never into "my wife is allergic to cats", '我现在住在上海' never into '我以前在上海住过三年'.
 Terms are compared without discourse fillers (``write.dedup_ignore_fillers``) and with
@@ -40,7 +40,7 @@ from ..text import content_terms, identifiers, relatives
 from . import rules
 from .hygiene import adds_content, align_stems, informative, same_meaning
 
-__all__ = ["DuplicateFinder", "Identity", "identity", "merged_kind_patch"]
+__all__ = ["DuplicateFinder", "Identity", "disjoint_events", "identity", "merged_kind_patch"]
 
 #: the kinds the gate guesses from incidental words; a reworded duplicate merges across them
 #: (``write.dedup_across_kinds``); facts and working memory keep their own rules
@@ -87,6 +87,16 @@ def identity(text: str) -> Identity:
                     relatives(text), rules.past_aspect(text))
 
 
+def disjoint_events(a: tuple[Any, Any], b: tuple[Any, Any]) -> bool:
+    """Whether two resolved event times [start, end) (epoch seconds; None = undated, then never disjoint) share no
+    instant."""
+    if a[0] is None or b[0] is None:
+        return False
+    a_end = a[1] if a[1] is not None else a[0]
+    b_end = b[1] if b[1] is not None else b[0]
+    return float(a_end) <= float(b[0]) or float(b_end) <= float(a[0])
+
+
 class DuplicateFinder:
     """``find(clean, vec, memory_type, scope)``: the first of the ``write.dedup_candidates``
     nearest current memories of that type (owner's, current embedding version) that is
@@ -107,7 +117,11 @@ class DuplicateFinder:
         self.same_terms = cfg.dedup_same_terms_similarity
 
     def find(self, clean: str, vec: np.ndarray, memory_type: MemoryType, scope: Scope,
-             role: str = "user", pii_terms: tuple[str, ...] = ()) -> MemoryRecord | None:
+             role: str = "user", pii_terms: tuple[str, ...] = (),
+             event: tuple[float | None, float | None] = (None, None)) -> MemoryRecord | None:
+        """The current memory ``clean`` repeats (module docstring), or None. ``event``: the new statement's resolved
+        event time [start, end) in epoch seconds (None = undated): a memory dated to a disjoint time is another
+        occurrence ('Dentist on Monday' said in two weeks: two appointments), never a repeat."""
         new = identity(clean)
         new_all = informative(content_terms(clean), self.fillers)
         kinds = (memory_type,) + (_KINDS if self.across_kinds and memory_type in _KINDS else ())
@@ -128,5 +142,7 @@ class DuplicateFinder:
                 continue
             if not old.agrees(new):
                 continue
+            if disjoint_events(event, (p.payload.get("event_start"), p.payload.get("event_end"))):
+                continue  # the same words for another day: merging would file the new one under the old date
             return MemoryRecord.from_payload(p.id, p.payload)
         return None

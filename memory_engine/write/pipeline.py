@@ -336,7 +336,8 @@ class WritePipeline:
             rec = replace(rec, fact_key=key, fact_value=value)
             mtype = MemoryType.FACT
         else:
-            dup = None if reply_to is not None else self.dedup.find(clean, vec, mtype, scope, req.role, pii_terms)
+            dup = None if reply_to is not None else self.dedup.find(clean, vec, mtype, scope, req.role, pii_terms,
+                                                                     (rec.event_start, rec.event_end))
             if dup is not None:
                 self.store.set_payload([dup.id], {**touch_patch(dup, req.ts, updated=True),
                                                   **merged_kind_patch(dup, mtype, imp)})

@@ -23,6 +23,21 @@ def test_consolidation_never_merges_different_numbers(eng, day):
     assert {a.memory_id, b.memory_id} <= {r.id for r in eng.list_memories(user_id="u1", include_archived=False)}
 
 
+def test_the_same_words_for_two_dates_stay_two_memories(eng, day):
+    """Red-team 2 (session 19): 'Dentist on Monday' said in two weeks merged into the first, so the second
+    appointment kept the first one's date. Neither the write's dedup nor consolidation merges two dated occurrences;
+    the same sentence again the same day still merges."""
+    first = eng.add("Dentist on Monday", user_id="u1", now=day(0))
+    second = eng.add("Dentist on Monday", user_id="u1", now=day(7))
+    again = eng.add("Dentist on Monday", user_id="u1", now=day(7))
+    assert (first.outcome, second.outcome, again.outcome) == ("stored", "stored", "merged")
+    assert again.memory_id == second.memory_id
+    a, b = eng.memory(first.memory_id, user_id="u1"), eng.memory(second.memory_id, user_id="u1")
+    assert a.event_start is not None and b.event_start is not None and b.event_start - a.event_start == 7 * 86400
+    rep = consolidate(eng, user_id="u1", now=day(8))
+    assert [x for x in rep.actions if x.kind == "merge"] == []
+
+
 def test_profile_min_sources_comes_from_the_config(make_engine, day):
     def fill(e):
         for text in ("I love hiking in the Alps", "I prefer trail running shoes from Salomon",
