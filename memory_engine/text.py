@@ -606,6 +606,15 @@ _WITH_SPEAKER = re.compile(
 )
 
 
+def stem_offset(low: str, term: str) -> int:
+    """Where content term ``term`` (a stem such as 'salari' for 'salary', 'move' for 'moving') starts in the lower-cased
+    text ``low``: its longest prefix of at least 3 characters found there (a CJK term as written), -1 when none is."""
+    for n in range(len(term), min(3, len(term)) - 1, -1):
+        if (i := low.find(term[:n])) >= 0:
+            return i
+    return -1
+
+
 def companions(text: str) -> frozenset[str]:
     """The people (:func:`people`: relatives' canonical ids, Chinese names) ``text`` names only as the speaker's
     co-subject (:data:`_WITH_SPEAKER`): "我和老公在备孕" and "我跟王医生约了周二看牙" are the speaker's matters, the

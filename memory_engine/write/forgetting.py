@@ -72,10 +72,18 @@ from ..models import MemoryRecord, MemoryStatus, MemoryType
 from ..retrieve.calibration import DenseBackground
 from ..retrieve.relations import STATES, path_fit
 from ..store.base import StoreFilter, VectorStore
-from ..text import companions, content_terms, count_tokens, entities, kin_pairs, relatives, surface_words
+from ..text import (
+    _CJK,
+    companions,
+    content_terms,
+    count_tokens,
+    entities,
+    kin_pairs,
+    relatives,
+    stem_offset,
+    surface_words,
+)
 from .records import deprecate_patch, new_id, upsert_records
-
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 __all__ = ["ForgetMatch", "Forgetter", "Redaction", "clause_spans"]
 
@@ -220,20 +228,12 @@ def _about_relatives(content: str, shared: set[str]) -> frozenset[str]:
     speaker's own). A stem is found by its longest prefix ('salari' in 'my salary'); a term not found at all
     counts as at the end."""
     low = content.lower()
-    found = [i for t in shared if (i := _find_term(low, t)) >= 0]
+    found = [i for t in shared if (i := stem_offset(low, t)) >= 0]
     prefix = content[: min(found)] if found else content
     return relatives(prefix) - companions(prefix)
 
 
 
-
-def _find_term(low: str, term: str) -> int:
-    """Where ``term`` (a content term: a stem such as 'salari' for 'salary') starts in the lower-cased text:
-    its longest prefix of at least 3 characters found there (a CJK term as written), -1 when none is."""
-    for n in range(len(term), min(3, len(term)) - 1, -1):
-        if (i := low.find(term[:n])) >= 0:
-            return i
-    return -1
 
 
 def _names_person(target_kin: frozenset[str], content: str, shared: set[str], target: str = "") -> bool:

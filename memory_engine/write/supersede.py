@@ -60,7 +60,7 @@ from ..errors import ConfigError
 from ..models import MemoryRecord, MemoryStatus, MemoryType
 from ..scope import Scope
 from ..store.base import VectorStore
-from ..text import _CJK, companions, content_terms, entities, identifiers, people, relatives
+from ..text import _CJK, companions, content_terms, entities, identifiers, people, relatives, stem_offset
 from . import rules
 from .correction import (
     CONDITION,
@@ -415,7 +415,7 @@ def _names_someone_unnamed(old_text: str, new_text: str, new_terms: Iterable[str
     terms = set(new_terms)
     shared = set(content_terms(old_text)) & terms
     low = old_text.lower()
-    at = {t: i for t in shared if (i := _term_at(low, t)) >= 0}
+    at = {t: i for t in shared if (i := stem_offset(low, t)) >= 0}
     head = old_text[: min(at.values())] if at else old_text
     subject = set(people(head)) - companions(head)  # '我跟王医生约了周二看牙' is the speaker's appointment
     # any person of the older memory the correction names will do: '同事老王' is the colleague 老王; and 'my niece Ada'
@@ -435,15 +435,6 @@ def _kin_ends(head: str) -> bool:
         return False
     last = tail[-3:] if _CJK.search(tail[-1]) else tail.split()[-1]
     return bool(relatives(last))
-
-
-def _term_at(low: str, term: str) -> int:
-    """Where content term ``term`` (a stem such as 'move' for 'moving') starts in the lower-cased text: its longest
-    prefix of at least 3 characters found there (a CJK term as written), -1 when none is."""
-    for n in range(len(term), min(3, len(term)) - 1, -1):
-        if (i := low.find(term[:n])) >= 0:
-            return i
-    return -1
 
 
 #: a capitalised English word right before the corrected clause's first shared term: its subject's name
