@@ -545,6 +545,12 @@ class WriteSection(_Section):
         "'I work at Alibaba' / 'just started at Tencent last week' 0.28, a job and a home 0.29: the role decides, "
         "write/changes.py). Used only for a question asking for the present value (metadata._succeeds). 1 = off."
     )
+    change_end_similarity: float = Field(
+        0.35, ge=0.0, le=1.0, description="A state the speaker reports as ended ('Actually I quit my job at Amazon last "
+        "Friday', '我上个月从阿里辞职了', write/intents.ends_state) links the older memory of that state ('I work at Amazon "
+        "as a recruiter') when it names the ended object and their rescaled dense similarity is at least this "
+        "(e5: such pairs 0.36-0.73, 'I bought a Kindle on Amazon' 0.32; write/changes.py, rule ended_state, metadata._replaces: the older one ranks below the ending). 1 = off."
+    )
     change_link_limit: int = Field(
         1, ge=0, description="At most this many older memories one reported change links (nearest first); 0 = off."
     )

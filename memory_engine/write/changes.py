@@ -71,11 +71,20 @@ from ..embedding import CachedEmbedder, rescale_similarity
 from ..models import MemoryType
 from ..scope import Scope
 from ..store.base import VectorStore
-from ..text import WEEKDAYS_EN, WEEKDAYS_ZH, content_terms, entities, people, pos_tags
+from ..text import WEEKDAYS_EN, WEEKDAYS_ZH, content_terms, entities, people, pos_tags, stem_offset
 from .correction import CONDITION, same_speaker
-from .intents import CHANGE, INCHOATIVE, about_speaker, adds_value, provisional, reports_change, starts_state
+from .intents import (
+    CHANGE,
+    INCHOATIVE,
+    about_speaker,
+    adds_value,
+    ends_state,
+    provisional,
+    reports_change,
+    starts_state,
+)
 
-__all__ = ["ChangeLinker", "same_role", "states_time", "successor", "term_offset"]
+__all__ = ["ChangeLinker", "ended_object", "same_role", "states_time", "successor", "term_offset"]
 
 #: a weekday or a clock time (typed values the date resolver leaves open: 'Friday 10am' has no single date without
 #: knowing whether this or next Friday is meant): 'Friday', '10am', '3:30', '周五', '礼拜三', '八点', '9点半'
@@ -270,6 +279,29 @@ def successor(old: str, new: str, onset: re.Pattern[str] | None = None) -> dict[
     return {"rule": "present_successor", "replaced": sorted(replaced), "by": sorted(by)}
 
 
+#: words of an ended state's object that name a time or a degree, not the state ('last Friday', '上个月', 'already')
+_TIME_TERMS = frozenset({"last", "next", "this", "ago", "week", "month", "year", "day", "today", "yesterday", "tonight",
+                         "morning", "afternoon", "even", "night", "weekend", "recent", "final", "actual", "just", "already",
+                         "上个", "上个月", "上周", "昨天", "今天", "前天", "去年", "今年", "已经", "刚刚", "刚", "最近", "月", "周"})
+
+
+def ended_object(text: str, m: re.Match[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """``(terms, entities)`` of the state an ending verb ``m`` (:func:`memory_engine.write.intents.ends_state`) ends:
+    the content terms of the clause after it in English ('quit my job at Amazon last Friday' -> job, amazon), of its
+    whole clause in Chinese, whose object comes before the verb ('从阿里辞职了' -> 阿里, '把健身卡退掉了' -> 健身卡),
+    without the verb's own terms, time words (:data:`_TIME_TERMS`), weekday names and numbers."""
+    if _CJK.search(m.group(0)):
+        clause = _clause_at(text, m.start())
+        span = clause.replace(m.group(0), " ")
+    else:
+        end = _CLAUSE_END.search(text, m.end())
+        span = text[m.end(): end.start() if end else len(text)]
+    verb = content_terms(m.group(0))
+    terms = frozenset(t for t in content_terms(span) - verb - _TIME_TERMS
+                      if not any(d.startswith(t) for d in WEEKDAYS_EN) and not any(ch.isdigit() for ch in t))
+    return terms, frozenset(e for e in _named(span) if e in terms)
+
+
 class ChangeLinker:
     """``find(clean, vec, scope, metadata, role)`` -> evidence dicts of the older memories a reported change
     replaces (empty when it reports none). Disabled with ``write.change_link_limit`` = 0."""
@@ -284,8 +316,41 @@ class ChangeLinker:
         """``event_start``: the date the write path resolved in ``clean`` (epoch seconds, None = none)."""
         if role != "user" or self.cfg.change_link_limit <= 0 or adds_value(clean):
             return []
-        found = self._changes(clean, vec, scope, metadata, role)
+        found = self._ended(clean, vec, scope, metadata, role) or self._changes(clean, vec, scope, metadata, role)
         return found or self._final_value(clean, vec, scope, metadata, role, event_start)
+
+    def _ended(self, clean: str, vec: np.ndarray, scope: Scope, metadata: dict[str, Any], role: str
+               ) -> list[dict[str, Any]]:
+        """The older memories of a state the speaker reports as ended (see the module docstring), as evidence dicts."""
+        m = ends_state(clean)
+        if m is None or CONDITION.search(_sentence_before(clean, m.start())):
+            return []
+        obj_terms, obj_ents = ended_object(clean, m)
+        if not obj_terms:
+            return []  # 'I quit' names nothing it ended
+        # a Chinese object comes before the verb ('从阿里辞职'): a name in it is what was left, not who left
+        subject = clean[: m.start()]
+        if people(subject) - obj_terms or _other_subject(subject, possessed=True):
+            return []  # someone else's ending ('my wife quit Amazon', '我同事离职了')
+        out: list[dict[str, Any]] = []
+        for p in self.store.search_dense(vec.tolist(), scope.filter(memory_types=_TYPES), self.search_limit):
+            if not scope.owns(p) or not same_speaker(role, metadata, p.payload, clean):
+                continue
+            sim = float(self.embedder.rescale(p.score))
+            if sim < self.cfg.change_end_similarity:
+                break  # nearest first: the rest are further
+            old = str(p.payload.get("content") or "")
+            shared = obj_terms & content_terms(old)
+            if not shared or (obj_ents and not obj_ents & shared) or ends_state(old) is not None:
+                continue  # another state, or the same state ended before
+            first = min((i for t in shared if (i := stem_offset(old.lower(), t)) >= 0), default=len(old))
+            if not about_speaker(old) or people(old[:first]) or _other_subject(old[:first], possessed=True):
+                continue  # the older memory is about someone else ('my sister works at Amazon')
+            out.append({"id": p.id, "rule": "ended_state", "similarity": round(sim, 4), "archived": False,
+                        "replaced": sorted(shared), "by": []})
+            if len(out) >= self.cfg.change_link_limit:
+                break
+        return out
 
     def _final_value(self, clean: str, vec: np.ndarray, scope: Scope, metadata: dict[str, Any], role: str,
                      event_start: float | None) -> list[dict[str, Any]]:

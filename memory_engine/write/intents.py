@@ -427,6 +427,45 @@ def reports_change(text: str) -> bool:
 #: for the present one (write/changes.py, ``metadata._succeeds``)
 INCHOATIVE = re.compile(r"\b(?:start(?:ed|ing|s)?|began|begun|begin(?:ning|s)?|commenc(?:ed|es|ing))\b|开始", re.IGNORECASE)
 
+#: the end of a state told as an event done: the terminative verbs of leaving a job, a school, a habit, a membership
+#: or a hobby (a closed class: quit, resign, retire, drop out, give up, cancel, stop + gerund, leave + an employer;
+#: zh 辞职 / 离职 / 辞掉 / 退学 / 退出 / 不干了 / 戒掉 / 退掉 / 注销 / 停掉). "I quit my job at Amazon last Friday" ends
+#: "I work at Amazon as a recruiter" without naming a newer value, which :data:`CHANGE` needs (write/changes.py,
+#: rule ``ended_state``). A break-up is left out: its object is a person, whose memories are their own. 'left' counts
+#: only before an employer-like object or a capitalised name ('I left Google', not 'I left my keys at Google').
+ENDING = re.compile(
+    r"\b(?:quit|resigned|retired|dropped out|gave up|given up|cancell?ed (?:my|the|our)|stopped (?=\w+ing\b)|"
+    r"left (?=(?:my|the|our) (?:job|position|role|post|company|firm|team|school|program|club|gym)\b)|"
+    r"left (?-i:(?=[A-Z][a-z])))|"
+    r"辞职|离职|辞掉|辞了|退学|退出|不干了|戒掉|戒了|戒(?=[\u4e00-\u9fff]{1,2}了)|退掉|注销了|停掉|停了",
+    re.IGNORECASE,
+)
+#: what before an ending verb in its clause says it was not done: a wish, a plan, a modal, a negation, a condition
+#: ('I want to quit', "I'm thinking of quitting", "I didn't quit", '我想辞职', '打算离职', '还没辞职', '要是辞职了')
+_NOT_DONE = re.compile(
+    r"\b(?:want(?:s|ed)?|wanna|going|gonna|plan(?:s|ned|ning)?|thinking|think|about|might|may|should|would|could|"
+    r"will|shall|considering|consider|hope|if|whether|never|not|almost|nearly|can|can't|cannot|won't|didn't|don't|"
+    r"haven't|hasn't|wouldn't|shouldn't|to)\b|'ll\b|"
+    r"想|打算|准备|计划|考虑|可能|也许|或许|没有?|不会|不想|别|如果|要是|假如|万一|快要?|差点|要(?!求)",
+    re.IGNORECASE,
+)
+_ENDING_CLAUSE = re.compile(r"[,，.。;；!！?？\n]")
+
+
+def ends_state(text: str) -> re.Match[str] | None:
+    """The ending verb (:data:`ENDING`) of a statement that reports a state the speaker left as done ('Actually I quit
+    my job at Amazon last Friday', '我上个月从阿里辞职了'), None when it names none, when nothing before it in its
+    clause says it was wished, planned, negated or imagined (:data:`_NOT_DONE`), and for a question."""
+    t = (text or "").strip()
+    if not t or ends_as_question(t):
+        return None
+    for m in ENDING.finditer(t):
+        starts = [c.end() for c in _ENDING_CLAUSE.finditer(t, 0, m.start())]
+        if not _NOT_DONE.search(t[(starts[-1] if starts else 0): m.start()]):
+            return m
+    return None
+
+
 def adds_value(text: str) -> bool:
     """Whether ``text`` adds a value beside earlier ones (:data:`memory_engine.write.rules.ADDITIVE`): "I also started piano lessons",
     "家里又多了一只布偶"; such a statement is no newer value of what it is similar to."""
