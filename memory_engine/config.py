@@ -138,6 +138,12 @@ class MemorySection(_Section):
         "next_week", pattern="^(next_week|nearest)$", description="'next Friday': the Friday of next Monday-based "
         "week like 下周五 ('next_week': said on a Wednesday, 9 days on) or the nearest coming Friday ('nearest').",
     )
+    note_weekday: str = Field(
+        "future", pattern="^(future|past)$", description="'Dentist on Monday', 'Call the bank on Friday': a weekday "
+        "after 'on' in a note with no subject and no tense cue is the coming one ('future': an agenda line) or the "
+        "past one ('past', the reading before session 20). A clause with a subject ('I ate sushi on Friday') keeps "
+        "the past one.",
+    )
     # provenance: issue 16, session 10
     writer_day: bool = Field(
         True, description="A memory's written day is the calendar day in the UTC offset it was written in "

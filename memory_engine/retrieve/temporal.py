@@ -204,6 +204,19 @@ def prefers_future(text: str, pos: int = 0) -> bool:
     return bool(_PRESENT_CUES.search(clause))
 
 
+#: a subject of a clause (a personal pronoun, or a possessed noun opening it: 'my flight was on Monday'): with one, a
+#: clause without a tense cue is no note ('I ate sushi on Friday', irregular past forms being no cue)
+_SUBJECT = re.compile(r"\b(?:i|we|he|she|they|you|it|this|that|there|my|our|his|her|their|your)\b|'[sm]\b", re.I)
+
+
+def is_note(text: str, pos: int = 0) -> bool:
+    """Whether the clause at ``pos`` of ``text`` is a note with no subject: no personal pronoun, possessive or
+    demonstrative (:data:`_SUBJECT`) and no tense cue of :func:`tense` ('Dentist on Monday', 'Call the bank on
+    Friday', 'Lunch with Sam on Friday'): an agenda line, about a day to come."""
+    clause = _clause(text, pos)
+    return not _SUBJECT.search(clause) and tense(text, pos) is None
+
+
 @dataclass(frozen=True)
 class DateRange:
     """Half-open range [start, end) in epoch seconds, and the phrase that produced it."""
@@ -229,7 +242,8 @@ class DateSettings:
     +- this many days. ``next_weekday``: 'next Friday' = the Friday of next (Monday-based) week,
     like 下周五 ('next_week'), or the nearest coming Friday ('nearest'). ``writer_day``: a memory's written
     day and event range are read in the UTC offset it was written in (:meth:`user_day`, :func:`rebase`).
-    ``day_parts``: (part, local hour it begins) pairs of ``memory.day_part_hours`` (morning / afternoon / evening,
+    ``note_weekday``: 'future' or 'past', the day of 'on Monday' in a note with no subject and no tense cue
+    (:func:`is_note`: 'Dentist on Monday'). ``day_parts``: (part, local hour it begins) pairs of ``memory.day_part_hours`` (morning / afternoon / evening,
     0-23): a past-tense 'this morning' / '今天下午' / 'tonight' said before its part began is that part of the day before.
     ``holidays``: (name, period) pairs of ``memory.holiday_periods`` (:func:`holiday_table`); ``breaks``: the
     movable ones that run on through the adjacent days off (``memory.holiday_breaks``), at most
@@ -241,6 +255,7 @@ class DateSettings:
     year_back_days: float = 14.0
     next_weekday: str = "next_week"
     writer_day: bool = True
+    note_weekday: str = "future"
     holidays: tuple[tuple[str, str], ...] = ()
     few_days_back: int = 7
     breaks: frozenset[str] = frozenset()
@@ -252,7 +267,8 @@ class DateSettings:
         """The settings of a ``MemorySection`` (any object with these attribute names;
         ``holiday_periods`` becomes ``holidays``, its pairs longest name first)."""
         kw = {f: getattr(memory, f) for f in ("slash_dates", "day_start_hour", "month_part_days", "year_back_days",
-                                              "next_weekday", "writer_day", "few_days_back")}
+                                              "next_weekday", "writer_day", "few_days_back",
+                                              "note_weekday")}
         periods = dict(getattr(memory, "holiday_periods", None) or {})
         breaks = frozenset(str(n).strip().lower() for n in (getattr(memory, "holiday_breaks", None) or ()))
         parts = getattr(memory, "day_part_hours", None)
@@ -921,6 +937,8 @@ def resolve_date(text: str, ref: datetime, settings: DateSettings = DEFAULT_DATE
             else:
                 future = kind in ("en_next_weekday", "en_coming_weekday") or (
                     kind in ("en_weekday", "en_on_weekday", "zh_weekday") and said == "future")
+                if said is None and kind == "en_on_weekday" and settings.note_weekday == "future" and is_note(low, m.start()):
+                    future = True  # an agenda line: 'Dentist on Monday' written on a Friday is the coming Monday
                 a, b = _weekday(ref, wd, future)
         elif kind == "ndays_ahead":
             n = _num(m.group(1))
