@@ -349,9 +349,9 @@ class WritePipeline:
             if explicit:
                 # a dated past day ('last night', 'on Friday') is one episode, not a change of habit
                 episode = rec.event_end is not None and rec.event_end <= req.ts
-                related, links = self.corrections.examine(clean, vec, scope, req.metadata, req.role, episode)
-                if below:
-                    related = []  # an uncurated remark retires nothing; a link archives nothing, so it stays
+                # an uncurated remark retires nothing: what it would retire it links instead (ranked below it)
+                related, links = self.corrections.examine(clean, vec, scope, req.metadata, req.role, episode,
+                                                          archive=not below)
                 superseded.extend(pid for pid, _, _ in related)
                 evidence.extend(ev for _, _, ev in related)
                 if links:  # older statements of the replaced value it does not archive: ranked below it

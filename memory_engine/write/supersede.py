@@ -244,11 +244,14 @@ class CorrectionFinder:
         return self.examine(clean, vec, scope, metadata, role, episode)[0]
 
     def examine(self, clean: str, vec: np.ndarray, scope: Scope, metadata: dict[str, Any] | None = None,
-                role: str = "user", episode: bool = False
+                role: str = "user", episode: bool = False, archive: bool = True
                 ) -> tuple[list[tuple[str, str, dict[str, Any]]], list[dict[str, Any]]]:
         """(what :meth:`find` retires, the older memories the correction only *links*: evidence dicts
         with ``id``, ``rule`` = 'corrects', ``replaced_terms``, ``kept_terms``, ``similarity``,
-        ``archived`` False; module docstring). Only a replacement ('X, not Y', 'X instead of Y') links."""
+        ``archived`` False; module docstring). Only a replacement ('X, not Y', 'X instead of Y') links.
+        With ``archive`` False (a correction the write gate did not curate, 'Tom works at Airbus, not Boeing'
+        at importance 0.5) nothing is retired: what a replacement would retire is linked instead, so the older value still ranks
+        below the correction (on 264755c it answered first)."""
         if role != "user":
             return [], []  # what the assistant or a tool said never retires the user's statement
         strength = correction_strength(clean, rules.CORRECTION.search(clean) is not None)
@@ -304,7 +307,12 @@ class CorrectionFinder:
             if not scope.owns(p):
                 continue  # defence in depth: the filter already isolates
             verdict = self.evidence_basis(claim, p.id, p.payload, self.embedder.rescale(p.score))
-            if verdict.evidence is not None:
+            if verdict.evidence is not None and not archive:
+                if claim.replaced is None:
+                    continue  # only a replacement names its value outright ('我女儿以前的钢琴老师已经不在那家琴行教了')
+                links.append({"id": p.id, "rule": "corrects", "replaced_terms": sorted(claim.replaced_terms),
+                              "kept_terms": [], "similarity": verdict.evidence.get("similarity"), "archived": False})
+            elif verdict.evidence is not None:
                 out.append((p.id, p.payload.get("memory_type", MemoryType.SEMANTIC.value), verdict.evidence))
             elif verdict.link is not None:
                 links.append(verdict.link)
@@ -323,7 +331,10 @@ class CorrectionFinder:
         old_idents = _long_identifiers(old_text)
         if c.new_idents and old_idents and not (c.new_idents & old_idents):
             return Verdict(refused="different identifiers")  # different entities (card 尾号0988 vs 尾号8890)
-        if _about_someone_else(c.clause, old_text, payload.get("terms") or ()):
+        # 'Sorry, I meant my sister's birthday is March 3rd, not my mom's': the replaced words name the person of
+        # the older memory, so the correction is about it though its clause names someone else
+        swapped = bool(c.replaced_terms) and bool(people(c.replaced or " ".join(sorted(c.replaced_terms))) & people(old_text))
+        if not swapped and _about_someone_else(c.clause, old_text, payload.get("terms") or ()):
             # '说错了，老王住的是重庆，不是成都' corrects 老王's city, never the speaker's '我住在成都高新区'
             return Verdict(refused="about someone the memory does not name")
         if _names_someone_unnamed(old_text, c.clean, c.full_terms):
