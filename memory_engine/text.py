@@ -392,6 +392,24 @@ _ASKS = re.compile(
 _INDEFINITE = re.compile(r"(?:[这那前后过好没十头近上]|[一二两三四五六七八九]十)几|(?:什么|哪儿?|哪里|谁|怎么)[都也]")
 
 
+#: a question typed without its mark, as chat often is ('where do I work now', '我现在住哪个区'): an English opening
+#: wh-word or auxiliary, or a Chinese interrogative pronoun asking for a place, a person, a number or a time (哪 / 谁 /
+#: 几 + measure word / 多少 / 什么时候; 什么 alone also heads requests, '我现在想吃点什么')
+_UNMARKED_QUESTION = re.compile(
+    r"^\W*(?:what|which|who|whose|where|when|how|do|does|did|am|is|are|was|were|have|has)\b|"
+    r"哪|谁|几[个号点月天岁年次位层楼]|多少|什么时候", re.IGNORECASE)
+
+
+def asks(text: str) -> bool:
+    """Whether a one-line ``text`` is a question: it ends as one (:func:`ends_as_question`), or it ends with no
+    sentence mark and reads as one (:data:`_UNMARKED_QUESTION`, interrogatives used as indefinites aside:
+    :data:`_INDEFINITE`)."""
+    t = (text or "").strip()
+    if ends_as_question(t):
+        return True
+    return bool(t) and t[-1] not in ".!。！" and _UNMARKED_QUESTION.search(_INDEFINITE.sub("", t)) is not None
+
+
 def is_lookup(text: str, max_terms: int) -> bool:
     """Whether ``text`` looks something up: it asks (a question mark, 什么 / 哪 / 谁 / 几 / 多少 / 怎么 /
     是不是 / 有没有 not used as an indefinite (:data:`_INDEFINITE`: 这几天 asks nothing), a final 吗 / 呢, an

@@ -36,6 +36,7 @@ from ..errors import ValidationError
 from ..text import WEEKDAYS_EN as _WEEKDAYS_EN
 from ..text import WEEKDAYS_ZH as _WEEKDAYS_ZH
 from ..text import ZH_NUM as _ZH_NUM
+from ..text import asks
 from ..text import zh_int as _zh_int
 
 _EN_NUM = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
@@ -158,7 +159,9 @@ _DURATION_DAYS = {"day": 1, "week": 7, "month": 30, "天": 1, "周": 7, "星期"
 _FUTURE_CUES = re.compile(
     r"\b(?:will|shall|gonna|going to|plan(?:ning)? to|about to|upcoming|coming|next|tomorrow|tonight|soon)\b"
     r"|'ll\b|\b(?:am|is|are|'m|'s|'re)\s+(?:\w+\s+)?\w+ing\b"
-    r"|要|会|打算|准备|计划|将|想|下(?:个)?(?:周|星期|礼拜|月)|这(?:个)?(?:周|星期|礼拜)|本周|明天|后天|安排", re.I)
+    # 会 the modal, not the noun of 开会 / 聚会 / 会议 ('周三开会讲了什么' is a past meeting)
+    r"|要|(?<![开聚约晚宴舞酒社机学协工大年例])会(?![议计员场所谈])|打算|准备|计划|将|想|下(?:个)?(?:周|星期|礼拜|月)"
+    r"|这(?:个)?(?:周|星期|礼拜)|本周|明天|后天|安排", re.I)
 _PAST_CUES = re.compile(
     r"\b(?:was|were|did|went|had|got|made|came|saw|met|took|gave|told|said|bought|spent|ago|last|yesterday)\b"
     r"|\b\w+ed\b|了|过|上(?:个)?(?:周|星期|礼拜|月)|昨|前天", re.I)
@@ -921,13 +924,16 @@ def resolve_date(text: str, ref: datetime, settings: DateSettings = DEFAULT_DATE
         elif kind in ("en_last_weekday", "en_next_weekday", "en_coming_weekday", "en_this_weekday", "en_weekday",
                       "en_on_weekday", "zh_weekday"):
             said = tense(low, m.start())
+            # a Chinese question's bare 周X with no tense cue is this week's ('我周一那天加班到几点？' asked on a Friday:
+            # 周X without 上 / 下 names the current week's day, as 这周X)
+            this_week = kind == "zh_weekday" and said is None and asks(text)
             # a habit names no day; a bare weekday without any tense cue is too weak to date ('on Friday' is
             # the past one, as before)
             if kind in ("en_weekday", "en_on_weekday", "zh_weekday") and (
-                    said == "habit" or (said is None and kind != "en_on_weekday")):
+                    said == "habit" or (said is None and kind != "en_on_weekday" and not this_week)):
                 continue
             wd = _WEEKDAYS_ZH[m.group(1)] if kind == "zh_weekday" else _WEEKDAYS_EN[m.group(1).lower()]
-            if kind == "en_this_weekday":  # 'this Saturday': that day of the current Monday-based week
+            if kind == "en_this_weekday" or this_week:  # 'this Saturday': that day of the current Monday-based week
                 a = monday + timedelta(days=wd)
                 b = a + timedelta(days=1)
             elif kind == "en_next_weekday" and settings.next_weekday == "next_week":

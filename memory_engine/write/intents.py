@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
-from ..text import content_terms, ends_as_question, pos_tags, starts_with_verb
+from ..text import asks, content_terms, ends_as_question, pos_tags, starts_with_verb
 from .rules import ADDITIVE, CHANGE_MARKERS_EN, CHANGE_MARKERS_ZH
 
 # ---- forget requests, recognised by structure (issue 16) -------------------------------------
@@ -502,7 +502,7 @@ def query_tense(query: str) -> str | None:
     tense of the value it asks for: in a conversation or a request ('用户：…我现在心慌得不行', '我现在想吃点辣的')
     'now' is the speaker's own moment, not a slot's newest value."""
     q = (query or "").strip()
-    if "\n" in q or not ends_as_question(q):
+    if "\n" in q or not asks(q):  # chat often drops the mark: 'where do I work now', '我现在住哪个区'
         return None
     if PAST_QUERY.search(q):
         return "past"

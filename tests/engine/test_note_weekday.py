@@ -46,3 +46,20 @@ def test_a_note_is_found_by_the_day_it_names(engine):
     assert [h.memory_id for h in hits][:1] == [w.memory_id]
     rec = engine.memory(w.memory_id, user_id="u")
     assert datetime.fromtimestamp(rec.event_start, TZ).date().isoformat() == "2026-06-08"
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("text,expect", [
+    # a Chinese question's bare 周X is this week's (session 20 red-team: '我周一那天加班到几点？' got no date)
+    ("我周一那天加班到几点？", "2026-06-01"),
+    ("我周一加班到几点？", "2026-06-01"),
+    # 会 of 开会 / 例会 is a noun, no future cue
+    ("周三开会讲了什么", "2026-06-03"),
+    ("周三的例会几点开始？", "2026-06-03"),
+    # a statement keeps its cue, or stays undated without one
+    ("我周一要去面试", "2026-06-08"),
+    ("我周三会去开会", "2026-06-10"),
+    ("周一面试", None),
+])
+def test_chinese_weekday_readings(text, expect):
+    assert _day(text) == expect

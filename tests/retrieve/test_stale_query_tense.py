@@ -34,6 +34,9 @@ T0 = datetime(2026, 3, 1, 9, tzinfo=UTC)
     # only a question has the tense of a value: a request or a conversation names the speaker's own moment
     ("我现在想吃点辣的", None), ("用户：最近天天加班\n助手：辛苦了\n用户：我现在心慌得不行，你说呢？", None),
     ("我现在住哪呢", "present"),
+    # chat drops the question mark (session 20 red-team: 'where do I work now' lost the present tense)
+    ("where do I work now", "present"), ("where do I work these days", "present"), ("我现在住哪个区", "present"),
+    ("where did I work before", "past"), ("I work at Stripe now.", None),
 ])
 def test_query_tense(query, tense):
     assert query_tense(query) == tense
