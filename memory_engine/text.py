@@ -489,10 +489,11 @@ _KIN_OWN = re.compile(rf"我的?({_KIN_ZH_ALT})(?!的?(?:{_KIN_ZH_ALT}))|\bmy\s+
                       re.IGNORECASE)
 
 
-#: another person's relative: a name or third-person pronoun as its possessor ("Dan's wife", 'his wife',
-#: '她老公', '李娜家闺女', '陈晓的老公'); groups (en relative, zh possessor, zh relative)
+#: another person's relative: a name or third-person pronoun as its possessor ("Dan's wife", 'his wife', "Lin's little
+#: brother", '她老公', '李娜家闺女', '陈晓的老公'); groups (en relative, zh possessor, zh relative)
 _KIN_OTHERS = re.compile(
-    rf"(?:\b[A-Z][a-z]+'s|\b(?:his|her|their))\s+({_KIN_EN_ALT})s?\b"
+    rf"(?:\b[A-Z][a-z]+'s|\b(?:his|her|their))\s+(?:(?:little|big|younger|older|elder|baby|twin|late|ex-?)\s*)?"
+    rf"({_KIN_EN_ALT})s?\b"
     rf"|([他她]|[\u4e00-\u9fff]{{2,3}}?(?:的|家的?))({_KIN_ZH_ALT})",
     re.IGNORECASE)
 

@@ -12,7 +12,8 @@ memory's own words (no model, no store):
   question: the relative alone as the user's own ('我妈的电话' for 婆婆, the husband's mother), another
   path ('我老公他爸' for 婆婆), or the qualifier alone ('我姐自己在小学教语文' for 姐夫). A qualifier named
   together with a person ('我姐和周涛下个月办酒') may introduce the relative by name and is left alone
-  (None), as is a memory that names no relative ('张伟在银行上班').
+  (None), as is a memory that names no relative ('张伟在银行上班') or only another person's ("Lin's little brother",
+  '陈涛他妈妈': the chain's second link when that person is the qualifier).
 
 The question's paths are :func:`memory_engine.text.kin_pairs` (chains and composite kinship terms,
 :mod:`memory_engine.kinship`); the relatives of a memory :func:`memory_engine.text.relatives`."""
@@ -22,7 +23,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..text import kin_pairs, relatives
+from ..text import kin_pairs, others_relatives, relatives
 from .referents import person_names
 
 __all__ = ["OTHER", "STATES", "marriage_word", "path_fit"]
@@ -64,4 +65,9 @@ def path_fit(query: str, content: str) -> str | None:
     qualifiers = frozenset().union(*(a for a, _ in paths))
     if kin <= qualifiers and person_names(content):
         return None  # '我姐和周涛下个月办酒': the qualifier with a person, who may be the relative asked about
+    if kin <= others_relatives(content):
+        # "Hao, Lin's little brother, just started at Tencent", '陈涛他妈妈一个人住在苏州': every relative it names is
+        # another person's, who may be the qualifier the question reaches them through (Lin the wife): the chain's
+        # second link, not another relative of the user's (session 20 red-team: damped out, the hop never ran)
+        return None
     return OTHER

@@ -67,6 +67,10 @@ def test_kin_pairs_of_chains_and_composites():
     ("my mother-in-law", "my mum is lactose intolerant", OTHER),
     ("my mother-in-law", "my wife's mum is diabetic", STATES),
     ("我妈的电话", "我老公的妈妈", None),                    # no path asked
+    # only another person's relative: the chain's second link through that person (session 20 red-team)
+    ("where does my brother-in-law work now?", "Hao, Lin's little brother, just started a job at Tencent", None),
+    ("我婆婆住在哪", "陈涛他妈妈一个人住在苏州", None),
+    ("我婆婆住在哪", "我妈住在杭州", OTHER),
 ])
 def test_path_fit(query, content, fit):
     assert path_fit(query, content) == fit
@@ -84,6 +88,23 @@ def test_brother_in_law_through_the_sisters_marriage(engine):
     hits = _ask(engine, user, "what does my brother-in-law do?")
     assert "Josh works as an orthodontist in Bristol" in hits, hits
     assert "my brother Tim is a plumber" not in hits, hits
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("memories,query,answer", [
+    (["My wife's name is Lin, we met in grad school", "Hao, Lin's little brother, just started a job at Tencent",
+      "my brother Tim is a plumber"], "where does my brother-in-law work now?",
+     "Hao, Lin's little brother, just started a job at Tencent"),
+    (["我老公叫陈涛", "陈涛他妈妈一个人住在苏州", "我妈住在杭州"], "我婆婆住在哪", "陈涛他妈妈一个人住在苏州"),
+])
+def test_the_relative_of_a_named_spouse_answers_the_in_law(engine, memories, query, answer):
+    """The in-law named through the spouse's name ("Lin's little brother", '陈涛他妈妈') was damped as another relative
+    of the user's, so nothing passed the floor; the user's own brother or mother is still no answer."""
+    user = "rp-named"
+    _add(engine, user, memories)
+    hits = _ask(engine, user, query)
+    assert answer in hits, hits
+    assert memories[2] not in hits, hits
 
 
 @pytest.mark.integration
