@@ -7,7 +7,8 @@ tell it from an answer. :func:`contrasts` finds such a pair from the two texts' 
 * **One frame, two fillers** (the paradigmatic relation: words that fill the same slot of the same frame are of
   one class, Harris 1954 'Distributional structure'; Saussure's associative axis). The question has a noun ``q``
   directly before an anchor (a noun modified: 'dentist appointment', '狗狗 一天') or, as a name, directly after one
-  (apposition: 'friend Tom'; in Chinese any noun: '我家 狗狗', '同事 小刘'); the memory has another noun ``m`` of
+  (apposition: 'friend Tom'; in Chinese any noun: '我家 狗狗', '同事 小刘'), or, as an English name, after a
+  preposition after one ('flight to Seoul' / 'flight to Tokyo'); the memory has another noun ``m`` of
   the same class in the same place by the same anchor ('vet appointment', 'friend Priya', '我家 猫咪'); ``q``
   occurs nowhere in the memory and ``m`` nowhere in the question. Anchors are nouns (in Chinese also pronouns,
   numerals, time words), never verbs: '去 医院' / '去 协和' is the hospital by its name. An English common noun
@@ -177,6 +178,9 @@ _EN_QUANT = frozenset("many much few several some any all every each both most m
                       "eight nine ten half".split())
 
 Token = tuple[str, str, str, bool]
+#: the simple English prepositions of place, direction, company and affiliation (a closed class; the governors of
+#: write/changes.py's roles): a name after one of them fills the slot of the noun before it ('flight to Tokyo')
+_EN_PREPOSITIONS = frozenset({"to", "from", "in", "at", "with", "for", "on", "near", "into"})
 
 
 def _tokens(text: str) -> list[Token]:
@@ -280,6 +284,11 @@ def slots(text: str) -> Slots:
             frames.add(("before", k2, k1, s1, n1))
         if n2 and a1 and (n2 not in ("n", "?") or _CJK.fullmatch(k2)):
             frames.add(("after", k1, k2, s2, n2))
+    # a name governed by a preposition after an English noun fills that noun's slot too ('flight to Tokyo' /
+    # 'flight to Seoul', 'dinner with Priya' / 'dinner with Tom'): the side is 'via ' + the preposition
+    for (k1, _, _, a1), (k2, s2, _, _), (k3, s3, n3, _) in zip(toks, toks[1:], toks[2:], strict=False):
+        if k1 and a1 and not k2 and s2.strip().lower() in _EN_PREPOSITIONS and k3 and n3 == "N" and not _CJK.search(k1):
+            frames.add(("via " + s2.strip().lower(), k1, k3, s3, n3))
     heads: set[str] = set()
     for k, _, kind, _ in toks:
         if kind in ("n", "nc", "nz", "ns", "nt") and len(k) >= 2 and _CJK.fullmatch(k) and not _ZH_NUMERALS & set(k):

@@ -26,6 +26,9 @@ from memory_engine.retrieve.contrast import contrasts
     ("我的眼科医生叫什么名字", "我的牙医是协和口腔科的王医生", ("眼科", "口腔科")),
     # another person
     ("老王什么时候出差？", "同事小刘下周二去成都出差", ("老王", "小刘")),
+    # a name after a preposition after the same noun (session 20 red-team: the Tokyo flight answered for Seoul)
+    ("when's my flight to Seoul?", "My flight to Tokyo is on July 8, ANA, leaves at 10am", ("Seoul", "Tokyo")),
+    ("when is dinner with Tom?", "Dinner with Priya is on Friday at 7", ("Tom", "Priya")),
 ])
 def test_another_entity_of_the_same_kind(query, memory, pair):
     assert contrasts(query, memory) == pair
@@ -53,6 +56,9 @@ def test_another_entity_of_the_same_kind(query, memory, pair):
     ("头疼得厉害，吃片布洛芬可以吗？", "我现在每天吃华法林，医生交代过不能乱吃别的药"),  # drug names are no people
     ("尾号8809那张卡是干什么用的？", "尾号8809的建设银行卡只用来还房贷"),  # 张卡 is jieba's guess, no word
     ("有几个活动的规模超过了六百人呢？", "风俗徒步交友之旅的规模是二百人。"),  # numbers are no entities
+    ("when's my flight to Tokyo?", "My flight to Tokyo is on July 8, ANA, leaves at 10am"),  # the same name
+    ("when is my trip to Paris?", "I booked a flight to Paris and a hotel in Montmartre"),  # named elsewhere
+    ("what time is my flight to work?", "My flight to Tokyo is on July 8"),  # a common noun fills no name's slot
 ])
 def test_no_contrast(query, memory):
     assert contrasts(query, memory) is None
