@@ -141,7 +141,7 @@ class MemorySection(_Section):
     note_weekday: str = Field(
         "future", pattern="^(future|past)$", description="'Dentist on Monday', 'Call the bank on Friday': a weekday "
         "after 'on' in a note with no subject and no tense cue is the coming one ('future': an agenda line) or the "
-        "past one ('past', the reading before session 20). A clause with a subject ('I ate sushi on Friday') keeps "
+        "past one ('past', the earlier default reading). A clause with a subject ('I ate sushi on Friday') keeps "
         "the past one.",
     )
     # provenance: issue 16, session 10

@@ -634,6 +634,26 @@ def stem_offset(low: str, term: str) -> int:
     return -1
 
 
+_KIN_SURFACE_ALT = "|".join(sorted((re.escape(w) for w in _KIN), key=len, reverse=True))
+#: what right before a noun makes it the speaker's own ('我的生日', '我生日', 'my birthday', 'my own car')
+_SPEAKER_OWNS = re.compile(r"(?:我的?|\bmy\s+(?:[a-z]+\s+)?)$", re.IGNORECASE)
+#: what right before a noun makes it a relative's ('老公生日', '老公的生日', "my husband's birthday", "wife's new job")
+_KIN_OWNS = re.compile(rf"(?:{_KIN_SURFACE_ALT})(?:的|'s?\s+(?:[a-z]+\s+)?)?$", re.IGNORECASE)
+
+
+def possessor(text: str, term: str) -> str | None:
+    """Who owns content term ``term`` (a stem, :func:`stem_offset`) where ``text`` first says it: 'speaker' for a
+    first-person possessive right before it ('我的生日是3月15号', 'my birthday'), 'relative' for a kinship word
+    ('我老公生日是哪天', "my husband's birthday"), None otherwise or when the term is not there."""
+    at = stem_offset(text.lower(), term)
+    if at < 0:
+        return None
+    before = text[max(0, at - 24): at]
+    if _KIN_OWNS.search(before):
+        return "relative"
+    return "speaker" if _SPEAKER_OWNS.search(before) else None
+
+
 def companions(text: str) -> frozenset[str]:
     """The people (:func:`people`: relatives' canonical ids, Chinese names) ``text`` names only as the speaker's
     co-subject (:data:`_WITH_SPEAKER`): "我和老公在备孕" and "我跟王医生约了周二看牙" are the speaker's matters, the

@@ -27,9 +27,11 @@ from ..text import (
     kin_phrase_terms,
     kin_term,
     others_relatives,
+    possessor,
     relative_chains,
     relative_words,
     relatives,
+    stem_offset,
     weighted_coverage,
 )
 from ..write.categories import AnswerTypes, about_other_person, categories_of
@@ -213,6 +215,20 @@ class CandidateBuilder:
             return False
         asked = kin & qualified
         return bool(asked) and asked <= relative_chains(content)[2]
+
+    @staticmethod
+    def _owners_differ(query: str, content: str) -> bool:
+        """The question asks one owner's attribute and the memory says it is the other's: the first content term the
+        two share (in the question's order) is a relative's in one and the speaker's own in the other
+        (text.possessor): '我老公生日是哪天' / '我的生日是3月15号', 'when is my birthday?' / "my husband's birthday is
+        May 2"."""
+        shared = content_terms(query) & content_terms(content)
+        if not shared:
+            return False
+        low = query.lower()
+        term = min(shared, key=lambda t: (stem_offset(low, t) % (len(low) + 1), t))
+        asked, said = possessor(query, term), possessor(content, term)
+        return asked is not None and said is not None and asked != said
 
     def candidate(self, mid: str, pl: Payload, cos: float, q_terms: frozenset[str], ranks: dict[str, int],
                   scores: dict[str, float], exact_hit: bool, session_id: str | None, ts: float,
@@ -469,13 +485,21 @@ class CandidateBuilder:
                     f = rcfg.relation_path_mismatch
                     c = replace(c, similarity=c.similarity * f, coverage=c.coverage * f, keyword=c.keyword * f,
                                 category_match=c.category_match * f, borrows=False)
-                elif kin and (not kin & plan.relatives or self._other_relative(plan.query, text, kin)):
+                elif (kin and (not kin & plan.relatives or self._other_relative(plan.query, text, kin))) or (
+                        not kin and self._owners_differ(plan.query, text)):
+                    # ... nor by the user's own: '我的生日是3月15号' is no answer to '我老公生日是哪天'
                     # a question about the uncle is not answered by the aunt's birthday, even on the day it names
                     # (after the date match: the date words it covers must not undo the discount); the category
                     # evidence too: the son's peanut allergy is a food fact, but no answer about the daughter
                     f = rcfg.relative_mismatch
                     c = replace(c, similarity=c.similarity * f, coverage=c.coverage * f, keyword=c.keyword * f,
                                 category_match=c.category_match * f)
+            elif plan.lookup and self._owners_differ(plan.query, text := str(pl.get("content") or "")) \
+                    and relatives(text):
+                # the reverse: the husband's birthday is no answer to '我生日是哪天' (session 20 red-team)
+                f = rcfg.relative_mismatch
+                c = replace(c, similarity=c.similarity * f, coverage=c.coverage * f, keyword=c.keyword * f,
+                            category_match=c.category_match * f)
             if contrast_on and contrasts(
                     plan.query, str(pl.get("content") or ""), str((pl.get("metadata") or {}).get("speaker") or "")):
                 # the vet appointment is no answer about the dentist, however many words the two share
