@@ -114,6 +114,17 @@ _MOVE = re.compile(r"搬到|搬去|搬回|搬家到|搬家去")
 _RESIDENCE = re.compile(r"住在|住|家在|安家")
 
 
+def _speakers(text: str) -> bool:
+    """Whether an older memory speaks of the speaker or the speaker's household: in the first person, singular or
+    plural (:func:`memory_engine.write.intents.about_speaker`: "We're thinking of naming the baby Olivia"), or in
+    Chinese with the subject dropped and no third-person pronoun ('搬家了，现在住海淀': Chinese leaves out a
+    first-person subject the context gives; a person named as the subject, '小王搬到杭州了', is the caller's test of
+    the words before the first entity)."""
+    if about_speaker(text, plural=True):
+        return True
+    return _mostly_cjk(text) and not any(w in _OTHER_PERSON_ZH for w, _ in pos_tags(text))
+
+
 def _bare_object(after: str) -> frozenset[str]:
     """The object of a Chinese change marker that jieba tags as no entity ('搬到闵行了': 闵/nr 行/v, so
     :func:`memory_engine.text.entities` finds nothing): the clause ``after`` the last change marker, aspect and
@@ -344,7 +355,7 @@ class ChangeLinker:
             if not shared or (obj_ents and not obj_ents & shared) or ends_state(old) is not None:
                 continue  # another state, or the same state ended before
             first = min((i for t in shared if (i := stem_offset(old.lower(), t)) >= 0), default=len(old))
-            if not about_speaker(old) or people(old[:first]) or _other_subject(old[:first], possessed=True):
+            if not _speakers(old) or people(old[:first]) or _other_subject(old[:first], possessed=True):
                 continue  # the older memory is about someone else ('my sister works at Amazon')
             out.append({"id": p.id, "rule": "ended_state", "similarity": round(sim, 4), "archived": False,
                         "replaced": sorted(shared), "by": []})
@@ -412,7 +423,7 @@ class ChangeLinker:
             if bare and not _RESIDENCE.search(old):
                 continue  # a bare object moved to replaces a home only ('我在星巴克上班' is no home)
             first = min((i for e in old_ents if (i := old.lower().find(e)) >= 0), default=len(old))
-            if not about_speaker(old) or people(old[:first]):
+            if not _speakers(old) or people(old[:first]):
                 continue  # the older memory is about someone else ('my sister lives in Chengdu')
             out.append({"id": p.id, "rule": "started_state" if started else "reported_change", "similarity": round(sim, 4), "archived": False,
                         "replaced": sorted(old_ents - new_ents), "by": sorted(new_ents - old_ents)})

@@ -661,8 +661,15 @@ def marker_clause(text: str, *markers: re.Pattern[str]) -> str:
     return text[start: min(ends) if ends else len(text)]
 
 
-def about_speaker(clause: str) -> bool:
+#: the first person plural: the speaker's household or couple ("we're naming the baby Olivia")
+_FIRST_PLURAL = re.compile(r"\b(?:we|we're|we've|we'll|we'd|us|our|ours|ourselves)\b", re.IGNORECASE)
+
+
+def about_speaker(clause: str, plural: bool = False) -> bool:
     """True when the clause speaks in the first person ('I don't like sushi any more',
     '以后不要再给我推荐恐怖片'), so a negation in it can contradict the speaker's own
-    earlier statement; "don't forget your passion" is about someone else."""
-    return bool(_FIRST_PERSON.search(clause.replace("’", "'")))
+    earlier statement; "don't forget your passion" is about someone else. With ``plural`` the first person
+    plural counts too ("We're thinking of naming the baby Olivia": a value of the speaker's household; 我们 always
+    holds 我)."""
+    c = clause.replace("’", "'")
+    return bool(_FIRST_PERSON.search(c) or (plural and _FIRST_PLURAL.search(c)))

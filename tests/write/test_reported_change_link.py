@@ -23,6 +23,9 @@ def _told(engine, t0, old, new):
     # jieba splits 闵行 (闵/nr 行/v): the change's bare object is the value (session 19 red-team)
     ("我住在浦东张江", "不对，我上个月已经搬到闵行了", "我现在住哪？"),
     ("我住在浦东张江", "上个月搬家到闵行了", "我现在住哪？"),
+    # the household's value ('we'), and a Chinese memory whose first-person subject is dropped (session 20 red-team)
+    ("We live in Austin, in a flat near the lake", "we just moved to Denver, the new flat is tiny", "where do we live now?"),
+    ("去年住在徐汇，离公司近", "上个月搬到浦东了，房租便宜", "我现在住哪？"),
 ])
 def test_reported_change_links_and_answers_first(engine, t0, old, new, query):
     a, r = _told(engine, t0, old, new)
@@ -42,6 +45,7 @@ def test_reported_change_links_and_answers_first(engine, t0, old, new, query):
     ("我室友小周是做律师的", "电动车电池该换了，续航只剩二十公里"),  # the change has no named object
     ("我在星巴克上班", "最近换了早班"),  # a bare object that is no move (e5 puts the pair at 0.56, a move's range)
     ("我在星巴克上班", "上个月搬家到闵行了"),  # a move replaces a home, not a workplace
+    ("她住在徐汇，离公司近", "上个月搬到浦东了，房租便宜"),  # a dropped subject is the speaker's, a 她 is not
 ])
 def test_other_peoples_moves_and_trips_link_nothing(engine, t0, old, new):
     _, r = _told(engine, t0, old, new)
