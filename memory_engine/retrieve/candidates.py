@@ -494,8 +494,8 @@ class CandidateBuilder:
                     f = rcfg.relative_mismatch
                     c = replace(c, similarity=c.similarity * f, coverage=c.coverage * f, keyword=c.keyword * f,
                                 category_match=c.category_match * f)
-            elif plan.lookup and self._owners_differ(plan.query, text := str(pl.get("content") or "")) \
-                    and relatives(text):
+            elif plan.lookup and relatives(text := str(pl.get("content") or "")) \
+                    and self._owners_differ(plan.query, text):
                 # the reverse: the husband's birthday is no answer to '我生日是哪天' (session 20 red-team)
                 f = rcfg.relative_mismatch
                 c = replace(c, similarity=c.similarity * f, coverage=c.coverage * f, keyword=c.keyword * f,
