@@ -85,6 +85,13 @@ _EN_POINTER = re.compile(
     r"before|to you|about|regarding|on|of)\b[\s,]*)+", re.I)
 _EN_TAIL = re.compile(r"(?:[\s,]+(?:please|pls|plz|thanks|thank you|for me|from (?:your |the )?(?:memory|notes)|thing|"
                       r"ok\??|info(?:rmation)?|details?|data|stuff|part|bit|any ?more|either|too))+\s*$", re.I)
+#: ... unless it dates what was said ('forget what I said today about my ex')
+_EN_SAID_BEFORE = re.compile(r"\b(?:said|told (?:you|u)|mentioned|shared|wrote|asked|typed)\s+(?:to (?:you|u)\s+)?$", re.I)
+#: a time that bounds the request to one occasion ('tonight', 'this time', 'for a bit', 'just this once'): an override
+#: of a standing preference for now, not a forget
+_EN_FOR_NOW = re.compile(r"\b(?:tonight|today|this (?:time|once|evening|weekend|round|trip)|for (?:now|today|tonight|once|"
+                         r"a (?:bit|while|moment|sec(?:ond)?|minute|day)|the (?:moment|day|evening|night|weekend))|"
+                         r"just (?:this once|for)|for this (?:one|order|trip|meal))\b", re.I)
 _EN_EMPTY = re.compile(r"^(?:it|this|that|them|those|these|one|about it|that one|this one|all that)?$", re.I)
 
 _ZH_SPLIT = re.compile(r"[，,。！!？?；;~～\n]+")
@@ -177,6 +184,10 @@ def _en_forget_clause(clause: str) -> str | None:
     # imperative erase verb on the speaker's own detail) name it
     own = re.match(r"^\s*(?:my|our)\b", rest, re.I) is not None and (keep_neg or not _EN_OTHER_SOURCE.search(rest))
     if not free and not own and not _EN_MEMORY_OBJECT.search(rest):
+        return None
+    if any(not _EN_SAID_BEFORE.search(rest[: m.start()]) for m in _EN_FOR_NOW.finditer(rest)):
+        # 'forget about my diet tonight, I want the best pizza', 'ignore my budget this time': an exception for one
+        # occasion, not a request to drop what was said (the keto diet was archived; session 20 red-team)
         return None
     target = _EN_TAIL.sub("", _EN_POINTER.sub("", rest, count=1)).strip(" ,.;:!?\"'")
     return "" if _EN_EMPTY.match(target) else target
