@@ -339,7 +339,9 @@ for _words, _who in (
     ("舅舅 舅妈", "maternal_uncle"), ("姑姑 姑妈", "paternal_aunt"), ("叔叔 伯伯 婶婶", "paternal_uncle"),
     ("姨妈 小姨", "maternal_aunt"), ("uncle", "maternal_uncle paternal_uncle"),
     ("aunt", "paternal_aunt maternal_aunt"), ("表哥 表姐 表弟 表妹 堂哥 堂姐 堂弟 堂妹 cousin", "cousin"),
-    ("男朋友 boyfriend", "boyfriend"), ("女朋友 girlfriend", "girlfriend"),
+    ("男朋友 男友 boyfriend", "boyfriend"), ("女朋友 女友 girlfriend", "girlfriend"),
+    # a former partner is someone else than the present one ('我前男友叫阿杰' is no memory of the speaker's own job)
+    ("前男友 前女友 前夫 前妻 前任 ex", "ex"),
     # a sibling's child is named through the sibling and a son / daughter ('my sister Lena' -> "Lena's son
     # Max"): those memories are about the nephew, not another relative
     ("外甥", "nephew son elder_sister younger_sister"), ("侄子", "nephew son elder_brother younger_brother"),

@@ -46,6 +46,7 @@ def test_reported_change_links_and_answers_first(engine, t0, old, new, query):
     ("我在星巴克上班", "最近换了早班"),  # a bare object that is no move (e5 puts the pair at 0.56, a move's range)
     ("我在星巴克上班", "上个月搬家到闵行了"),  # a move replaces a home, not a workplace
     ("她住在徐汇，离公司近", "上个月搬到浦东了，房租便宜"),  # a dropped subject is the speaker's, a 她 is not
+    ("我前男友叫阿杰，在广州做设计", "我现在在深圳工作"),  # a former partner is a person of his own (text._KIN 'ex')
 ])
 def test_other_peoples_moves_and_trips_link_nothing(engine, t0, old, new):
     _, r = _told(engine, t0, old, new)
