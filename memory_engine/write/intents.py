@@ -50,7 +50,7 @@ _EN_KEEP_NEG = re.compile(
     r"bother(?: to)?)\s+)*(?P<verb>remember(?:ing)?|memori[sz](?:e|ing)|keep(?:ing)?(?: track of)?|stor(?:e|ing)|"
     r"sav(?:e|ing)|record(?:ing)?|log(?:ging)?|track(?:ing)?|retain(?:ing)?|hold(?:ing)? on to|not(?:e|ing)(?: down)?|"
     r"writ(?:e|ing) down)\b(?P<rest>.*)$", re.I)
-_EN_DROP = re.compile(r"^(?P<verb>erase|delete|remove|drop|wipe|clear|discard|purge|scrub|scratch|strike|unlearn|ditch|toss|lose|"
+_EN_DROP = re.compile(r"^(?P<verb>erase|delete|remove|drop|wipe|clear|discard|purge|scrub|scratch|scrap|nix|strike|unlearn|ditch|toss|lose|"
                       r"ignore|disregard|"
                       r"get rid of|throw (?:away|out)|forget about)\b(?P<rest>.*)$", re.I)
 _EN_FREE = ("unlearn", "forget about")
@@ -92,6 +92,10 @@ _EN_SAID_BEFORE = re.compile(r"\b(?:said|told (?:you|u)|mentioned|shared|wrote|a
 _EN_FOR_NOW = re.compile(r"\b(?:tonight|today|this (?:time|once|evening|weekend|round|trip)|for (?:now|today|tonight|once|"
                          r"a (?:bit|while|moment|sec(?:ond)?|minute|day)|the (?:moment|day|evening|night|weekend))|"
                          r"just (?:this once|for)|for this (?:one|order|trip|meal))\b", re.I)
+#: 'pretend I never said it', 'act like I didn't mention that': withdraw what was said (the topic, if any, stands beside)
+_EN_UNSAY = re.compile(r"^(?:(?:just|please|pls|and)\s+)*(?:pretend|act (?:like|as if)|assume)\s+(?:that\s+)?i\s+"
+                       r"(?:never|didn'?t|did not)\s+(?:said|say|mention(?:ed)?|told you|tell you|bring|brought)\b"
+                       r"(?:\s+(?:it|that|this|anything|up|(?:it|that) up))*\s*$", re.I)
 _EN_EMPTY = re.compile(r"^(?:it|this|that|them|those|these|one|about it|that one|this one|all that)?$", re.I)
 
 _ZH_SPLIT = re.compile(r"[，,。！!？?；;~～\n]+")
@@ -111,12 +115,18 @@ _ZH_KEEP_NEG_BA = re.compile(r"(?:别|不要|不用|不必|无需|甭|不需要)
                              r"存下来|存起来|保存下来|保存|存着|存|记)(?:了|啦|吧)?$")
 #: 当我没说 / 就当我没说过: withdraw what was just said (the topic, if any, precedes it)
 _ZH_UNSAY = re.compile(r"(?:就)?当我(?:没|没有)(?:说|讲|提)(?:过)?(?:吧|好了|哈)?$")
+#: 你就当我没提过我离婚的事: the withdrawn topic after the verb, addressed to the assistant at the clause start
+#: ('他当我没说过这话一样' reports what someone did)
+_ZH_UNSAY_OBJ = re.compile(r"^\s*(?:你|您|那|那你|请|麻烦你?)?(?:就)?当我(?:没|没有)(?:说|讲|提)(?:过|起)?(?P<obj>.+?)(?:吧|好了|哈)?$")
+#: 我不想让你记得我怀孕的事 / 我不希望你记住我的住址: the speaker's wish that the assistant not keep something
+_ZH_WISH_NOT = re.compile(r"(?:不想|不希望|不愿意|不愿|不要)(?:让|叫)?你(?:再)?(?:去)?(?:记住|记得|记着|记下来|记下|记录|保存|保留|留着|存着|存)"
+                          r"(?P<obj>.*)$")
 #: 'delete' addressed to the assistant about the speaker's own details needs no record noun
 _ZH_ADDRESSED_OWN = re.compile(r"(?:你|帮我|麻烦|请).*我的|我的.*(?:你|帮我)")
 #: 把我住址删掉 / 把我的手机号删了: the object of 把 is the speaker's own detail (not a place on a device:
 #: 把我电脑里的游戏删了)
 _ZH_BA_OWN = re.compile(r"^(?:我|我们)(?:的)?(?![^里上中内]*[里上中内])\S{1,10}$")
-_ZH_TOPIC = re.compile(r"^(?:关于|有关|至于|我说的|我说过的)|(?:的事情?|那件事|这件事|那个事情?|这个事情?|那事|这事|那条|这条|那个|"
+_ZH_TOPIC = re.compile(r"^(?:(?:那|这)(?:条|个|些|段)?)?(?:关于|有关|至于|我说的|我说过的)|^(?:以后|今后)?(?:别|不要)再?提(?:起)?|(?:的事情?|那件事|这件事|那个事情?|这个事情?|那事|这事|那条|这条|那个|"
                        r"的信息|的记录|的话题)$")
 _ZH_HEAD = re.compile(r"^(?:请|麻烦|帮我|帮忙|你|就|都|也|再|以后|今后|从现在起|从今以后|之后|算了|一下|掉|把|将|"
                       r"(?:别|不要|不用)再?提(?:起)?|"
@@ -145,6 +155,8 @@ EXPLICIT_CORRECTION = re.compile(
 def _en_forget_clause(clause: str) -> str | None:
     """The target of one English clause when it is a forget request ('' = names nothing), else None."""
     c = _EN_LEAD.sub("", clause.strip().replace("’", "'"))
+    if _EN_UNSAY.match(c):
+        return ""  # 'nvm about the ex stuff, pretend I never said it': the topic beside it is the target
     want = _EN_WANT_NOT.match(c)
     if want and not want.group("rest").strip(" ,.;:!?\"'") and (
             re.match(r"^\s*(?:my|our)\b", want.group("obj"), re.I) or _EN_MEMORY_OBJECT.search(want.group("obj"))):
@@ -257,6 +269,12 @@ def _zh_forget_clause(clause: str) -> str | None:
     m = _ZH_UNSAY.search(c)
     if m:
         return _zh_clean(c[: m.start()])
+    m = _ZH_UNSAY_OBJ.search(c)
+    if m and content_terms(m.group("obj")):
+        return _zh_clean(m.group("obj"))
+    m = _ZH_WISH_NOT.search(c)
+    if m:
+        return _zh_clean(m.group("obj"))
     m = _ZH_KEEP_NEG.search(c)
     if m:
         before, after = c[: m.start()], c[m.end():]
@@ -300,7 +318,7 @@ _ADDRESSES_MEMORY = re.compile(
 
 #: a forget request naming a matter rather than one item: 'everything about X', 'stuff about X', 'what I said about X',
 #: 关于X的, X的事, X相关的 (not 'X那条', 'my X number')
-_NAMES_MATTER = re.compile(r"\b(?:about|regarding|related to|to do with)\b|\b(?:stuff|things|matters?|business)\b|"
+_NAMES_MATTER = re.compile(r"\b(?:about|regarding|related to|to do with)\b|\b(?:stuff|things?|matters?|business)\b|"
                            r"关于|有关|相关|的事|那些事|方面", re.IGNORECASE)
 
 
@@ -330,7 +348,7 @@ def _forget_clauses(text: str) -> tuple[str | None, list[str]]:
         if zh and got is None:
             got = _en_forget_clause(clause) if not re.search(r"[\u4e00-\u9fff]", clause) else None
         if zh and got is None and i > 0 and _ZH_TOPIC.search(clauses[i - 1].strip()) \
-                and re.fullmatch(rf"\s*(?:{_ZH_DROP.pattern})(?:了|吧|啦|一下)*\s*", clause, re.I):
+                and re.fullmatch(rf"\s*(?:都|全|全部|统统|通通)?\s*(?:{_ZH_DROP.pattern})(?:了|吧|啦|一下)*\s*", clause, re.I):
             got = ""  # 健身那事，删了吧: a bare 'delete' after a topic clause deletes that topic (not a file)
         if got is None:
             others.append(clause)
