@@ -104,8 +104,11 @@ _READS_ZH = r"(?:读取|阅读|读到|看到|处理|总结|抓取|浏览|解析|
 
 _SIGNALS: dict[str, re.Pattern[str]] = {
     "override": re.compile(
-        r"\b(ignore|disregard|forget|override|bypass)\b.{0,30}\b(previous|prior|above|earlier|all|any|your|the)\b.{0,20}"
+        r"\b(ignore|disregard|forget|override|bypass)\b.{0,30}\b(previous|prior|above|earlier|all|any|your)\b.{0,20}"
         r"\b(instructions?|prompts?|rules?|guidelines?|directions?|messages?|context)\b|"
+        # 'the' alone qualifies only the model's own instructions ('ignore the system prompt'): 'Ignore the box
+        # directions and bake for 25 minutes' is a recipe
+        r"\b(?:ignore|disregard|override|bypass)\s+the\s+(?:\w+\s+)?(?:instructions?|prompts?|guidelines?|context)\b|"
         r"(忽略|无视|忘记|忘掉|不要理会|跳过|覆盖).{0,12}(之前|以前|上面|以上|前面|所有|全部|先前|原来|系统)?.{0,6}"
         r"(指令|指示|提示词?|规则|设定|要求|命令)|(?:忽略|无视|不要理会)(?:掉)?(?:上文|前文|上面的内容|以上内容|之前的内容|"
         r"前面的内容|用户的(?:问题|要求))|\b(?:ignore|disregard)\s+(?:all\s+)?(?:of\s+)?(?:the\s+)?(?:text\s+|content\s+)?"
@@ -136,7 +139,7 @@ _SIGNALS: dict[str, re.Pattern[str]] = {
         r"(?:language )?models?|llms?|chatbots?|agents?|bots?)\b|\bif you are an? (?:ai|assistant|(?:language )?model|llm|"
         r"chatbot|agent|bot)\b|\b(?:ai|assistants?|(?:language )?models?|llms?|chatbots?|agents?|crawlers?|bots?) "
         r"(?:reading|summari[sz]ing|processing|parsing|browsing|visiting|crawling|scraping|indexing) (?:this|these)\b|"
-        r"\[\s*(?:ai|assistant|model|llm|agent|bot)\s+(?:instructions?|note|notice|directive)s?\s*\]|\b(?:hey|dear|attention|hello),? (?:ai|assistant|chatgpt|claude|"
+        r"[\[(（]\s*(?:ai|assistant|model|llm|agent|bot)\s+(?:instructions?|note|notice|directive)s?\s*(?:[\])）:：])|\b(?:hey|dear|attention|hello),? (?:ai|assistant|chatgpt|claude|"
         r"gpt|llm|model|bot)\b|"
         r"(?:AI|ai|人工智能|智能)?(?:助手|助理|大模型|语言模型|模型|机器人)(?:们)?(?:请注意|注意|请|你好|须知)|"
         r"如果你是(?:一个)?(?:AI|ai|人工智能|大模型|语言模型|模型|助手|机器人)|致(?:AI|ai|大模型|助手|模型)|"
@@ -157,7 +160,7 @@ _SIGNALS: dict[str, re.Pattern[str]] = {
         rf"\b{_MODEL_EN}\b(?:\s+[\w'-]+){{0,3}}?\s+(?:(?:that|who|which)\s+)?{_READS_EN}\s+(?:(?:this|these|the "
         rf"following|our|my)\s+{_TEXT_EN}\b|(?:this|these|the following)(?=\s*(?:[,:;.!?)]|$)))|\b(?:p\.?s\.?|note|reminder|message|hint)?\s*(?:to|for)\s+(?:the |any |all |every )?"
         rf"{_MODEL_EN}\s*[:：]|{_MODEL_ZH}[^。！？.!?\n]{{0,6}}?{_READS_ZH}(?:本|这|此|该|这个|这篇|以下)|"
-        rf"(?:给|致|写给){_MODEL_ZH}的(?:话|留言|提示|指令|说明|备注)",
+        rf"(?:给|致|写给)(?:{_MODEL_ZH})+的(?:话|留言|提示|指令|说明|备注)",
         re.IGNORECASE,
     ),
     "user_directed": re.compile(
@@ -192,7 +195,7 @@ _SIGNALS: dict[str, re.Pattern[str]] = {
         r"(?:user|reader)\b|(?:不要|别|不得|切勿)(?:告诉|透露给|让)用户|对用户保密|"
         r"\bwithout (?:asking|telling|informing|notifying|checking with|confirming with) (?:the )?(?:user|reader|customer|them|"
         r"him|her)\b|\bwithout (?:asking|confirmation|confirming)(?=\s*[.;!,]|\s*$)|(?:无需|不用|不必|不需要)(?:向|跟|让)?(?:用户|对方)?"
-        r"(?:再次)?(?:确认|询问|告知)",
+        r"(?:再次)?(?:确认|询问|告知)|(?:不要|别|无需|不用|不必|不需要)再?(?:次)?(?:询问|问|征求|征询)(?:一下)?(?:用户|对方|客户)",
         re.IGNORECASE,
     ),
     "hidden": re.compile(r"<!--(?=[^>]*[A-Za-z\u4e00-\u9fff]{3})[\s\S]*?-->|[\u200b\u200c\u200d\u2060\ufeff]+\S|"

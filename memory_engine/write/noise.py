@@ -47,7 +47,10 @@ _EN_GLUE = frozenset("""and then well oh so very too much a lot of that is it it
 
 #: English backchannels of several words that say no more than "ok" ("makes sense", "fair enough", "i see"):
 #: read as one acknowledgement word, so the whole text must still be acknowledgements for it to be noise
-ACK_EN_PHRASES = ("makes sense", "make sense", "fair enough", "i see", "got you", "my bad", "all good", "no worries")
+ACK_EN_PHRASES = ("makes sense", "make sense", "fair enough", "i see", "got you", "my bad", "all good", "no worries",
+                  "good to know", "nice to know", "that helps", "thanks for the info")
+#: '666' (Chinese chat slang for 'nice', from 溜 liù): a run of sixes alone is an acknowledgement, any other number is content
+_SIXES = re.compile(r"(?<![\d.])6{3,}(?![\d.])")
 
 #: Chinese acknowledgement / greeting forms (a text is segmented into them by word-break, _zh_is_ack); the bare
 #: "no" of a reply (没有了 / 不用了, as English "no" / "nope" above) says nothing alone: after the assistant's question
@@ -139,6 +142,7 @@ def is_acknowledgement(text: str) -> bool:
     cjk = "".join(ch for ch in low if _CJK.match(ch))
     for phrase in ACK_EN_PHRASES:
         low = re.sub(rf"\b{phrase}\b", " ok ", low)
+    low = _SIXES.sub(" ok ", low)
     latin = re.findall(r"[a-z']+", low)
     if re.search(r"\d", low):
         return False

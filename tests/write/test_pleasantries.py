@@ -48,3 +48,12 @@ def test_pleasantry_not_stored_and_the_plan_beside_it_found(engine, t0):
     assert hits and hits[0].memory_id == plan.memory_id
     assert any(h.memory_id == kept.memory_id
                for h in engine.retrieve("周六几点在哪见面", user_id="u", now=t0 + timedelta(days=1)).hits)
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("text,noise", [
+    ("666", True), ("6666!", True), ("good to know", True),  # session 20 red-team round 4
+    ("my room is 666", False), ("666块", False), ("good to know, I leave Tuesday for Chicago", False),
+])
+def test_sixes_and_good_to_know(text, noise):
+    assert (noise_reason(text) == "chit_chat") is noise
