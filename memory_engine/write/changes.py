@@ -322,6 +322,17 @@ class ChangeLinker:
         self.store, self.embedder, self.cfg, self.search_limit = store, embedder, cfg, limit
         self.cjk_pair_baseline = cjk_pair_baseline  # None = one scale for every pair
 
+    def _speakers(self, old: str, cos: float, bar: float) -> bool:
+        """Whether the older memory speaks of the speaker (:func:`_speakers`); one whose Chinese subject is dropped
+        must also be near on the Chinese pair scale (``embedding.cjk_pair_baseline``: e5 packs Chinese pairs, and
+        '最近下班在学吉他' sits at 0.49 of '快递千万别送到家门口…丰巢柜' on the model's scale, 0.14 on the pair scale; a move
+        '搬家了，现在住海淀' / '又搬回朝阳了' 0.64) at ``bar``."""
+        if about_speaker(old, plural=True):
+            return True
+        if not _speakers(old):
+            return False
+        return self.cjk_pair_baseline is None or rescale_similarity(cos, self.cjk_pair_baseline) >= bar
+
     def find(self, clean: str, vec: np.ndarray, scope: Scope, metadata: dict[str, Any], role: str,
              event_start: float | None = None) -> list[dict[str, Any]]:
         """``event_start``: the date the write path resolved in ``clean`` (epoch seconds, None = none)."""
@@ -355,7 +366,8 @@ class ChangeLinker:
             if not shared or (obj_ents and not obj_ents & shared) or ends_state(old) is not None:
                 continue  # another state, or the same state ended before
             first = min((i for t in shared if (i := stem_offset(old.lower(), t)) >= 0), default=len(old))
-            if not _speakers(old) or people(old[:first]) or _other_subject(old[:first], possessed=True):
+            if not self._speakers(old, p.score, self.cfg.change_end_similarity) or people(old[:first]) \
+                    or _other_subject(old[:first], possessed=True):
                 continue  # the older memory is about someone else ('my sister works at Amazon')
             out.append({"id": p.id, "rule": "ended_state", "similarity": round(sim, 4), "archived": False,
                         "replaced": sorted(shared), "by": []})
@@ -423,7 +435,8 @@ class ChangeLinker:
             if bare and not _RESIDENCE.search(old):
                 continue  # a bare object moved to replaces a home only ('我在星巴克上班' is no home)
             first = min((i for e in old_ents if (i := old.lower().find(e)) >= 0), default=len(old))
-            if not _speakers(old) or people(old[:first]):
+            if not self._speakers(old, p.score, self.cfg.change_start_similarity if started
+                                  else self.cfg.change_link_similarity) or people(old[:first]):
                 continue  # the older memory is about someone else ('my sister lives in Chengdu')
             out.append({"id": p.id, "rule": "started_state" if started else "reported_change", "similarity": round(sim, 4), "archived": False,
                         "replaced": sorted(old_ents - new_ents), "by": sorted(new_ents - old_ents)})
