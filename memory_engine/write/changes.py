@@ -114,14 +114,10 @@ _MOVE = re.compile(r"搬到|搬去|搬回|搬家到|搬家去")
 _RESIDENCE = re.compile(r"住在|住|家在|安家")
 
 
-def _speakers(text: str) -> bool:
-    """Whether an older memory speaks of the speaker or the speaker's household: in the first person, singular or
-    plural (:func:`memory_engine.write.intents.about_speaker`: "We're thinking of naming the baby Olivia"), or in
-    Chinese with the subject dropped and no third-person pronoun ('搬家了，现在住海淀': Chinese leaves out a
-    first-person subject the context gives; a person named as the subject, '小王搬到杭州了', is the caller's test of
-    the words before the first entity)."""
-    if about_speaker(text, plural=True):
-        return True
+def _dropped_subject(text: str) -> bool:
+    """Whether a Chinese statement leaves its subject out with no third-person pronoun ('搬家了，现在住海淀': Chinese
+    drops a first-person subject the context gives; a person named as the subject, '小王搬到杭州了', is the caller's
+    test of the words before the first entity)."""
     return _mostly_cjk(text) and not any(w in _OTHER_PERSON_ZH for w, _ in pos_tags(text))
 
 
@@ -323,15 +319,15 @@ class ChangeLinker:
         self.cjk_pair_baseline = cjk_pair_baseline  # None = one scale for every pair
 
     def _speakers(self, old: str, cos: float, bar: float) -> bool:
-        """Whether the older memory speaks of the speaker (:func:`_speakers`); one whose Chinese subject is dropped
+        """Whether the older memory speaks of the speaker or the household (first person, singular or plural:
+        "We're thinking of naming the baby Olivia"); one whose Chinese subject is dropped (:func:`_dropped_subject`)
         must also be near on the Chinese pair scale (``embedding.cjk_pair_baseline``: e5 packs Chinese pairs, and
         '最近下班在学吉他' sits at 0.49 of '快递千万别送到家门口…丰巢柜' on the model's scale, 0.14 on the pair scale; a move
         '搬家了，现在住海淀' / '又搬回朝阳了' 0.64) at ``bar``."""
         if about_speaker(old, plural=True):
             return True
-        if not _speakers(old):
-            return False
-        return self.cjk_pair_baseline is None or rescale_similarity(cos, self.cjk_pair_baseline) >= bar
+        return _dropped_subject(old) and (
+            self.cjk_pair_baseline is None or rescale_similarity(cos, self.cjk_pair_baseline) >= bar)
 
     def find(self, clean: str, vec: np.ndarray, scope: Scope, metadata: dict[str, Any], role: str,
              event_start: float | None = None) -> list[dict[str, Any]]:
