@@ -338,7 +338,11 @@ for _words, _who in (
     ("外公 姥爷", "maternal_grandfather"), ("外婆 姥姥", "maternal_grandmother"),
     ("舅舅 舅妈", "maternal_uncle"), ("姑姑 姑妈", "paternal_aunt"), ("叔叔 伯伯 婶婶", "paternal_uncle"),
     ("姨妈 小姨", "maternal_aunt"), ("uncle", "maternal_uncle paternal_uncle"),
-    ("aunt", "paternal_aunt maternal_aunt"), ("表哥 表姐 表弟 表妹 堂哥 堂姐 堂弟 堂妹 cousin", "cousin"),
+    ("aunt", "paternal_aunt maternal_aunt"),
+    # Chinese names a cousin by line, sex and age (表 the mother's or an aunt's side, 堂 the father's brother's; 哥 姐
+    # 弟 妹): '我表姐在杭州开了家奶茶店' is no answer about 表妹; English 'cousin' names any of them
+    *((_w, _w) for _w in "表哥 表姐 表弟 表妹 堂哥 堂姐 堂弟 堂妹".split()),
+    ("cousin", "表哥 表姐 表弟 表妹 堂哥 堂姐 堂弟 堂妹"),
     ("男朋友 男友 boyfriend", "boyfriend"), ("女朋友 女友 girlfriend", "girlfriend"),
     # a former partner is someone else than the present one ('我前男友叫阿杰' is no memory of the speaker's own job)
     ("前男友 前女友 前夫 前妻 前任 ex", "ex"),

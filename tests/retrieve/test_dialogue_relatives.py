@@ -62,6 +62,10 @@ def test_relatives_longest_word_and_general_words():
     assert relatives("Is my daughter allergic?") & relatives("our kids") == {"daughter"}
     assert relatives("王先生和阿姨") == frozenset()  # forms of address, not relatives
     assert relatives("I like Sonny's band") == frozenset()
+    # a Chinese cousin word names line, sex and age; English 'cousin' names any of them
+    assert not relatives("我表姐在杭州开了家奶茶店") & relatives("我表妹在哪工作")
+    assert not relatives("我堂哥考进了银行") & relatives("我表哥做什么的")
+    assert relatives("my cousin works at a bank") >= relatives("我表妹在哪工作") | relatives("堂弟")
 
 
 def test_planner_rejects_a_zero_window(engine):
@@ -106,6 +110,16 @@ def test_another_relatives_fact_is_no_answer(make_engine, t0):
     # the stored relative is still found, by name or by a general word
     assert [h.memory_id for h in eng.retrieve("我姑姑的生日是哪天", user_id="u", now=later).hits][:1] == [aunt]
     assert eng.retrieve("are the kids allergic to anything", user_id="u", now=later).hits
+
+
+def test_one_cousin_is_no_answer_about_another(make_engine, t0):
+    eng = make_engine()
+    elder = eng.add("我表姐在杭州开了家奶茶店", user_id="u", now=t0).memory_id
+    eng.add("我周末常去图书馆看书", user_id="u", now=t0 + timedelta(days=1))
+    later = t0 + timedelta(days=5)
+    assert eng.retrieve("我表妹在哪工作", user_id="u", now=later).hits == []
+    assert [h.memory_id for h in eng.retrieve("我表姐在哪工作", user_id="u", now=later).hits][:1] == [elder]
+    assert [h.memory_id for h in eng.retrieve("where does my cousin work?", user_id="u", now=later).hits][:1] == [elder]
 
 
 def test_cross_coverage_bridges_whole_glosses_only():
