@@ -428,6 +428,26 @@ def is_lookup(text: str, max_terms: int) -> bool:
     return bool(t) and (_ASKS.search(_INDEFINITE.sub("", t)) is not None or len(content_terms(t)) <= max_terms)
 
 
+#: a question that asks for advice is a request (a directive speech act put as a question: Searle 1976, "A
+#: classification of illocutionary acts"): a verb or noun of recommending or suggesting ('any recommendations?',
+#: 'can you suggest', 'ideas for'; 'any idea when ...' asks whether the assistant knows, '有什么推荐', '给点建议'),
+#: or a question about what the speaker should do ('what should I cook', '我该买哪个', '吃什么好', '怎么安排比较好').
+#: Its answer depends on the user's facts
+#: (an allergy, a budget), unlike a question asking for one of them ('what am I allergic to?')
+_ADVICE = re.compile(
+    r"\b(?:recommend\w*|suggest\w*|advice|advise)\b|\b(?:any|some|got|need|give me)\s+(?:\w+\s+)?(?:ideas|tips)\b|^\W*(?:ideas|tips)\b|"
+    r"^\W*(?:what|which|where|how)\b[^.?!]*\b(?:should|shall|could) (?:i|we)\b|"
+    r"推荐|建议|出出主意|有什么好|[该应]\w{0,2}(?:买|吃|做|去|选|送|穿|带)(?:什么|哪|啥)|"
+    r"(?:什么|啥|哪\w?)好|怎么\w{1,6}(?:比较)?好",
+    re.IGNORECASE)
+
+
+def asks_advice(text: str) -> bool:
+    """Whether ``text`` asks for advice (:data:`_ADVICE`): "给孩子做个早餐，有什么推荐", "what should I make the
+    kids for breakfast?", "any tips for the trip"; "what am I allergic to?" asks for a fact."""
+    return _ADVICE.search(text or "") is not None
+
+
 #: a one-character kinship word after its possessor ('我姐', '她妈', '他爸', '我弟'): Chinese drops the
 #: reduplication after a pronoun; '哥们' (a buddy) and '姐妹' (sisters / girlfriends) are other words
 _KIN_MONO = re.compile(r"(?:我|你|他|她|咱|俺)的?([妈爸哥姐弟妹])(?!们|妹)")

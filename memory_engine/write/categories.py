@@ -64,7 +64,15 @@ import numpy as np
 from ..config import IntentSection
 from ..embedding import CachedEmbedder
 from ..errors import ConfigError, os_reason
-from ..text import RELATION_NOUNS_ZH, content_terms, dictionary_words, is_lookup, people, relatives
+from ..text import (
+    RELATION_NOUNS_ZH,
+    asks_advice,
+    content_terms,
+    dictionary_words,
+    is_lookup,
+    people,
+    relatives,
+)
 
 __all__ = ["NONE", "AnswerTypes", "Categories", "CategoryLabel", "ExampleSet", "categories_of", "category_of",
            "load_examples"]
@@ -346,7 +354,8 @@ class Categories:
             return ()
         if len(content_terms(text)) < self.cfg.needs_min_terms:
             return ()
-        if not self.cfg.needs_in_questions and ("\n" in text.strip() or is_lookup(text, 0)):
+        # a question asking for advice is a request ('给孩子做个早餐，有什么推荐': the child's allergy matters)
+        if not self.cfg.needs_in_questions and ("\n" in text.strip() or (is_lookup(text, 0) and not asks_advice(text))):
             return ()
         words = dictionary_words(text)
         named = [n for n, ws in self.examples.needs.items() if ws & words]

@@ -183,3 +183,32 @@ def test_a_request_naming_a_need_word_still_gets_the_fact(make_engine, t0, facts
     ids = [eng.add(f, user_id="u", session_id="s0", now=t0 + timedelta(minutes=i)).memory_id
            for i, f in enumerate(facts)]
     assert ids[need] in eng.retrieve(ask, user_id="u", session_id="s1", now=t0 + timedelta(days=2)).ids
+
+
+# --- a question asking for advice is a request ------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "advice"), [
+    ("给孩子做个早餐，有什么推荐", True), ("what should I make the kids for breakfast?", True),
+    ("got any gift ideas for my mom?", True), ("周末吃什么好", True), ("我该买哪个", True),
+    ("what am I allergic to?", False), ("我对什么过敏", False), ("what ideas did I have last week", False), ("any idea when the revamp can ship?", False),
+    ("where do I work?", False), ("我明天几点的航班", False),
+])
+def test_a_question_asking_for_advice_is_told_from_one_asking_for_a_fact(text, advice):
+    from memory_engine.text import asks_advice
+    assert asks_advice(text) is advice
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("q", ["给孩子做个早餐，有什么推荐", "what should I cook for dinner tonight?"])
+def test_a_question_asking_for_advice_is_routed_by_its_need_words(embedder, q):
+    assert "food" in {lb.name for lb in Categories(embedder, _ON).need_labels(q, embedder.embed_query(q))}
+
+
+@pytest.mark.integration
+def test_an_advice_question_recalls_the_fact_it_needs(make_engine, t0):
+    eng = make_engine()
+    eng.add("我在准备雅思考试", user_id="u", now=t0)
+    eng.add("我家阳台种了几盆绿萝", user_id="u", now=t0 + timedelta(days=1))
+    allergy = eng.add("我家宝宝对鸡蛋过敏", user_id="u", now=t0 + timedelta(days=2)).memory_id
+    hits = eng.retrieve("给孩子做个早餐，有什么推荐", user_id="u", now=t0 + timedelta(days=5)).hits
+    assert [h.memory_id for h in hits][:1] == [allergy]
