@@ -61,7 +61,7 @@ class WriteGate:
         mtype = rules.classify(sig, has_fact, hint)
         uncertain = sig.uncertain and not has_fact and hint in (None, MemoryType.EPISODIC) and mtype != MemoryType.FACT
         if (uncertain and self.cfg.uncertain_mode == "episodic" and self.cfg.keep_below_threshold
-                and not rules.hedged(clean, sig)):
+                and not rules.hedged(clean, sig, self.cfg.hedge_clauses)):
             uncertain, mtype = False, MemoryType.EPISODIC  # a question or an opinion: kept, not curated
             below = hint is None
         else:

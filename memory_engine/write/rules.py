@@ -131,7 +131,11 @@ def without_approximations(text: str) -> str:
     return _APPROX_QUANTITY.sub("", text)
 
 
-def hedged(text: str, sig: Signals) -> bool:
+#: clause ends inside a sentence (commas), for reading a long message's hedges clause by clause
+_CLAUSE_END = re.compile(r"[，,、]+")
+
+
+def hedged(text: str, sig: Signals, clauses: int = 0) -> bool:
     """An uncertain text with a hedge word proper ('Maybe I should try yoga', '也许我下个月去杭州',
     '要不试试游泳课'): it waits in the candidate pool (seed 002). A bare question or an
     'I think' opinion is not a hedge and is kept as an episodic memory (issue 16).
@@ -139,10 +143,15 @@ def hedged(text: str, sig: Signals) -> bool:
     A hedge governs its sentence: a text with another sentence that states something
     without any uncertainty marker (a review: 'The Siemens washer is quiet and easy to
     use. Maybe a bit big for a small flat.') is a statement with a hedged remark, kept
-    (as an episodic memory, never curated), not a guess as a whole."""
+    (as an episodic memory, never curated), not a guess as a whole. A message of at least ``clauses``
+    clauses (``write.hedge_clauses``; 0 = off) is read clause by clause: in a long ramble one 'I guess' governs
+    its clause, not the diagnosis told two clauses before it."""
     if not (sig.uncertain and HEDGE.search(without_approximations(text))):
         return False
     parts = sentences(text)
+    by_clause = [c.strip() for p in parts for c in _CLAUSE_END.split(p) if c.strip()]
+    if clauses and len(by_clause) >= clauses:
+        parts = by_clause
     return not any(not UNCERTAIN.search(p) and content_terms(p) for p in parts) if len(parts) > 1 else True
 
 

@@ -77,6 +77,25 @@ def test_a_review_with_one_hedged_sentence_is_kept_and_found(engine, t0):
     assert engine.add("Maybe I should try yoga. Not sure it helps?", user_id="u", now=t0).outcome == "candidate"
 
 
+def test_a_hedge_in_a_long_message_governs_its_own_clause(engine, t0):
+    # one 'I guess' sent the whole ramble, diagnosis included, to the candidate pool, where retrieval does not look
+    ramble = ("so yeah the week was a blur honestly, work was nuts, we had that whole migration thing going on and "
+              "nobody slept, then friday I ended up at my buddy's place and we watched the game, oh and I finally "
+              "got diagnosed, it's celiac, so no more gluten for me I guess, anyway the game was a blowout lol")
+    r = engine.add(ramble, user_id="u", now=t0)
+    assert r.outcome == "stored"
+    assert [h.memory_id for h in engine.retrieve("celiac", user_id="u", now=t0 + timedelta(days=1)).hits] == [r.memory_id]
+    # a short guess is still a guess, commas or not
+    assert engine.add("Maybe I should try yoga, not sure it helps", user_id="u", now=t0).outcome == "candidate"
+    assert engine.add("maybe I'll go to Hangzhou next month, with my wife", user_id="u", now=t0).outcome == "candidate"
+
+
+def test_a_hedge_reads_by_sentence_with_clauses_off(make_engine, t0):
+    eng = make_engine(overrides={"write.hedge_clauses": 0})
+    r = eng.add("work was nuts, then I got diagnosed, it's celiac, so no more gluten for me I guess", user_id="u", now=t0)
+    assert r.outcome == "candidate"
+
+
 def test_a_rounded_quantity_is_no_hedge(engine, t0):
     for text in ("我每天坐二号线去上班，大概四十分钟", "坐地铁到公司差不多半小时"):
         r = engine.add(text, user_id="u", now=t0)
