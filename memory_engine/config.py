@@ -373,17 +373,17 @@ class InjectionWeights(_Section):
 
 class WriteSection(_Section):
     # design source: seed 000: 0.5 let too much in
+    threshold: float = Field(
+        0.6, ge=0.0, le=1.0, description="Minimum importance for a statement to become a curated memory (semantic, "
+        "procedural, constraint; an earlier 0.5 let too much in). Below it a substantive statement is kept as an "
+        "episodic memory (keep_below_threshold) or rejected."
+    )
     hedge_clauses: int = Field(
         3, ge=0, description="A message of at least this many clauses (split at sentence ends and commas) is read "
         "clause by clause for hedges: a hedge governs its own clause ('...finally got diagnosed, it's celiac, so no "
         "more gluten for me I guess, anyway...' states the diagnosis; it is no guess waiting in the candidate pool). "
         "Shorter messages are read by sentence ('Maybe I should try yoga, not sure it helps' is a guess). 0 = by "
         "sentence always."
-    )
-    threshold: float = Field(
-        0.6, ge=0.0, le=1.0, description="Minimum importance for a statement to become a curated memory (semantic, "
-        "procedural, constraint; an earlier 0.5 let too much in). Below it a substantive statement is kept as an "
-        "episodic memory (keep_below_threshold) or rejected."
     )
     # provenance: issue 16; false = the seed's rejection
     keep_below_threshold: bool = Field(

@@ -327,6 +327,8 @@ _NOT_NAMES = frozenset("I My The A An This That These Those It We You He She The
 #: kinship words (zh, en) -> the relatives they name; a general word names every relative it covers
 #: ('孩子' a son or a daughter), so only words of disjoint relatives conflict (see :func:`relatives`)
 _KIN: dict[str, frozenset[str]] = {}
+#: the Chinese cousin words, each its own relative (see below)
+_COUSINS_ZH = "表哥 表姐 表弟 表妹 堂哥 堂姐 堂弟 堂妹"
 for _words, _who in (
     ("老婆 妻子 太太 媳妇 爱人 wife", "wife"), ("老公 丈夫 husband", "husband"),
     ("妈妈 母亲 老妈 我妈 mom mother mum", "mother"), ("爸爸 父亲 老爸 我爸 dad father", "father"),
@@ -341,8 +343,7 @@ for _words, _who in (
     ("aunt", "paternal_aunt maternal_aunt"),
     # Chinese names a cousin by line, sex and age (表 the mother's or an aunt's side, 堂 the father's brother's; 哥 姐
     # 弟 妹): '我表姐在杭州开了家奶茶店' is no answer about 表妹; English 'cousin' names any of them
-    *((_w, _w) for _w in "表哥 表姐 表弟 表妹 堂哥 堂姐 堂弟 堂妹".split()),
-    ("cousin", "表哥 表姐 表弟 表妹 堂哥 堂姐 堂弟 堂妹"),
+    *((_w, _w) for _w in _COUSINS_ZH.split()), ("cousin", _COUSINS_ZH),
     ("男朋友 男友 boyfriend", "boyfriend"), ("女朋友 女友 girlfriend", "girlfriend"),
     # a former partner is someone else than the present one ('我前男友叫阿杰' is no memory of the speaker's own job)
     ("前男友 前女友 前夫 前妻 前任 ex", "ex"),
@@ -432,8 +433,8 @@ def is_lookup(text: str, max_terms: int) -> bool:
 #: classification of illocutionary acts"): a verb or noun of recommending or suggesting ('any recommendations?',
 #: 'can you suggest', 'ideas for'; 'any idea when ...' asks whether the assistant knows, '有什么推荐', '给点建议'),
 #: or a question about what the speaker should do ('what should I cook', '我该买哪个', '吃什么好', '怎么安排比较好').
-#: Its answer depends on the user's facts
-#: (an allergy, a budget), unlike a question asking for one of them ('what am I allergic to?')
+#: Its answer depends on the user's facts (an allergy, a budget), unlike a question asking for one of them ('what
+#: am I allergic to?')
 _ADVICE = re.compile(
     r"\b(?:recommend\w*|suggest\w*|advice|advise)\b|\b(?:any|some|got|need|give me)\s+(?:\w+\s+)?(?:ideas|tips)\b|^\W*(?:ideas|tips)\b|"
     r"^\W*(?:what|which|where|how)\b[^.?!]*\b(?:should|shall|could) (?:i|we)\b|"

@@ -131,10 +131,6 @@ def without_approximations(text: str) -> str:
     return _APPROX_QUANTITY.sub("", text)
 
 
-#: clause ends inside a sentence (commas), for reading a long message's hedges clause by clause
-_CLAUSE_END = re.compile(r"[，,、]+")
-
-
 def hedged(text: str, sig: Signals, clauses: int = 0) -> bool:
     """An uncertain text with a hedge word proper ('Maybe I should try yoga', '也许我下个月去杭州',
     '要不试试游泳课'): it waits in the candidate pool (seed 002). A bare question or an
@@ -149,7 +145,7 @@ def hedged(text: str, sig: Signals, clauses: int = 0) -> bool:
     if not (sig.uncertain and HEDGE.search(without_approximations(text))):
         return False
     parts = sentences(text)
-    by_clause = [c.strip() for p in parts for c in _CLAUSE_END.split(p) if c.strip()]
+    by_clause = [c.strip() for c in _CLAUSE_END.split(text) if c.strip()]  # the sentences' clauses
     if clauses and len(by_clause) >= clauses:
         parts = by_clause
     return not any(not UNCERTAIN.search(p) and content_terms(p) for p in parts) if len(parts) > 1 else True
