@@ -543,6 +543,17 @@ class WriteSection(_Section):
         "'终于搬到深圳了', write/changes.py) links the older memory it replaces ('I live in Chengdu') when their rescaled "
         "dense similarity is at least this (e5: moves 0.40-0.57) and one entity replaces another."
     )
+    change_link_margin: float = Field(
+        0.15, ge=0.0, le=1.0, description="A reported change links an older memory only when no nearer memory of the "
+        "same speaker is nearer by more than this (rescaled dense similarity): '最近改成早上喝燕麦奶了' is about '我每天早上喝豆浆' "
+        "(e5 0.76), not the named '我住在成都' (0.48), though only the latter names a value (write/changes.py). 1 = off."
+    )
+    change_shared_similarity: float = Field(
+        0.25, ge=0.0, le=1.0, description="A substitution that names no value on either side ('switched to evening "
+        "runs', '改成早上喝燕麦奶了', write/intents.SUBSTITUTION) links the speaker's nearest older memory when it shares a "
+        "word of the change's object with it ('I run every morning before work': run) and their rescaled dense "
+        "similarity is at least this (e5: 0.29 and 0.76 on those pairs; write/changes.py). 1 = off."
+    )
     change_final_similarity: float = Field(
         0.3, ge=0.0, le=1.0, description="A statement of a time that follows a provisional one ('the plumber can come "
         "Wednesday, he'd let me know' -> 'Dave texted back, Friday 10am works'; write/changes.py) links the nearest "

@@ -632,6 +632,13 @@ def entities(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+def named(text: str) -> frozenset[str]:
+    """The entities of ``text`` (:func:`entities`) other than weekday names and terms holding a digit ('3rd', '10am':
+    values, not names): the things it names ('I work at Amazon' -> {'amazon'})."""
+    return frozenset(e for e in entities(text)
+                     if not any(d.startswith(e) for d in WEEKDAYS_EN) and not any(ch.isdigit() for ch in e))
+
+
 @lru_cache(maxsize=65_536)
 def people(text: str) -> frozenset[str]:
     """The people ``text`` names: jieba person words (nr, nrt; two characters or more: '老王', '李娜') and the

@@ -27,6 +27,15 @@ configuration):
   ``write.change_link_similarity`` (e5 on the corrections_in_speech suite: a move to another city
   0.40-0.57; a trip or an unrelated slot of the same user mostly lower).
 
+* no memory of the speaker is nearer than it by more than ``write.change_link_margin``: '最近改成早上喝燕麦奶了'
+  (jieba tags 燕麦 as a name) is about '我每天早上喝豆浆' (e5 0.76), which names nothing, not about '我住在成都' (0.48).
+
+A substitution that names no value in place of a named one ('switched to evening runs', '改成早上喝燕麦奶',
+:data:`memory_engine.write.intents.SUBSTITUTION`) links the speaker's nearest older memory when it names nothing the
+change does not, shares a word other than a time word with the change's object and is at least
+``write.change_shared_similarity`` near ('I run every morning before work': run; '我每天早上喝豆浆': 喝); only the
+nearest is tried (:meth:`ChangeLinker._substituted`).
+
 At most ``write.change_link_limit`` older memories are linked (``metadata._replaces``), each with its
 evidence in the write result (``rule`` ``reported_change``, ``archived`` False).
 
@@ -71,11 +80,12 @@ from ..embedding import CachedEmbedder, rescale_similarity
 from ..models import MemoryType
 from ..scope import Scope
 from ..store.base import VectorStore
-from ..text import WEEKDAYS_EN, WEEKDAYS_ZH, content_terms, entities, people, pos_tags, stem_offset
+from ..text import WEEKDAYS_EN, WEEKDAYS_ZH, content_terms, entities, named, people, pos_tags, stem_offset
 from .correction import CONDITION, same_speaker
 from .intents import (
     CHANGE,
     INCHOATIVE,
+    SUBSTITUTION,
     about_speaker,
     adds_value,
     ends_state,
@@ -92,13 +102,6 @@ _TIME_VALUE = re.compile(
     r"\b(?:" + "|".join(WEEKDAYS_EN) + r")\b|\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b\d{1,2}:\d{2}\b|"
     r"(?:周|星期|礼拜)[" + "".join(WEEKDAYS_ZH) + r"]|[零〇一二两三四五六七八九十\d]{1,3}\s*点(?:半|钟|[零〇一二三四五六七八九十\d]+分)?",
     re.IGNORECASE)
-
-
-def _named(text: str) -> frozenset[str]:
-    """The entities of ``text`` (:func:`memory_engine.text.entities`) other than weekday names and terms holding a
-    digit ('3rd', '10am': values, not names): the things it names."""
-    return frozenset(e for e in entities(text)
-                     if not any(d.startswith(e) for d in WEEKDAYS_EN) and not any(ch.isdigit() for ch in e))
 
 
 #: what a Chinese change's bare object may not hold: a particle, pronoun or adverb says the words after the marker are
@@ -306,7 +309,7 @@ def ended_object(text: str, m: re.Match[str]) -> tuple[frozenset[str], frozenset
     verb = content_terms(m.group(0))
     terms = frozenset(t for t in content_terms(span) - verb - _TIME_TERMS
                       if not any(d.startswith(t) for d in WEEKDAYS_EN) and not any(ch.isdigit() for ch in t))
-    return terms, frozenset(e for e in _named(span) if e in terms)
+    return terms, frozenset(e for e in named(span) if e in terms)
 
 
 class ChangeLinker:
@@ -388,7 +391,7 @@ class ChangeLinker:
                 sim = rescale_similarity(p.score, self.cjk_pair_baseline)
                 if sim < self.cfg.change_final_similarity:
                     continue
-            named_old, named_new = _named(old), _named(clean)
+            named_old, named_new = named(old), named(clean)
             if named_old and named_new and not named_old & named_new:
                 continue  # two named things ('Atlas 项目下周启动，负责人还没定' is no plan of 'Phoenix 项目')
             if provisional(old) and states_time(old, p.payload.get("event_start")):
@@ -414,14 +417,25 @@ class ChangeLinker:
         if bare:
             new_ents = _bare_object(after)
         if not new_ents:
-            return []
+            return [] if started else self._substituted(clean, vec, scope, metadata, role)
+        found = self._named_changes(clean, vec, scope, metadata, role, started, new_ents, bare)
+        return found or ([] if started else self._substituted(clean, vec, scope, metadata, role))
+
+    def _named_changes(self, clean: str, vec: np.ndarray, scope: Scope, metadata: dict[str, Any], role: str,
+                       started: bool, new_ents: frozenset[str], bare: bool) -> list[dict[str, Any]]:
+        """The older memories whose named value the change's named object ``new_ents`` replaces (the module
+        docstring; ``bare``: the object is a bare Chinese place, :func:`_bare_object`)."""
         out: list[dict[str, Any]] = []
+        nearest: float | None = None
         for p in self.store.search_dense(vec.tolist(), scope.filter(memory_types=_TYPES), self.search_limit):
             if not scope.owns(p) or not same_speaker(role, metadata, p.payload, clean):
                 continue
             sim = float(self.embedder.rescale(p.score))
             if sim < (self.cfg.change_start_similarity if started else self.cfg.change_link_similarity):
                 break  # nearest first: the rest are further
+            nearest = sim if nearest is None else nearest
+            if not started and sim < nearest - self.cfg.change_link_margin:
+                break  # a nearer memory of the speaker is what the change is about ('改成早上喝燕麦奶' / '早上喝豆浆')
             old = str(p.payload.get("content") or "")
             old_ents = entities(old)
             if not old_ents or not (new_ents - old_ents) or not (old_ents - new_ents):
@@ -439,3 +453,36 @@ class ChangeLinker:
             if len(out) >= self.cfg.change_link_limit:
                 break
         return out
+
+    def _substituted(self, clean: str, vec: np.ndarray, scope: Scope, metadata: dict[str, Any], role: str
+                     ) -> list[dict[str, Any]]:
+        """The older memory a substitution replaces when neither names a value (see the module docstring): the
+        speaker's nearest older memory, at least ``write.change_shared_similarity``, that names nothing
+        (:func:`memory_engine.text.named`: a named value, 'I work at Amazon', is replaced only by a named one), is no ended state and
+        shares a word other than a time word with the change's object clause while each side holds a word the other
+        does not ('switched to evening runs' / 'I run every morning before work': run; '改成早上喝燕麦奶' /
+        '我每天早上喝豆浆': 喝). Only the nearest is tried: a further one that shares a word is another activity."""
+        m = SUBSTITUTION.search(clean)
+        if m is None or self.cfg.change_shared_similarity >= 1.0:
+            return []
+        end = _CLAUSE_END.search(clean, m.end())
+        obj = content_terms(clean[m.end(): end.start() if end else len(clean)])
+        if not obj - _TIME_TERMS:
+            return []
+        for p in self.store.search_dense(vec.tolist(), scope.filter(memory_types=_TYPES), self.search_limit):
+            if not scope.owns(p) or not same_speaker(role, metadata, p.payload, clean):
+                continue
+            sim = float(self.embedder.rescale(p.score))
+            old = str(p.payload.get("content") or "")
+            old_terms = content_terms(old)
+            shared = (obj & old_terms) - _TIME_TERMS
+            if sim < self.cfg.change_shared_similarity or not shared or named(old) - named(clean) or ends_state(old) is not None \
+                    or not old_terms - content_terms(clean) or not obj - old_terms:
+                return []
+            first = min((i for t in shared if (i := stem_offset(old.lower(), t)) >= 0), default=len(old))
+            if not self._speakers(old, p.score, self.cfg.change_shared_similarity) or people(old[:first]) \
+                    or _other_subject(old[:first], possessed=True):
+                return []
+            return [{"id": p.id, "rule": "reported_change", "similarity": round(sim, 4), "archived": False,
+                     "replaced": sorted(old_terms - content_terms(clean)), "by": sorted(obj - old_terms)}]
+        return []

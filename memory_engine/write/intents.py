@@ -441,6 +441,14 @@ CHANGE = re.compile(
 )
 
 
+#: a change told as one value put in the place of another (a subset of :data:`CHANGE`: the verbs of substitution,
+#: whose object is the new value: 'switched to evening runs', 'changed to decaf', '改成早上喝燕麦奶', '换成了电动牙刷'):
+#: with no name on either side, what the change replaces is the speaker's nearest memory of the same activity
+#: (write/changes.py, :meth:`ChangeLinker._substituted`)
+SUBSTITUTION = re.compile(r"\b(?:switched|switching|changed|changing)\s+(?:over\s+)?to\b|改成|改为|改用|换成|换到|变成",
+                          re.IGNORECASE)
+
+
 def reports_change(text: str) -> bool:
     """Whether ``text`` presents its value as the current one after a change (:data:`CHANGE`): "Marcus quit,
     he's doing finance at a startup these days", "涨到4300一个月", "还是回到吃素了"; "my brother works as a

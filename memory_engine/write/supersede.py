@@ -33,7 +33,9 @@ negates what the older memory affirms: 'I no longer live in Munich', '以后不�
 '不对' / '搞错' / '不是X而是Y' negate no statement, :data:`~memory_engine.write.correction.META_MARKER`)
 or ``restatement`` (it restates at least ``write.supersede_restated_share`` of the older memory's
 terms, :func:`~memory_engine.write.correction.restated_share`: 'Change to Thursdays at 4pm for the
-team weekly sync'), with the share (``restated``) and the corrected clause (``span``). Nothing is
+team weekly sync'; a restatement that leaves a name of the older memory unrestated must put a name of its own in
+its place: 'switched to decaf at work' restates 'work' of 'I work at Amazon' and corrects nothing there), with the
+share (``restated``) and the corrected clause (``span``). Nothing is
 archived or linked for a marker in a condition or hypothetical ('If I moved to London I would no
 longer...', '如果...', '的时候'), in someone else's words ('My doctor told me...', '我同事说'), nor for an older memory about a person the
 correction does not name ('My brother is moving to Seattle' for 'Actually I moved to Seattle'), nor, without a
@@ -60,7 +62,7 @@ from ..errors import ConfigError
 from ..models import MemoryRecord, MemoryStatus, MemoryType
 from ..scope import Scope
 from ..store.base import VectorStore
-from ..text import _CJK, companions, content_terms, entities, identifiers, people, relatives, stem_offset
+from ..text import _CJK, companions, content_terms, entities, identifiers, named, people, relatives, stem_offset
 from . import rules
 from .correction import (
     CONDITION,
@@ -384,6 +386,11 @@ class CorrectionFinder:
                     countable_terms(number_terms(old_terms))) < self.restated_min_terms):
                 # '其实是我朋友推荐的这家火锅店' restates too little of what it would retire
                 return Verdict(refused=f"restates too little (share {share:.2f})")
+            unnamed = named(old_text) - names - term_hits(named(old_text), set(c.full_terms))
+            if basis == "restatement" and unnamed and not named(c.clean) - named(old_text) - names:
+                # 'switched to decaf at work' restates 'work' of 'I work at Amazon' and puts nothing named in
+                # Amazon's place: the older memory's named value is not what it corrects (session 22: archived)
+                return Verdict(refused=f"leaves its named value unrestated ({', '.join(sorted(unnamed))})")
         if ev is not None and not kept and not c.conditional:
             return Verdict(evidence={**ev.as_dict(), "basis": basis, "restated": round(share, 4), "span": c.span})
         refused = ("no evidence it names this memory" if ev is None else

@@ -83,7 +83,8 @@ def test_the_restated_share_is_configuration(make_engine, t0):
     for share, archived in ((None, False), (0.0, True)):
         eng = make_engine({"write.supersede_restated_share": share} if share is not None else None)
         grade = eng.add("孩子在读三年级", user_id="u", now=t0).memory_id
-        books = eng.add("孩子喜欢看科普类的书，尤其是恐龙", user_id="u", now=t0 + timedelta(minutes=1)).memory_id
+        # (a memory naming nothing: one with a name, '科普' / '恐龙', also keeps it, see test_reported_change_link)
+        books = eng.add("孩子喜欢看绘本，尤其是动物的", user_id="u", now=t0 + timedelta(minutes=1)).memory_id
         r = eng.add("更正一下，孩子已经升四年级了", user_id="u", now=t0 + timedelta(days=30))
         assert (books in r.superseded_ids) is archived, (share, r.evidence)
         assert grade in r.superseded_ids, r.evidence  # the grade it restates is retired either way
