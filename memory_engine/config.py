@@ -2241,6 +2241,11 @@ class PiiSection(_Section):
         6, ge=5, le=9, description="Letters and digits (up to ICAO 9303's 9) a value after passport / 护照 needs to be "
         "a passport number: national formats have 7-9 (CN E12345678, US/UK 9 digits); a year ('expires 2029') has 4.",
     )
+    national_id_min_digits: int = Field(
+        6, ge=4, le=20, description="Digits a value after the name of a national or tax id (SIN, Aadhaar, CPF, DNI, "
+        "PESEL, BSN, TFN, 'national id', 'id number', 身份证号) needs to be redacted as ID_NUMBER whether or not its "
+        "check digit holds: such ids have 8-13 digits; 'id number 42' and a year have fewer.",
+    )
     answer_window_s: float = Field(
         600.0, ge=0.0, description="Seconds after the assistant asked for a secret ('What's the alarm code?', "
         "'请问密码是多少？') within which the user's next turn in the session has its leading value redacted as that "

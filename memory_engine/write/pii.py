@@ -4,11 +4,15 @@ Each detector validates what it can, so ordinary numbers survive:
 
 * ``ID_NUMBER`` - Chinese resident ID: ISO 7064 MOD 11-2 check digit and a real birth date (GB 11643-1999); after an
   id word (身份证, 证件号, ID card) a real birth date is enough (a typo in the check digit is still the user's id);
+  and after the name of a common national or tax id (SIN, Aadhaar, CPF, DNI, PESEL, BSN, TFN, 'national id', 'id
+  number', 身份证号 ...) any value of ``national_id_min_digits`` digits or more, at most 20 letters and digits;
 * ``NINO`` - UK National Insurance number: HMRC's prefix rules (no D F I Q U V, second letter not O, none of
-  BG GB KN NK NT TN ZZ), six digits, suffix A-D;
+  BG GB KN NK NT TN ZZ), six digits, suffix A-D; after its name ('NINO', 'national insurance') any prefix;
 * ``SSN`` - US Social Security number: ``python-stdnum`` rules (no area 000/666/9xx, group 00, serial 0000,
-  nor the numbers known to be invalid); nine bare digits need an SSN word nearby;
-* ``IBAN`` - ISO 13616 mod-97 check digits and the country's length (``python-stdnum``);
+  nor the numbers known to be invalid); nine bare digits need an SSN word nearby, after which any number of the
+  shape is taken (a published sample or a typo is as private);
+* ``IBAN`` - ISO 13616 mod-97 check digits and the country's length (``python-stdnum``); after an account word
+  (IBAN, bank account, 账号) a value of IBAN shape, 15-34 characters, whatever its check digits;
 * ``BANK_CARD`` - Luhn (ISO/IEC 7812) **and** either a card word nearby or a plausible issuer prefix (BIN) and
   length without an order/reference word before it: about 10% of random 13-19 digit order numbers pass Luhn;
 * ``PHONE`` - any region through Google's ``phonenumbers`` (``is_valid_number``): international numbers
@@ -84,7 +88,8 @@ class PiiSettings:
     3166 codes whose national numbers are recognised; international ``+``/``00`` numbers of every region
     always are), ``context_chars`` (how far before a number a context word counts), ``secret_plugins``
     (detect-secrets regex plugin class names of ``API_KEY``), ``key_min_chars`` / ``code_min_digits`` /
-    ``passport_min_chars`` (the least a value after a key / code / passport word must have); see
+    ``passport_min_chars`` / ``national_id_min_digits`` (the least a value after a key / code / passport / national
+    id word must have); see
     ``config.pii`` for each field's range and reason."""
 
     detectors: tuple[str, ...] = DETECTORS
@@ -94,6 +99,7 @@ class PiiSettings:
     key_min_chars: int = 8
     code_min_digits: int = 3
     passport_min_chars: int = 6
+    national_id_min_digits: int = 6
     phone_context_any_region: bool = True
     phone_context_min_digits: int = 7
 
@@ -110,6 +116,7 @@ class PiiSettings:
             key_min_chars=int(getattr(section, "key_min_chars", 8)),
             code_min_digits=int(getattr(section, "code_min_digits", 3)),
             passport_min_chars=int(getattr(section, "passport_min_chars", 6)),
+            national_id_min_digits=int(getattr(section, "national_id_min_digits", 6)),
             phone_context_any_region=bool(getattr(section, "phone_context_any_region", True)),
             phone_context_min_digits=int(getattr(section, "phone_context_min_digits", 7)),
         )
@@ -284,6 +291,20 @@ _KEY_WORD = (
     r"密钥|秘钥|令牌)"
 )
 _PASSPORT_WORD = r"(?:passport(?:\s*(?:no\.?|number|num|#))?|护照(?:号码|号)?)"
+#: the name of a national or tax id (a closed list of the common ones: Canada SIN, India Aadhaar / PAN, Brazil CPF,
+#: Spain DNI / NIE, Poland PESEL, Netherlands BSN, Sweden personnummer, Italy codice fiscale, Australia TFN, Japan
+#: My Number, generic 'national id' / 'id number' / 'tax id', zh 身份证号 / 证件号): after one, a value shaped like an
+#: id is the user's id whether or not its check digit holds (a typo is still theirs)
+_NATIONAL_ID_WORD = (r"(?:social insurance (?:number|no\.?)|sin|aadhaar(?:\s*(?:number|no\.?|card))?|pan(?:\s*card)?|"
+                     r"cpf|dni|nie|pesel|bsn|personnummer|codice fiscale|tfn|tax file number|my ?number|"
+                     r"(?:national|citizen|identity|personal) (?:id|identification|identity)(?:\s*(?:number|no\.?|card))?|"
+                     r"id (?:number|no\.?)|identity number|tax (?:id|identification)(?:\s*(?:number|no\.?))?|"
+                     r"身份证(?:号码|号)?|证件号(?:码)?|身份号码|个人编号)")
+#: an id value: digit groups split by a space, hyphen or dot, with at most two letters before and one after
+#: ('046 454 286', '2345 6789 0123', '123.456.789-09', '12345678Z', 'X1234567L'); letters after a space end it
+_NATIONAL_ID_VAL = r"(?P<val>[A-Za-z]{0,2}\d+(?:[ .-]\d+)*[A-Za-z]?)(?![A-Za-z0-9])"
+_RE_NATIONAL_ID = _linked(_NATIONAL_ID_WORD, _NATIONAL_ID_VAL)
+_RE_NATIONAL_ID_BARE = _bare(_NATIONAL_ID_WORD, _NATIONAL_ID_VAL, gap=r"\s*[:：#]?\s*")
 _RE_CODE = _linked(_CODE_WORD, r"(?P<val>" + _ASCII_VAL + r")")
 _RE_CODE_BARE = _bare(_CODE_WORD, r"(?P<val>" + _ASCII_VAL + r")")
 _RE_KEY = _linked(_KEY_WORD, r"(?P<val>" + _ASCII_VAL + r")")
@@ -325,6 +346,8 @@ _CTX_ORDER = re.compile(
 )
 _CTX_ID = re.compile(r"身份证|证件号|id card|identity card|national id|resident id", re.IGNORECASE)
 _CTX_SSN = re.compile(r"ssn|social security|社会安全|社保号", re.IGNORECASE)
+_CTX_NINO = re.compile(r"\bnino\b|national insurance|\bni (?:number|no)\b|国民保险", re.IGNORECASE)
+_CTX_IBAN = re.compile(r"\biban\b|bank account|account (?:number|no)|银行账号|银行账户|账号", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -396,6 +419,12 @@ def _key_like(v: str, n: int) -> bool:
 def _code_like(v: str, n: int) -> bool:
     """An access code: at least ``n`` digits ('4471#', '8f3a1-b92c4'; 'code of conduct', '2 beeps' have fewer)."""
     return sum(c.isdigit() for c in v) >= n
+
+
+def _id_like(v: str, n: int) -> bool:
+    """A labelled national id: ``n`` or more digits and at most 20 letters and digits (separators not counted)."""
+    alnum = re.sub(r"[^A-Za-z0-9]", "", v)
+    return sum(ch.isdigit() for ch in alnum) >= n and len(alnum) <= 20
 
 
 def _passport_like(v: str, n: int) -> bool:
@@ -582,20 +611,34 @@ def redact(text: str, settings: PiiSettings | None = None, answers: str | None =
                 if _iban.is_valid(piece):
                     spans.add(m.start(1), m.start(1) + len(piece), "IBAN")
                     break
+            else:
+                piece = cand.rstrip()
+                # after an account word a value of IBAN shape is the user's account whatever its check digits
+                if 15 <= len(piece.replace(" ", "")) <= 34 and _CTX_IBAN.search(_before(norm, m.start(), 2 * ctx)):
+                    spans.add(m.start(1), m.start(1) + len(piece), "IBAN")
     if "ID_NUMBER" in on:
         for m in _RE_ID.finditer(norm):
             raw = m.group(1).replace(" ", "").replace("-", "")
             if _cn_birth_ok(raw) and (cn_id_valid(raw) or _CTX_ID.search(_before(norm, m.start(), ctx))):
                 # an id word before it is the evidence a wrong check digit (the user's typo) does not take away
                 spans.add(m.start(1), m.end(1), "ID_NUMBER")
+        id_ok = partial(_id_like, n=cfg.national_id_min_digits)
+        for pattern in (_RE_NATIONAL_ID, _RE_NATIONAL_ID_BARE):
+            for a, b in _valued(norm, pattern, id_ok, more=False):
+                spans.add(a, b, "ID_NUMBER")
     if "NINO" in on:
         for m in _RE_NINO.finditer(norm):
-            if m.group(1)[:2].isupper() and nino_valid(m.group(1)):
+            labelled = _CTX_NINO.search(_before(norm, m.start(), 2 * ctx)) is not None
+            if m.group(1)[:2].isupper() and (nino_valid(m.group(1)) or labelled):
+                # after its name an invalid prefix (the HMRC sample 'QQ 12 34 56 C', a typo) is still the number
                 spans.add(m.start(1), m.end(1), "NINO")
     if "SSN" in on:
         for m in _RE_SSN.finditer(norm):
             sep = m.group(2)
-            if _ssn.is_valid(_digits(m.group(1))) and (sep or _CTX_SSN.search(_before(norm, m.start(), 2 * ctx))):
+            labelled = _CTX_SSN.search(_before(norm, m.start(), 2 * ctx)) is not None
+            if labelled or (_ssn.is_valid(_digits(m.group(1))) and sep):
+                # after an SSN word the number is the user's whatever stdnum says (219-09-9999, 078-05-1120 are
+                # published samples stdnum rejects; a real number with a typo is as private)
                 spans.add(m.start(1), m.end(1), "SSN")
     if "BANK_CARD" in on:
         for m in _RE_CARD.finditer(norm):

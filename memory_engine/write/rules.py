@@ -72,6 +72,8 @@ CHANGE_MARKERS_ZH: tuple[str, ...] = (
 CHANGE_MARKERS_EN: tuple[str, ...] = (
     "correction", r"my (?:mistake|bad)\b", "i meant", r"switch(?:ed)? to", "no longer", "not anymore", "scratch that",
     r"that'?s wrong", "i was wrong",
+    # the admitted slips of 说错 / 记错 / 搞错 ('sorry I got that wrong earlier', 'I misspoke', 'I mixed them up')
+    r"got (?:that|it|this|those|the \w+) wrong", "i misspoke", "i was mistaken", r"mixed (?:that|it|them|those) up",
 )
 #: words that may mark a correction but are ordinary language too ('不要', 'actually', "don't", 'cancel'):
 #: only CORRECTION counts them (write/intents.correction_strength calls such a text 'weak')

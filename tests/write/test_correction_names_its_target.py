@@ -27,6 +27,11 @@ CASES = [
      "Oops, my mistake - the flight is on December 9, not the 8th"),
     (["My flight is on December 8", "My flight leaves from terminal two"],
      "Correction: the flight is on December 9, not the 8th"),
+    # English admitted slips beside 说错 / 记错 (red-team round 5 K05: no marker, nothing retired)
+    (["Our anniversary is on May 12", "I work in insurance", "I live in Nashville"],
+     "sorry I got that wrong earlier, our anniversary is May 21 not the 12th"),
+    (["My flight is on December 8", "My flight leaves from terminal two"],
+     "I misspoke, the flight is on December 9, not the 8th"),
 ]
 # a contrast ('X, not Y') beside another marker restates only the corrected value: an older memory holding more
 # (王医生, seat 32A) is linked and outranked, never archived (session 19 red-team: 'Correction: the Berlin flight is
