@@ -20,7 +20,8 @@ Each detector validates what it can, so ordinary numbers survive:
   right after an order/reference word with no phone word (an 11-digit order id starting 13-19 is not a phone);
   and, with ``phone_context_any_region``, a national number of any other region when a phone word is the
   nearer context word before it ('我妈在慕尼黑，电话是 089 1234567': valid in DE, whose region no setting names);
-* ``EMAIL``; ``PASSWORD`` - the token after a password word and a linker ("password is: X", "the wifi password
+* ``EMAIL``, also spelled out ('john dot harper at gmail dot com', 'jo[at]example[dot]org') at a mail provider or
+  after an e-mail word; ``PASSWORD`` - the token after a password word and a linker ("password is: X", "the wifi password
   for the office is X", 密码是X, a new value: "changed my password to X", "password is now X", 密码改成X), or right after the word when the token looks like a secret (has a digit or a
   symbol); a value is the whole run of ASCII characters it is typed in, so a closing ``!``, ``#`` or ``*``
   is part of it ('Sunshine2024!', '4471#'); a closing ``.`` ``,`` ``?`` ``;`` ``:``, quotes and brackets are
@@ -214,6 +215,17 @@ _E = r"(?![0-9A-Za-z])"
 _RE_ID = re.compile(_B + r"(\d(?:[ -]?\d){16}[ -]?[\dXx])" + _E)
 _RE_CARD = re.compile(_B + r"(\d(?:[ -]?\d){12,18})" + _E)
 _RE_EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")
+#: an address spelled out against scrapers ('john dot harper at gmail dot com', 'jo[at]example[dot]org',
+#: 'li.lei (at) 163 (dot) com'): words joined by 'dot' / '.', an 'at' / '@', a domain and a 'dot' before a TLD
+_SPOKEN_DOT = r"\s*(?:\.|\bdot\b|\[dot\]|\(dot\))\s*"
+_RE_EMAIL_SPOKEN = re.compile(
+    r"(?<![A-Za-z0-9])([A-Za-z0-9_%+-]+(?:" + _SPOKEN_DOT + r"[A-Za-z0-9_%+-]+)*\s*(?:@|\bat\b|\[at\]|\(at\))\s*"
+    r"(?P<domain>[A-Za-z0-9-]+)(?:" + _SPOKEN_DOT + r"[A-Za-z0-9-]+)*?" + _SPOKEN_DOT +
+    r"(?:com|net|org|edu|gov|io|co|me|info|cn|uk|de|fr|jp|ca|au|in)\b)", re.IGNORECASE)
+#: the mail providers whose name after 'at' is an address without an e-mail word before it
+_MAIL_PROVIDERS = frozenset({"gmail", "googlemail", "outlook", "hotmail", "live", "yahoo", "icloud", "me", "aol",
+                             "proton", "protonmail", "gmx", "qq", "163", "126", "sina", "foxmail", "yandex", "mail"})
+_CTX_EMAIL = re.compile(r"e-?mail|mail me|邮箱|邮件|电邮|address", re.IGNORECASE)
 _RE_NINO = re.compile(_B + r"([A-Za-z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-Da-d])" + _E)
 _RE_SSN = re.compile(_B + r"(\d{3}([ -]?)\d{2}\2\d{4})" + _E)
 _RE_IBAN = re.compile(_B + r"([A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30})" + _E)
@@ -602,6 +614,10 @@ def redact(text: str, settings: PiiSettings | None = None, answers: str | None =
     if "EMAIL" in on:
         for m in _RE_EMAIL.finditer(norm):
             spans.add(m.start(), m.end(), "EMAIL")
+        for m in _RE_EMAIL_SPOKEN.finditer(norm):
+            if "@" in m.group(1) or m.group("domain").lower() in _MAIL_PROVIDERS \
+                    or _CTX_EMAIL.search(_before(norm, m.start(), 2 * ctx)):
+                spans.add(m.start(1), m.end(1), "EMAIL")
     if "IBAN" in on:
         for m in _RE_IBAN.finditer(norm):
             cand = m.group(1)

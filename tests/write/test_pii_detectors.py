@@ -463,3 +463,20 @@ def test_a_short_value_or_no_name_takes_no_national_id(text):
 def test_national_id_min_digits_is_configuration():
     assert redact("my SIN is 046 45", PiiSettings(national_id_min_digits=6)).kinds == ()
     assert redact("my SIN is 046 45", PiiSettings(national_id_min_digits=5)).kinds == ("ID_NUMBER",)
+
+
+@pytest.mark.parametrize("text,raw", [
+    ("email me at john dot harper at gmail dot com if anyone wants the bike", "john dot harper at gmail dot com"),
+    ("my email is jo[at]example[dot]org", "jo[at]example[dot]org"),
+    ("li.lei (at) 163 (dot) com 是我邮箱", "li.lei (at) 163 (dot) com"),
+    ("contact: sara.k at outlook.com", "sara.k at outlook.com"),
+])
+def test_a_spelled_out_email_address_is_redacted(text, raw):
+    """Red-team round 4 P26: an address spelled out against scrapers was stored raw."""
+    r = redact(text)
+    assert raw not in r.text and r.kinds == ("EMAIL",), r.text
+
+
+@pytest.mark.parametrize("text", ["I work at Acme dot com", "we met at Google dot com offices", "meet me at the station"])
+def test_a_company_at_a_dot_com_is_no_email_address(text):
+    assert redact(text).kinds == (), text
