@@ -8,7 +8,8 @@ tell it from an answer. :func:`contrasts` finds such a pair from the two texts' 
   one class, Harris 1954 'Distributional structure'; Saussure's associative axis). The question has a noun ``q``
   directly before an anchor (a noun modified: 'dentist appointment', '狗狗 一天') or, as a name, directly after one
   (apposition: 'friend Tom'; in Chinese any noun: '我家 狗狗', '同事 小刘'), or, as an English name, after a
-  preposition after one ('flight to Seoul' / 'flight to Tokyo'); the memory has another noun ``m`` of
+  preposition after one ('flight to Seoul' / 'flight to Tokyo'), or, as a Chinese place or organisation, after a
+  coverb ('在重庆' / '在成都', :data:`_ZH_COVERBS`); the memory has another noun ``m`` of
   the same class in the same place by the same anchor ('vet appointment', 'friend Priya', '我家 猫咪'); ``q``
   occurs nowhere in the memory and ``m`` nowhere in the question. Anchors are nouns (in Chinese also pronouns,
   numerals, time words), never verbs: '去 医院' / '去 协和' is the hospital by its name. An English common noun
@@ -183,6 +184,11 @@ Token = tuple[str, str, str, bool]
 _EN_PREPOSITIONS = frozenset({"to", "from", "in", "at", "with", "for", "on", "near", "into"})
 
 
+#: the Chinese coverbs of place and direction (a closed class, the governors of write/changes.py's roles): a place
+#: or an organisation after one fills one slot ('在重庆' / '在成都')
+_ZH_COVERBS = frozenset({"在", "去", "到", "从", "回"})
+
+
 def _tokens(text: str) -> list[Token]:
     """(key, surface, kind, anchor) per token in order. ``kind``: 'n' a noun ('N' / '?' for English names,
     :func:`_en_token`; 'ns' / 'nt' / 'nz' jieba's Chinese places / organisations / other proper nouns), 'p' a
@@ -289,6 +295,11 @@ def slots(text: str) -> Slots:
     for (k1, _, _, a1), (k2, s2, _, _), (k3, s3, n3, _) in zip(toks, toks[1:], toks[2:], strict=False):
         if k1 and a1 and not k2 and s2.strip().lower() in _EN_PREPOSITIONS and k3 and n3 == "N" and not _CJK.search(k1):
             frames.add(("via " + s2.strip().lower(), k1, k3, s3, n3))
+    # a Chinese place or organisation governed by a coverb fills the coverb's slot ('在重庆吃的火锅' / '在成都出差
+    # 吃的火锅', '在腾讯的工号' / '在阿里的工号'): the coverb is the anchor, as an English preposition after a noun
+    for (k1, s1, _, _), (k2, s2, n2, _) in zip(toks, toks[1:], strict=False):
+        if s1 in _ZH_COVERBS and n2 in ("ns", "nt") and k2 and _CJK.fullmatch(k2):
+            frames.add(("coverb", s1, k2, s2, n2))
     heads: set[str] = set()
     for k, _, kind, _ in toks:
         if kind in ("n", "nc", "nz", "ns", "nt") and len(k) >= 2 and _CJK.fullmatch(k) and not _ZH_NUMERALS & set(k):

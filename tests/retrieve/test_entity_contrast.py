@@ -29,6 +29,8 @@ from memory_engine.retrieve.contrast import contrasts
     # a name after a preposition after the same noun (session 20 red-team: the Tokyo flight answered for Seoul)
     ("when's my flight to Seoul?", "My flight to Tokyo is on July 8, ANA, leaves at 10am", ("Seoul", "Tokyo")),
     ("when is dinner with Tom?", "Dinner with Priya is on Friday at 7", ("Tom", "Priya")),
+    # a Chinese place after the same coverb (red-team round 5 N02: the Chengdu hotpot answered for Chongqing)
+    ("我在重庆吃的那家火锅叫啥", "上次在成都出差吃了家特别好吃的火锅，叫小龙坎", ("重庆", "成都")),
 ])
 def test_another_entity_of_the_same_kind(query, memory, pair):
     assert contrasts(query, memory) == pair
@@ -59,6 +61,8 @@ def test_another_entity_of_the_same_kind(query, memory, pair):
     ("when's my flight to Tokyo?", "My flight to Tokyo is on July 8, ANA, leaves at 10am"),  # the same name
     ("when is my trip to Paris?", "I booked a flight to Paris and a hotel in Montmartre"),  # named elsewhere
     ("what time is my flight to work?", "My flight to Tokyo is on July 8"),  # a common noun fills no name's slot
+    ("我在成都吃的那家火锅叫啥", "上次在成都出差吃了家特别好吃的火锅，叫小龙坎"),  # the same place
+    ("我在四川的时候认识的朋友", "我在成都认识了小王"),  # a province and its capital (CC-CEDICT: 'capital of Sichuan')
 ])
 def test_no_contrast(query, memory):
     assert contrasts(query, memory) is None
