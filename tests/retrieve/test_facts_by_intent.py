@@ -101,6 +101,11 @@ def test_intent_route_returns_the_routed_category_only(make_engine, t0):
      "我之前下单的东西发货了没", "吹风机"),
     (["On planes I always want a window seat near the front"], ["I'm allergic to peanuts"],
      "Book me a flight to Denver next Tuesday", "window seat"),
+    # a size for clothes and shoes, a condition that rules what to cook (red-team round 5 I06 / I07: under the floor)
+    (["鞋我一般穿44码，脚背高"], ["家里的猫最近不太爱吃猫粮", "这周项目评审改到周四下午了"],
+     "帮我买双登山靴", "44码"),
+    (["I'm diabetic, have been since my twenties"], ["I like the window seat when I take the train"],
+     "suggest a dessert I could bring to the potluck", "diabetic"),
 ])
 def test_a_request_finds_the_fact_it_needs_from_another_session(make_engine, t0, facts, distractors, ask, want):
     eng = make_engine()
