@@ -319,7 +319,9 @@ def dictionary_words(text: str) -> frozenset[str]:
 
 #: a capitalised word, inner capitals allowed (a camel-case brand is a name too: 'PwC', 'LinkedIn', 'WeChat'),
 #: several joined by a space or a hyphen ('New York', 'Rolls-Royce')
-_NAME = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z]*)*(?:[ -][A-Z][a-z]+(?:[A-Z][a-z]*)*)*\b")
+_NAME = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z]*)*(?:[ -][A-Z][a-z]+(?:[A-Z][a-z]*)*)*\b"
+                   # a product name that opens in lower case before its capital ('iPhone', 'iMessage', 'eBay')
+                   r"|\b[a-z]{1,2}[A-Z][a-z]+(?:[A-Z][a-z]*)*\b")
 _NOT_NAMES = frozenset("I My The A An This That These Those It We You He She They Our Your His Her Their Please "
                        "Yes No Ok Okay Also And But So Then When What Which Who Where Why How".split())
 

@@ -124,6 +124,29 @@ def _dropped_subject(text: str) -> bool:
     return _mostly_cjk(text) and not any(w in _OTHER_PERSON_ZH for w, _ in pos_tags(text))
 
 
+#: discourse fillers and adverbs that may open a clause before its verb ('ok went back to ...', 'finally moved ...')
+_EN_OPENERS = frozenset({"ok", "okay", "so", "well", "just", "finally", "also", "anyway", "yeah", "yep", "oh", "and",
+                         "but", "then", "recently", "lately", "already", "actually", "honestly", "totally", "lol"})
+_EN_WORDS = re.compile(r"[A-Za-z']+")
+
+
+def _dropped_subject_en(text: str) -> bool:
+    """Whether an English statement opens, after fillers (:data:`_EN_OPENERS`), with a verb in the past tense and no
+    subject ('switched to a Pixel, android is honestly fine', 'ok went back to the iPhone'): chat drops a first-person
+    subject as Chinese does (:func:`_dropped_subject`); an imperative ('Call mom') is in the base form, a note
+    ('Dentist on Monday') opens with a noun."""
+    if _CJK.search(text):
+        return False
+    from lemminflect import getAllInflections, getAllLemmas
+
+    for w in (x.lower() for x in _EN_WORDS.findall(_CLAUSE_END.split(text, maxsplit=1)[0])):
+        if w in _EN_OPENERS:
+            continue
+        lemmas = getAllLemmas(w).get("VERB", ())
+        return any(w != lemma and w in getAllInflections(lemma, upos="VERB").get("VBD", ()) for lemma in lemmas)
+    return False
+
+
 def _bare_object(after: str) -> frozenset[str]:
     """The object of a Chinese change marker that jieba tags as no entity ('搬到闵行了': 闵/nr 行/v, so
     :func:`memory_engine.text.entities` finds nothing): the clause ``after`` the last change marker, aspect and
@@ -327,7 +350,7 @@ class ChangeLinker:
         must also be near on the Chinese pair scale (``embedding.cjk_pair_baseline``: e5 packs Chinese pairs, and
         '最近下班在学吉他' sits at 0.49 of '快递千万别送到家门口…丰巢柜' on the model's scale, 0.14 on the pair scale; a move
         '搬家了，现在住海淀' / '又搬回朝阳了' 0.64) at ``bar``."""
-        if about_speaker(old, plural=True):
+        if about_speaker(old, plural=True) or _dropped_subject_en(old):
             return True
         return _dropped_subject(old) and (
             self.cjk_pair_baseline is None or rescale_similarity(cos, self.cjk_pair_baseline) >= bar)
@@ -433,8 +456,9 @@ class ChangeLinker:
             sim = float(self.embedder.rescale(p.score))
             if sim < (self.cfg.change_start_similarity if started else self.cfg.change_link_similarity):
                 break  # nearest first: the rest are further
-            nearest = sim if nearest is None else nearest
-            if not started and sim < nearest - self.cfg.change_link_margin:
+            if nearest is None and not new_ents & entities(str(p.payload.get("content") or "")):
+                nearest = sim  # the nearest memory of another value (one of the same value competes for no slot)
+            if not started and nearest is not None and sim < nearest - self.cfg.change_link_margin:
                 break  # a nearer memory of the speaker is what the change is about ('改成早上喝燕麦奶' / '早上喝豆浆')
             old = str(p.payload.get("content") or "")
             old_ents = entities(old)

@@ -26,6 +26,9 @@ def _told(engine, t0, old, new):
     # the household's value ('we'), and a Chinese memory whose first-person subject is dropped (session 20 red-team)
     ("We live in Austin, in a flat near the lake", "we just moved to Denver, the new flat is tiny", "where do we live now?"),
     ("去年住在徐汇，离公司近", "上个月搬到浦东了，房租便宜", "我现在住哪？"),
+    # a name opening in lower case ('iPhone') and an English memory whose first-person subject is dropped
+    ("switched to a Pixel, android is honestly fine", "ok went back to the iPhone, missed iMessage too much",
+     "what phone do I use?"),
 ])
 def test_reported_change_links_and_answers_first(engine, t0, old, new, query):
     a, r = _told(engine, t0, old, new)
