@@ -358,6 +358,10 @@ _CTX_ORDER = re.compile(
 )
 _CTX_ID = re.compile(r"身份证|证件号|id card|identity card|national id|resident id", re.IGNORECASE)
 _CTX_SSN = re.compile(r"ssn|social security|社会安全|社保号", re.IGNORECASE)
+#: the records whose 'id number' is no national id: orders, bookings, tickets, cases, staff, students, members
+_NOT_NATIONAL = re.compile(r"order|tracking|invoice|ticket|booking|reservation|confirmation|case|policy|reference|"
+                           r"\bref\b|employee|staff|student|member|customer|account|订单|快递|单号|工号|学号|会员",
+                           re.IGNORECASE)
 _CTX_NINO = re.compile(r"\bnino\b|national insurance|\bni (?:number|no)\b|国民保险", re.IGNORECASE)
 _CTX_IBAN = re.compile(r"\biban\b|bank account|account (?:number|no)|银行账号|银行账户|账号", re.IGNORECASE)
 
@@ -640,8 +644,11 @@ def redact(text: str, settings: PiiSettings | None = None, answers: str | None =
                 spans.add(m.start(1), m.end(1), "ID_NUMBER")
         id_ok = partial(_id_like, n=cfg.national_id_min_digits)
         for pattern in (_RE_NATIONAL_ID, _RE_NATIONAL_ID_BARE):
-            for a, b in _valued(norm, pattern, id_ok, more=False):
-                spans.add(a, b, "ID_NUMBER")
+            for m in pattern.finditer(norm):
+                a, b = _trimmed(m)
+                # 'the order id number is 12345678', 'student id number 2023...': a record's number, not a national id
+                if a < b and id_ok(norm[a:b]) and not _NOT_NATIONAL.search(_before(norm, m.start(), ctx) + m.group(0)[:m.start("val") - m.start()]):
+                    spans.add(a, b, "ID_NUMBER")
     if "NINO" in on:
         for m in _RE_NINO.finditer(norm):
             labelled = _CTX_NINO.search(_before(norm, m.start(), 2 * ctx)) is not None

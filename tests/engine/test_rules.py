@@ -112,7 +112,8 @@ _CHANGE_SAMPLES_ZH = ("更正一下", "纠正一下", "改为周三", "改成周
                       "我说错了", "我记错了", "弄错了", "写错了", "我不再吃肉")
 _CHANGE_SAMPLES_EN = ("correction: it's Tuesday", "my mistake, it's Tuesday", "i meant Tuesday", "I switched to tea",
                       "I no longer eat meat", "vegan? not anymore", "scratch that, Tuesday", "that's wrong, Tuesday",
-                      "I was wrong about Tuesday")
+                      "I was wrong about Tuesday", "sorry I got that wrong, it's Tuesday", "I misspoke, Tuesday",
+                      "I was mistaken, it's Tuesday", "I mixed them up, Tuesday")
 
 
 def test_correction_markers_have_one_source():

@@ -454,7 +454,7 @@ def test_a_number_after_its_name_is_redacted_though_its_checksum_fails(text, raw
 
 @pytest.mark.parametrize("text", [
     "my id number is 42", "order id 12345678 shipped", "sin 2020 I moved", "QQ 12 34 56 C was on the form",
-    "219-09-9999", "room 12345678",
+    "219-09-9999", "room 12345678", "the order id number is 12345678", "my student id number is 20231234",
 ])
 def test_a_short_value_or_no_name_takes_no_national_id(text):
     assert redact(text).kinds == (), text
