@@ -297,7 +297,7 @@ def slots(text: str) -> Slots:
             frames.add(("via " + s2.strip().lower(), k1, k3, s3, n3))
     # a Chinese place or organisation governed by a coverb fills the coverb's slot ('在重庆吃的火锅' / '在成都出差
     # 吃的火锅', '在腾讯的工号' / '在阿里的工号'): the coverb is the anchor, as an English preposition after a noun
-    for (k1, s1, _, _), (k2, s2, n2, _) in zip(toks, toks[1:], strict=False):
+    for (_, s1, _, _), (k2, s2, n2, _) in zip(toks, toks[1:], strict=False):
         if s1 in _ZH_COVERBS and n2 in ("ns", "nt") and k2 and _CJK.fullmatch(k2):
             frames.add(("coverb", s1, k2, s2, n2))
     heads: set[str] = set()

@@ -481,8 +481,9 @@ class ChangeLinker:
     def _substituted(self, clean: str, vec: np.ndarray, scope: Scope, metadata: dict[str, Any], role: str
                      ) -> list[dict[str, Any]]:
         """The older memory a substitution replaces when neither names a value (see the module docstring): the
-        speaker's nearest older memory, at least ``write.change_shared_similarity``, that names nothing
-        (:func:`memory_engine.text.named`: a named value, 'I work at Amazon', is replaced only by a named one), is no ended state and
+        speaker's nearest older memory, at least ``write.change_shared_similarity``, that names nothing the change does
+        not (:func:`memory_engine.text.named`: a named value, 'I work at Amazon', is replaced only by a named one), is
+        no ended state and
         shares a word other than a time word with the change's object clause while each side holds a word the other
         does not ('switched to evening runs' / 'I run every morning before work': run; '改成早上喝燕麦奶' /
         '我每天早上喝豆浆': 喝). Only the nearest is tried: a further one that shares a word is another activity."""

@@ -62,7 +62,17 @@ from ..errors import ConfigError
 from ..models import MemoryRecord, MemoryStatus, MemoryType
 from ..scope import Scope
 from ..store.base import VectorStore
-from ..text import _CJK, companions, content_terms, entities, identifiers, named, people, relatives, stem_offset
+from ..text import (
+    _CJK,
+    companions,
+    content_terms,
+    entities,
+    identifiers,
+    named,
+    people,
+    relatives,
+    stem_offset,
+)
 from . import rules
 from .correction import (
     CONDITION,
