@@ -2194,12 +2194,13 @@ def _secret_plugins() -> tuple[str, ...]:
 class PiiSection(_Section):
     detectors: list[str] = Field(
         default_factory=lambda: ["API_KEY", "PASSWORD", "ACCESS_CODE", "PASSPORT", "EMAIL", "IBAN", "ID_NUMBER", "NINO",
-                                 "SSN", "BANK_CARD", "PHONE"],
+                                 "SSN", "BANK_CARD", "BANK_ACCOUNT", "PHONE"],
         description="PII detectors that redact (write.pii): API_KEY (detect-secrets formats, sk-/AIza/LTAI/hf_ "
         "prefixes, private key blocks, a token after a key word), PASSWORD (and PINs), ACCESS_CODE (door / gate / "
         "locker / alarm / unlock / 2FA recovery codes), PASSPORT (after passport / 护照), EMAIL, IBAN, ID_NUMBER "
-        "(CN resident id), NINO (UK), SSN (US), BANK_CARD (Luhn + card context or issuer prefix), PHONE (any region, "
-        "phonenumbers).",
+        "(CN resident id; other national and tax ids after their names), NINO (UK), SSN (US), BANK_CARD (Luhn + card "
+        "context or issuer prefix; any 13-19 digits after a card number's name), BANK_ACCOUNT (digits after a bank "
+        "account's name: checking account, routing number, sort code, 银行账号), PHONE (any region, phonenumbers).",
     )
     phone_regions: list[str] = Field(
         default_factory=lambda: ["CN", "US", "GB"],

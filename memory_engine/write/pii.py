@@ -14,10 +14,14 @@ Each detector validates what it can, so ordinary numbers survive:
 * ``IBAN`` - ISO 13616 mod-97 check digits and the country's length (``python-stdnum``); after an account word
   (IBAN, bank account, 账号) a value of IBAN shape, 15-34 characters, whatever its check digits;
 * ``BANK_CARD`` - Luhn (ISO/IEC 7812) **and** either a card word nearby or a plausible issuer prefix (BIN) and
-  length without an order/reference word before it: about 10% of random 13-19 digit order numbers pass Luhn;
+  length without an order/reference word before it: about 10% of random 13-19 digit order numbers pass Luhn; after
+  a card number's name (卡号, 'card number', 'credit card') any 13-19 digits (a typo is still the card);
+* ``BANK_ACCOUNT`` - ``national_id_min_digits`` or more digits after a bank account's name (checking / savings /
+  bank account, account number, routing number, sort code, 银行账号), the nearer context word no order word;
 * ``PHONE`` - any region through Google's ``phonenumbers`` (``is_valid_number``): international numbers
   (``+44 ...``, ``0086 ...``) of every region; national numbers of ``phone_regions``, except a bare digit run
-  right after an order/reference word with no phone word (an 11-digit order id starting 13-19 is not a phone);
+  right after an order/reference word with no phone word (an 11-digit order id starting 13-19 is not a phone) and,
+  with no phone word, a run grouped as the region writes no phone number ("Lowe's item 5013-421-987");
   and, with ``phone_context_any_region``, a national number of any other region when a phone word is the
   nearer context word before it ('我妈在慕尼黑，电话是 089 1234567': valid in DE, whose region no setting names);
 * ``EMAIL``, also spelled out ('john dot harper at gmail dot com', 'jo[at]example[dot]org') at a mail provider or
@@ -71,7 +75,7 @@ from stdnum.us import ssn as _ssn
 from ..errors import ConfigError
 
 DETECTORS = ("API_KEY", "PASSWORD", "ACCESS_CODE", "PASSPORT", "EMAIL", "IBAN", "ID_NUMBER", "NINO", "SSN",
-             "BANK_CARD", "PHONE")
+             "BANK_CARD", "BANK_ACCOUNT", "PHONE")
 """Every detector, in the order they claim text (an earlier one wins an overlap)."""
 
 SECRET_PLUGINS = ("AWSKeyDetector", "AzureStorageKeyDetector", "BasicAuthDetector", "DiscordBotTokenDetector",
@@ -307,16 +311,20 @@ _PASSPORT_WORD = r"(?:passport(?:\s*(?:no\.?|number|num|#))?|护照(?:号码|号
 #: Spain DNI / NIE, Poland PESEL, Netherlands BSN, Sweden personnummer, Italy codice fiscale, Australia TFN, Japan
 #: My Number, generic 'national id' / 'id number' / 'tax id', zh 身份证号 / 证件号): after one, a value shaped like an
 #: id is the user's id whether or not its check digit holds (a typo is still theirs)
-_NATIONAL_ID_WORD = (r"(?:social insurance (?:number|no\.?)|sin|aadhaar(?:\s*(?:number|no\.?|card))?|pan(?:\s*card)?|"
-                     r"cpf|dni|nie|pesel|bsn|personnummer|codice fiscale|tfn|tax file number|my ?number|"
-                     r"(?:national|citizen|identity|personal) (?:id|identification|identity)(?:\s*(?:number|no\.?|card))?|"
-                     r"id (?:number|no\.?)|identity number|tax (?:id|identification)(?:\s*(?:number|no\.?))?|"
-                     r"身份证(?:号码|号)?|证件号(?:码)?|身份号码|个人编号)")
+_NATIONAL_ID_WORD = re.compile(
+    r"(?<![A-Za-z])(?:social insurance (?:number|no)|sin|aadhaa?r|cpf|dni|nie|pesel|bsn|personnummer|codice fiscale|"
+    r"tfn|tax file number|(?:national|citizen|identity|personal) (?:id|identification|identity)|"
+    r"id (?:number|no)|identity number|tax (?:id|identification))(?![A-Za-z])|"
+    r"身份证|身分证|证件号|身份号码|个人编号", re.IGNORECASE)
 #: an id value: digit groups split by a space, hyphen or dot, with at most two letters before and one after
 #: ('046 454 286', '2345 6789 0123', '123.456.789-09', '12345678Z', 'X1234567L'); letters after a space end it
-_NATIONAL_ID_VAL = r"(?P<val>[A-Za-z]{0,2}\d+(?:[ .-]\d+)*[A-Za-z]?)(?![A-Za-z0-9])"
-_RE_NATIONAL_ID = _linked(_NATIONAL_ID_WORD, _NATIONAL_ID_VAL)
-_RE_NATIONAL_ID_BARE = _bare(_NATIONAL_ID_WORD, _NATIONAL_ID_VAL, gap=r"\s*[:：#]?\s*")
+_RE_NATIONAL_ID = re.compile(r"(?<![A-Za-z0-9])([A-Za-z]{0,2}\d+(?:[ .-]\d+)*[A-Za-z]?)(?![A-Za-z0-9])")
+#: the name of a bank account number (not a card): after one, a run of ``national_id_min_digits`` or more digits
+#: is the account ('checking account 004512983377, routing 021000021', '银行账号 6214...')
+_BANK_ACCOUNT_WORD = re.compile(
+    r"(?<![A-Za-z])(?:checking|savings|current|bank) account|account (?:number|no)|acct(?: no)?|routing(?: number)?|"
+    r"sort code|aba(?: number)?(?![A-Za-z])|银行账号|银行账户|开户账号|对公账号|收款账号", re.IGNORECASE)
+_RE_ACCOUNT_VALUE = re.compile(r"(?<![A-Za-z0-9])(\d(?:[ -]?\d){5,33})(?![A-Za-z0-9])")
 _RE_CODE = _linked(_CODE_WORD, r"(?P<val>" + _ASCII_VAL + r")")
 _RE_CODE_BARE = _bare(_CODE_WORD, r"(?P<val>" + _ASCII_VAL + r")")
 _RE_KEY = _linked(_KEY_WORD, r"(?P<val>" + _ASCII_VAL + r")")
@@ -356,8 +364,11 @@ _CTX_ORDER = re.compile(
     r"订单|单号|运单|快递|编号|流水|序列|工单|发票|票号|型号|order|model|tracking|invoice|ref|ticket|serial|sku|id\b|no\.|#",
     re.IGNORECASE,
 )
-_CTX_ID = re.compile(r"身份证|证件号|id card|identity card|national id|resident id", re.IGNORECASE)
-_CTX_SSN = re.compile(r"ssn|social security|社会安全|社保号", re.IGNORECASE)
+_CTX_ID = re.compile(r"身份证|身分证|证件号|id card|identity card|national id|resident id", re.IGNORECASE)
+#: the names of a payment card's number: after one a 13-19 digit run is the card even when Luhn fails (a typo)
+_CTX_CARD_NUMBER = re.compile(r"卡号|银行卡|信用卡|储蓄卡|借记卡|card (?:number|no)|credit card|debit card", re.IGNORECASE)
+_CTX_SSN = re.compile(r"ssn|social security|\bsocial\b(?! (?:insurance|media|worker|club|life))|社会安全|社保号",
+                      re.IGNORECASE)
 #: the records whose 'id number' is no national id: orders, bookings, tickets, cases, staff, students, members
 _NOT_NATIONAL = re.compile(r"order|tracking|invoice|ticket|booking|reservation|confirmation|case|policy|reference|"
                            r"\bref\b|employee|staff|student|member|customer|account|订单|快递|单号|工号|学号|会员",
@@ -642,13 +653,24 @@ def redact(text: str, settings: PiiSettings | None = None, answers: str | None =
             if _cn_birth_ok(raw) and (cn_id_valid(raw) or _CTX_ID.search(_before(norm, m.start(), ctx))):
                 # an id word before it is the evidence a wrong check digit (the user's typo) does not take away
                 spans.add(m.start(1), m.end(1), "ID_NUMBER")
-        id_ok = partial(_id_like, n=cfg.national_id_min_digits)
-        for pattern in (_RE_NATIONAL_ID, _RE_NATIONAL_ID_BARE):
-            for m in pattern.finditer(norm):
-                a, b = _trimmed(m)
-                # 'the order id number is 12345678', 'student id number 2023...': a record's number, not a national id
-                if a < b and id_ok(norm[a:b]) and not _NOT_NATIONAL.search(_before(norm, m.start(), ctx) + m.group(0)[:m.start("val") - m.start()]):
-                    spans.add(a, b, "ID_NUMBER")
+        for m in _RE_NATIONAL_ID.finditer(norm):
+            # the id's name within twice the context before it ("my SIN again, it's 046 454 286"), the nearest
+            # name no record's ('the order id number is 12345678', 'student id number 2023...')
+            before = _before(norm, m.start(), 2 * ctx)
+            label = None
+            for label in _NATIONAL_ID_WORD.finditer(before):
+                pass
+            if label is None or not _id_like(m.group(1), cfg.national_id_min_digits) \
+                    or _last(_BANK_ACCOUNT_WORD, before) > label.end():
+                continue
+            # a record word right before the name makes it the record's ('order id number', 'student id number');
+            # another value's name or a value between the name and this run means the name had its own value
+            # ('身份证110101…，卡号4111 …': the card number is no id)
+            gap = before[label.end():]
+            if not _NOT_NATIONAL.search(before[max(0, label.start() - ctx): label.start()]) \
+                    and not re.search(r"\d{%d}" % cfg.national_id_min_digits, re.sub(r"[ .-]", "", gap)) \
+                    and not (_CTX_CARD.search(gap) or _CTX_PHONE.search(gap) or _CTX_ORDER.search(gap)):
+                spans.add(m.start(1), m.end(1), "ID_NUMBER")
     if "NINO" in on:
         for m in _RE_NINO.finditer(norm):
             labelled = _CTX_NINO.search(_before(norm, m.start(), 2 * ctx)) is not None
@@ -666,12 +688,23 @@ def redact(text: str, settings: PiiSettings | None = None, answers: str | None =
     if "BANK_CARD" in on:
         for m in _RE_CARD.finditer(norm):
             digits = _digits(m.group(1))
-            if not (13 <= len(digits) <= 19 and luhn_valid(digits)):
-                continue
             before = _before(norm, m.start(), ctx)
+            if not 13 <= len(digits) <= 19:
+                continue
+            if not luhn_valid(digits):
+                if _last(_CTX_CARD_NUMBER, before) > _last(_CTX_ORDER, before):
+                    spans.add(m.start(1), m.end(1), "BANK_CARD")  # '卡号6225 8801 2345 6789' with a typo is the card
+                continue
             card_at, order_at = _last(_CTX_CARD, before), _last(_CTX_ORDER, before)
             if card_at > order_at or (card_at < 0 and order_at < 0 and card_bin_plausible(digits)):
                 spans.add(m.start(1), m.end(1), "BANK_CARD")
+    if "BANK_ACCOUNT" in on:
+        for m in _RE_ACCOUNT_VALUE.finditer(norm):
+            before = _before(norm, m.start(), 2 * ctx)
+            at = _last(_BANK_ACCOUNT_WORD, before)
+            if len(_digits(m.group(1))) >= cfg.national_id_min_digits and at > _last(_CTX_ORDER, before) \
+                    and not (_CTX_PHONE.search(before[at:]) or _CTX_CARD_NUMBER.search(before[at:])):
+                spans.add(m.start(1), m.end(1), "BANK_ACCOUNT")  # the nearer name is no phone's or card's
     if "PHONE" in on:
         phones = _phone_spans(norm, cfg.phone_regions, ctx)
         if cfg.phone_context_any_region:
@@ -751,10 +784,32 @@ def _phone_spans(norm: str, regions: Iterable[str], ctx: int) -> list[tuple[int,
                     before = _before(norm, m.start, ctx)
                     if raw.isdigit() and _last(_CTX_ORDER, before) > _last(_CTX_PHONE, before):
                         continue  # "order number 13812345678": the nearer context word decides
+                    if _last(_CTX_PHONE, before) < 0 and not _phone_grouping(raw, m.number):
+                        continue  # "Lowe's item 5013-421-987": grouped as no number of the region is written
                 found[(m.start, m.end)] = None
         except Exception:  # noqa: BLE001, S112 - an odd text must not stop the write; the other detectors ran
             continue
     return list(found)
+
+
+def _phone_grouping(raw: str, number: Any) -> bool:
+    """Whether the digit groups of ``raw`` (split at spaces, hyphens, dots, brackets) are the region's national
+    grouping of ``number`` (``phonenumbers`` NATIONAL format) or a coarsening of it (adjacent groups written
+    together: '010-12345678' of '010 1234 5678'); a bare run has one group and always is."""
+    groups = [len(g) for g in re.split(r"\D+", raw) if g]
+    if len(groups) <= 1:
+        return True
+    formatted = [len(g) for g in re.split(r"\D+", phonenumbers.format_number(
+        number, phonenumbers.PhoneNumberFormat.NATIONAL)) if g]
+    i, acc = 0, 0
+    for g in groups:
+        while acc < g and i < len(formatted):
+            acc += formatted[i]
+            i += 1
+        if acc != g:
+            return False
+        acc = 0
+    return i == len(formatted)
 
 
 #: a digit run as people write phone numbers: digits with spaces, hyphens, dots or brackets between them

@@ -480,3 +480,35 @@ def test_a_spelled_out_email_address_is_redacted(text, raw):
 @pytest.mark.parametrize("text", ["I work at Acme dot com", "we met at Google dot com offices", "meet me at the station"])
 def test_a_company_at_a_dot_com_is_no_email_address(text):
     assert redact(text).kinds == (), text
+
+
+@pytest.mark.parametrize("text,raw,kind", [
+    # red-team round 6: the name a few words before the value, common spellings, typos, accounts
+    ("CRA login wants my SIN again, it's 046 454 286 ugh", "046 454 286", "ID_NUMBER"),
+    ("the gestoría asked for my DNI, it's 12345678Z", "12345678Z", "ID_NUMBER"),
+    ("my aadhar no is 2345 6789 0123", "2345 6789 0123", "ID_NUMBER"),
+    ("我身分证320102198805061234下个月就到期了", "320102198805061234", "ID_NUMBER"),
+    ("for the tax guy, my social is 078-05-1120", "078-05-1120", "SSN"),
+    ("工资卡是招行的，卡号6225 8801 2345 6789", "6225 8801 2345 6789", "BANK_CARD"),  # fails Luhn: a typo
+    ("for the direct deposit form: checking account 004512983377, routing 021000021", "004512983377",
+     "BANK_ACCOUNT"),
+])
+def test_a_value_a_few_words_after_its_name_is_redacted(text, raw, kind):
+    r = redact(text)
+    assert raw not in r.text and kind in r.kinds, r.text
+
+
+@pytest.mark.parametrize("text", [
+    "the faucet I want is Lowe's item 5013-421-987",  # valid as a US number, grouped as none is written
+    "the order id number is 12345678", "social media post got 1234567 views", "flight MU5101 on 2026-06-10",
+])
+def test_a_record_number_is_kept(text):
+    assert redact(text).kinds == (), redact(text).text
+
+
+def test_each_value_goes_to_the_name_nearest_before_it():
+    r = redact("身份证110101199003071233，卡号4111 1111 1111 1111，手机13812345678")
+    assert r.kinds == ("ID_NUMBER", "BANK_CARD", "PHONE")
+    assert redact("my bank account is closed, call me at 13812345678").kinds == ("PHONE",)
+    assert redact("my number is (415) 555-2671").kinds == ("PHONE",)  # 'my number' is no national id
+    assert redact("座机 010-12345678").kinds == ("PHONE",)  # written coarser than the national grouping: still a phone
