@@ -21,7 +21,8 @@ Each detector validates what it can, so ordinary numbers survive:
 * ``PHONE`` - any region through Google's ``phonenumbers`` (``is_valid_number``): international numbers
   (``+44 ...``, ``0086 ...``) of every region; national numbers of ``phone_regions``, except a bare digit run
   right after an order/reference word with no phone word (an 11-digit order id starting 13-19 is not a phone) and,
-  with no phone word, a run grouped as the region writes no phone number ("Lowe's item 5013-421-987");
+  after a record word nearer than any phone word, a run grouped as the region writes no phone number ("Lowe's item
+  5013-421-987");
   and, with ``phone_context_any_region``, a national number of any other region when a phone word is the
   nearer context word before it ('我妈在慕尼黑，电话是 089 1234567': valid in DE, whose region no setting names);
 * ``EMAIL``, also spelled out ('john dot harper at gmail dot com', 'jo[at]example[dot]org') at a mail provider or
@@ -357,11 +358,13 @@ _RE_ANSWER = re.compile(
 
 _CTX_CARD = re.compile(r"卡|card|visa|master|amex|credit|debit|unionpay|银联|信用|储蓄|借记", re.IGNORECASE)
 _CTX_PHONE = re.compile(
-    r"电话|手机|联系|致电|打给|拨|来电|微信|tel|phone|call|mobile|cell|fax|whatsapp|text me|reach|contact",
+    r"电话|手机|座机|联系|致电|打给|拨|来电|微信|tel|phone|call|mobile|cell|fax|whatsapp|text me|reach|contact|"
+    r"landline|\bsim\b|\bhandy\b",
     re.IGNORECASE,
 )
 _CTX_ORDER = re.compile(
-    r"订单|单号|运单|快递|编号|流水|序列|工单|发票|票号|型号|order|model|tracking|invoice|ref|ticket|serial|sku|id\b|no\.|#",
+    r"订单|单号|运单|快递|编号|流水|序列|工单|发票|票号|型号|货号|order|model|tracking|invoice|ref|ticket|serial|sku|"
+    r"\bitem\b|\bpart\b|product|id\b|no\.|#",
     re.IGNORECASE,
 )
 _CTX_ID = re.compile(r"身份证|身分证|证件号|id card|identity card|national id|resident id", re.IGNORECASE)
@@ -657,9 +660,7 @@ def redact(text: str, settings: PiiSettings | None = None, answers: str | None =
             # the id's name within twice the context before it ("my SIN again, it's 046 454 286"), the nearest
             # name no record's ('the order id number is 12345678', 'student id number 2023...')
             before = _before(norm, m.start(), 2 * ctx)
-            label = None
-            for label in _NATIONAL_ID_WORD.finditer(before):
-                pass
+            label = next(reversed(list(_NATIONAL_ID_WORD.finditer(before))), None)  # the nearest name
             if label is None or not _id_like(m.group(1), cfg.national_id_min_digits) \
                     or _last(_BANK_ACCOUNT_WORD, before) > label.end():
                 continue
@@ -668,7 +669,7 @@ def redact(text: str, settings: PiiSettings | None = None, answers: str | None =
             # ('身份证110101…，卡号4111 …': the card number is no id)
             gap = before[label.end():]
             if not _NOT_NATIONAL.search(before[max(0, label.start() - ctx): label.start()]) \
-                    and not re.search(r"\d{%d}" % cfg.national_id_min_digits, re.sub(r"[ .-]", "", gap)) \
+                    and not re.search(rf"\d{{{cfg.national_id_min_digits}}}", re.sub(r"[ .-]", "", gap)) \
                     and not (_CTX_CARD.search(gap) or _CTX_PHONE.search(gap) or _CTX_ORDER.search(gap)):
                 spans.add(m.start(1), m.end(1), "ID_NUMBER")
     if "NINO" in on:
@@ -784,8 +785,8 @@ def _phone_spans(norm: str, regions: Iterable[str], ctx: int) -> list[tuple[int,
                     before = _before(norm, m.start, ctx)
                     if raw.isdigit() and _last(_CTX_ORDER, before) > _last(_CTX_PHONE, before):
                         continue  # "order number 13812345678": the nearer context word decides
-                    if _last(_CTX_PHONE, before) < 0 and not _phone_grouping(raw, m.number):
-                        continue  # "Lowe's item 5013-421-987": grouped as no number of the region is written
+                    if _last(_CTX_ORDER, before) > _last(_CTX_PHONE, before) and not _phone_grouping(raw, m.number):
+                        continue  # "Lowe's item 5013-421-987": after a record word, grouped as no phone number is
                 found[(m.start, m.end)] = None
         except Exception:  # noqa: BLE001, S112 - an odd text must not stop the write; the other detectors ran
             continue

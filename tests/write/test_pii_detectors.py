@@ -512,3 +512,15 @@ def test_each_value_goes_to_the_name_nearest_before_it():
     assert redact("my bank account is closed, call me at 13812345678").kinds == ("PHONE",)
     assert redact("my number is (415) 555-2671").kinds == ("PHONE",)  # 'my number' is no national id
     assert redact("座机 010-12345678").kinds == ("PHONE",)  # written coarser than the national grouping: still a phone
+
+
+@pytest.mark.parametrize("text,raw", [
+    ("my Japanese SIM number is 090-1234-5678, and flight NH 880 lands at 9:40am", "090-1234-5678"),
+    ("my Handy number here in Munich is 0151 2345 6789, call that one", "0151 2345 6789"),
+    ("order confirmation went to 138-1234-5678", "138-1234-5678"),
+])
+def test_a_phone_of_any_region_after_its_name_is_redacted(text, raw):
+    """A SIM / Handy number is a phone word; the grouping test that keeps "Lowe's item 5013-421-987" applies only
+    after a record word (red-team round 4 P04 / P22 must stay redacted)."""
+    r = redact(text)
+    assert raw not in r.text and r.kinds == ("PHONE",), r.text
