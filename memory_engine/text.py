@@ -403,10 +403,11 @@ _INDEFINITE = re.compile(r"(?:[这那前后过好没十头近上]|[一二两三�
 
 #: a question typed without its mark, as chat often is ('where do I work now', '我现在住哪个区'): an English opening
 #: wh-word or auxiliary, or a Chinese interrogative pronoun asking for a place, a person, a number or a time (哪 / 谁 /
-#: 几 + measure word / 多少 / 什么时候; 什么 alone also heads requests, '我现在想吃点什么')
+#: 几 + measure word / 多少 / 什么时候, a name or an identity asked with 叫 / 是 + 啥 / 什么: '那家店叫啥'; 什么 alone
+#: also heads requests, '我现在想吃点什么')
 _UNMARKED_QUESTION = re.compile(
     r"^\W*(?:what|which|who|whose|where|when|how|do|does|did|am|is|are|was|were|have|has)\b|"
-    r"哪|谁|几[个号点月天岁年次位层楼]|多少|什么时候", re.IGNORECASE)
+    r"哪|谁|几[个号点月天岁年次位层楼]|多少|什么时候|[叫是](?:啥|什么)", re.IGNORECASE)
 
 
 def asks(text: str) -> bool:

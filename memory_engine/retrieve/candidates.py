@@ -20,6 +20,7 @@ from ..models import MemoryStatus, Source
 from ..store.base import ScoredPayload, VectorStore
 from ..text import (
     _CJK,
+    asks,
     content_terms,
     is_lookup,
     keyword_coverage,
@@ -427,6 +428,7 @@ class CandidateBuilder:
         self_only = icfg.other_person_weight < 1.0 and AnswerTypes.asks(plan.query)
         # a short lookup names the entity it asks about (retrieve/contrast.py)
         contrast_on = plan.lookup and rcfg.entity_mismatch < 1.0 and len(plan.cover_terms) <= rcfg.entity_max_terms
+        asked = contrast_on and asks(plan.query)
         cands = []
         for mid, pl in pool.payloads.items():
             has_ident = bool(q_idents & set(pl.get("terms") or ()))
@@ -504,8 +506,10 @@ class CandidateBuilder:
                     plan.query, str(pl.get("content") or ""), str((pl.get("metadata") or {}).get("speaker") or "")):
                 # the vet appointment is no answer about the dentist, however many words the two share
                 f = rcfg.entity_mismatch
+                # ... and a question's category evidence too ('我在重庆吃的那家火锅叫啥': the Chengdu hotpot is a food
+                # memory of another city); a request keeps it (the needed fact may name another filler)
                 c = replace(c, similarity=c.similarity * f, coverage=c.coverage * f, keyword=c.keyword * f,
-                            category_match=c.category_match * f if answer else c.category_match)
+                            category_match=c.category_match * f if answer or asked else c.category_match)
             if pl.get("status") == MemoryStatus.PENDING_CONFIRMATION.value:
                 # seed 004: an unconfirmed old value shows only when strongly relevant, below the new one
                 if c.relevance < self.pending_floor:

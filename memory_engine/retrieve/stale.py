@@ -435,9 +435,12 @@ def demote_corrected(ranked: list[Candidate], corrects: dict[str, tuple[str, ...
     re-sort, not in the returned map)."""
     present = {c.memory_id for c in ranked}
     fused = {c.memory_id: c.fused for c in ranked}
+    written = {c.memory_id: c.written_at for c in ranked}
     capped: dict[str, str] = {}
     raised: set[str] = set()
-    for new, olds in corrects.items():
+    # the older links first: in a flip A -> B -> A' the last change decides ('搬家了，现在住海淀' takes the first
+    # home's rank, then '又搬回朝阳了' takes it from 海淀)
+    for new, olds in sorted(corrects.items(), key=lambda kv: written.get(kv[0], 0.0)):
         if new not in present:
             continue
         for old in olds:

@@ -78,6 +78,7 @@ import numpy as np
 from ..config import WriteSection
 from ..embedding import CachedEmbedder, rescale_similarity
 from ..models import MemoryType
+from ..retrieve.crosslang import zh_verbal
 from ..scope import Scope
 from ..store.base import VectorStore
 from ..text import WEEKDAYS_EN, WEEKDAYS_ZH, content_terms, entities, named, people, pos_tags, stem_offset
@@ -108,12 +109,12 @@ _TIME_VALUE = re.compile(
 #: a phrase, not a name ('搬到离公司近的地方', '换了我喜欢的')
 _NOT_OBJECT = re.compile(r"[的地得和与跟很也都就还想要会把被我你他她它们这那个些一]")
 #: what comes between a change marker and its object, and after it: aspect and sentence particles
-_OBJECT_LEAD = re.compile(r"^[了到去在成为]+")
+_OBJECT_LEAD = re.compile(r"^(?:住|[了到去在成为])+")
 _OBJECT_TAIL = re.compile(r"[了啦呀啊吧呢哦咯喽嘛]+$")
 
 
 #: a move, whose bare object is a place (:func:`_bare_object`), and the residence it replaces
-_MOVE = re.compile(r"搬到|搬去|搬回|搬家到|搬家去")
+_MOVE = re.compile(r"搬到|搬去|搬回|搬家到|搬家去|搬家了|搬了家")
 _RESIDENCE = re.compile(r"住在|住|家在|安家")
 
 
@@ -217,7 +218,8 @@ def _other_subject(prefix: str, possessed: bool = True) -> bool:
     if not core:
         return False
     word, tag = core[-1]
-    return word in _OTHER_PERSON_ZH or (tag.startswith("n") and tag not in ("ns", "nt"))
+    # an activity named as the topic is no subject ('跑步改到晚上了': CC-CEDICT glosses 跑步 only as a verb)
+    return word in _OTHER_PERSON_ZH or (tag.startswith("n") and tag not in ("ns", "nt") and not zh_verbal(word))
 
 
 #: a clause end: the change's object lies before it
@@ -426,16 +428,25 @@ class ChangeLinker:
         started = not reports_change(clean) and starts_state(clean)
         if not started and not reports_change(clean):
             return []
-        m = (INCHOATIVE if started else CHANGE).search(clean)
-        if m is None or people(clean[: m.start()]) or _other_subject(clean[: m.start()], possessed=started):
+        marks = list((INCHOATIVE if started else CHANGE).finditer(clean))
+        if not marks:
+            return []
+        ents = entities(clean)
+
+        def object_of(mark: re.Match[str]) -> tuple[str, frozenset[str]]:
+            # the value it changes to is the change's object: in the clause right after the marker ('moving to
+            # Shenzhen', '搬到深圳', '入职腾讯'); '电动车电池该换了，续航只剩二十公里' changes to nothing named
+            end = _CLAUSE_END.search(clean, mark.end())
+            after = clean[mark.end(): end.start() if end else len(clean)].lower()
+            return after, frozenset(e for e in ents if e in after)
+
+        # the first marker whose clause names a value ("I'm not at Google anymore, moved to Stripe": 'moved')
+        m = next((x for x in marks if object_of(x)[1]), marks[0])
+        if people(clean[: m.start()]) or _other_subject(clean[: m.start()], possessed=started):
             return []  # someone else's move ('my brother just moved to Beijing', '我朋友小美刚搬到杭州')
         if CONDITION.search(_sentence_before(clean, m.start())):
             return []  # a move imagined, not made ('I wish I had moved to Beijing', '要是搬到了杭州')
-        # the value it changes to is the change's object: in the clause right after the marker ('moving to
-        # Shenzhen', '搬到深圳', '入职腾讯'); '电动车电池该换了，续航只剩二十公里' changes to nothing named
-        end = _CLAUSE_END.search(clean, m.end())
-        after = clean[m.end(): end.start() if end else len(clean)].lower()
-        new_ents = frozenset(e for e in entities(clean) if e in after)
+        after, new_ents = object_of(m)
         bare = not new_ents and _MOVE.search(clean) is not None
         if bare:
             new_ents = _bare_object(after)
@@ -450,11 +461,15 @@ class ChangeLinker:
         docstring; ``bare``: the object is a bare Chinese place, :func:`_bare_object`)."""
         out: list[dict[str, Any]] = []
         nearest: float | None = None
+        ents = entities(clean)
         for p in self.store.search_dense(vec.tolist(), scope.filter(memory_types=_TYPES), self.search_limit):
             if not scope.owns(p) or not same_speaker(role, metadata, p.payload, clean):
                 continue
             sim = float(self.embedder.rescale(p.score))
-            if sim < (self.cfg.change_start_similarity if started else self.cfg.change_link_similarity):
+            # a change that names the old value too ("I'm not at Google anymore, moved to Stripe") links a memory of
+            # it in the same role at the start link's bar: the role is the evidence, as for a start
+            named_old = bool(ents - new_ents)
+            if sim < (self.cfg.change_start_similarity if started or named_old else self.cfg.change_link_similarity):
                 break  # nearest first: the rest are further
             if nearest is None and not new_ents & entities(str(p.payload.get("content") or "")):
                 nearest = sim  # the nearest memory of another value (one of the same value competes for no slot)
@@ -466,6 +481,12 @@ class ChangeLinker:
                 continue  # no value replaced by another
             if started and not same_role(old, clean, old_ents - new_ents, new_ents - old_ents):
                 continue  # a start fills the slot it names only ('at Tencent' is no 'in Chengdu')
+            # the old value the change itself names in a role ('not at Google anymore'): a memory of it in that role
+            left = frozenset(e for e in (ents - new_ents) & old_ents if _governor(clean, e))
+            if left and not same_role(old, clean, left, left):
+                continue  # ... 'I work at Google', not 'I use Google Keep'; 'Charlotte is too popular' names no role
+            if not started and not left and sim < self.cfg.change_link_similarity:
+                continue  # the lower bar holds for a memory of the value the change names only
             if bare and not _RESIDENCE.search(old):
                 continue  # a bare object moved to replaces a home only ('我在星巴克上班' is no home)
             first = min((i for e in old_ents if (i := old.lower().find(e)) >= 0), default=len(old))
@@ -490,8 +511,8 @@ class ChangeLinker:
         m = SUBSTITUTION.search(clean)
         if m is None or self.cfg.change_shared_similarity >= 1.0:
             return []
-        end = _CLAUSE_END.search(clean, m.end())
-        obj = content_terms(clean[m.end(): end.start() if end else len(clean)])
+        # the clause of the marker, both sides: a Chinese topic comes before it ('跑步改到晚上下班后了')
+        obj = content_terms(_clause_at(clean, m.start()).replace(m.group(0), " "))
         if not obj - _TIME_TERMS:
             return []
         for p in self.store.search_dense(vec.tolist(), scope.filter(memory_types=_TYPES), self.search_limit):
@@ -501,7 +522,9 @@ class ChangeLinker:
             old = str(p.payload.get("content") or "")
             old_terms = content_terms(old)
             shared = (obj & old_terms) - _TIME_TERMS
-            if sim < self.cfg.change_shared_similarity or not shared or named(old) - named(clean) or ends_state(old) is not None \
+            if sim >= self.cfg.change_shared_similarity and named(old) - named(clean):
+                continue  # a named value is replaced by a named one only: not what this change is about
+            if sim < self.cfg.change_shared_similarity or not shared or ends_state(old) is not None \
                     or not old_terms - content_terms(clean) or not obj - old_terms:
                 return []
             first = min((i for t in shared if (i := stem_offset(old.lower(), t)) >= 0), default=len(old))

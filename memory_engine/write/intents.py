@@ -435,7 +435,7 @@ CHANGE = re.compile(
     r"\b(?:now|nowadays|these days|lately|currently|at the moment|any ?more|no longer|again|back (?:to|on|in|at)|"
     r"went back|go(?:ing)? back|switched|switching|moved|moving|changed|quit|final|settled|joined|new job|"
     r"down to|up to|went (?:up|down))\b|"
-    r"现在|如今|目前|最近|这阵子|这段时间|近来|不再|已经不|又|回到|改成|改为|改用|改了|换了|换成|变成|变了|"
+    r"现在|如今|目前|最近|这阵子|这段时间|近来|不再|已经不|又|回到|改成|改为|改用|改到|改了|换了|换成|变成|变了|"
     r"涨到|涨了|降到|降了|瘦到|瘦了|胖到|胖了|调到|调回|搬到|搬去|搬回|搬家到|搬家去|定了|定在|最终|最后定|入职|跳槽",
     re.IGNORECASE,
 )
@@ -445,7 +445,7 @@ CHANGE = re.compile(
 #: whose object is the new value: 'switched to evening runs', 'changed to decaf', '改成早上喝燕麦奶', '换成了电动牙刷'):
 #: with no name on either side, what the change replaces is the speaker's nearest memory of the same activity
 #: (write/changes.py, :meth:`ChangeLinker._substituted`)
-SUBSTITUTION = re.compile(r"\b(?:switched|switching|changed|changing)\s+(?:over\s+)?to\b|改成|改为|改用|换成|换到|变成",
+SUBSTITUTION = re.compile(r"\b(?:switched|switching|changed|changing)\s+(?:over\s+)?to\b|改成|改为|改用|改到|换成|换到|变成",
                           re.IGNORECASE)
 
 

@@ -150,3 +150,17 @@ def test_off_returns_the_near_miss(make_engine, t0):
     later = t0 + timedelta(days=10)
     assert vet in [h.memory_id for h in eng.retrieve(ASKED[0], user_id="u", now=later).hits]
     assert cat in [h.memory_id for h in eng.retrieve(ASKED[3], user_id="u", now=later).hits]
+
+
+def test_a_question_about_another_city_gets_nothing_whatever_its_category(make_engine, t0):
+    """Red-team round 5 N02: '我在重庆吃的那家火锅叫啥' returned the Chengdu hotpot. The coverb frame finds the pair, and a
+    question's category evidence (a food memory) is discounted with its similarity; '叫啥' asks (text.asks)."""
+    from memory_engine.text import asks
+
+    assert asks("我在重庆吃的那家火锅叫啥") and asks("那家店是啥")
+    eng = make_engine({"tracing.enabled": False, "retrieval.touch_on_hit": False})
+    mid = eng.add("上次在成都出差吃了家特别好吃的火锅，叫小龙坎", user_id="u", now=t0).memory_id
+    eng.add("我在学做手冲咖啡", user_id="u", now=t0 + timedelta(days=1))
+    later = t0 + timedelta(days=20)
+    assert mid not in [h.memory_id for h in eng.retrieve("我在重庆吃的那家火锅叫啥", user_id="u", now=later).hits]
+    assert [h.memory_id for h in eng.retrieve("我在成都吃的那家火锅叫啥", user_id="u", top_k=1, now=later).hits] == [mid]

@@ -102,3 +102,33 @@ def test_a_correction_that_puts_no_name_in_place_keeps_the_named_memory(engine, 
     r = engine.add(new, user_id="u", session_id="s2", now=t0 + timedelta(days=40))
     assert r.superseded_ids == ()
     assert all(engine.memory(i, user_id="u").status.value == "current" for i in ids)
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("olds,new,linked", [
+    # the change names its old value in a role ('not at Google'): the memory of it in that role, not 'Google Keep'
+    (["I work at Google", "I use Google Keep for all my notes", "my husband works at Google too"],
+     "I'm not at Google anymore, moved to Stripe last month", 0),
+    # '搬家了' is a move; 住 leads its bare object ('住闵行' -> 闵行); the home, not the workplace in the same district
+    (["我住在徐汇", "我在徐汇上班", "我喜欢看话剧"], "搬家了，现在住闵行，上班远了一点", 0),
+    # a Chinese topic before the marker ('跑步改到晚上'): an activity is no other subject
+    (["我每天早上跑步", "我在小米上班", "我住在昌平"], "跑步改到晚上下班后了，早上实在起不来", 0),
+])
+def test_red_team_round_6_changes_link_their_own_slot(engine, t0, olds, new, linked):
+    ids = [engine.add(o, user_id="u", session_id="s1", now=t0 + timedelta(minutes=i)).memory_id
+           for i, o in enumerate(olds)]
+    r = engine.add(new, user_id="u", session_id="s2", now=t0 + timedelta(days=40))
+    assert r.superseded_ids == ()
+    assert [(e["id"], e["rule"], e["archived"]) for e in r.evidence] == [(ids[linked], "reported_change", False)]
+    assert all(engine.memory(i, user_id="u").status.value == "current" for i in ids)
+
+
+@pytest.mark.integration
+def test_in_a_flip_the_last_change_answers(engine, t0):
+    """A -> B -> A: '搬家了，现在住海淀' links the first home, '又搬回朝阳了' links 海淀; the older links are applied
+    first (retrieve/stale.demote_corrected), so the last change ranks first (red-team round 3 U02)."""
+    texts = ["我住在朝阳区，离国贸挺近", "搬家了，现在住海淀，离公司近", "又搬回朝阳了，海淀房租太贵了"]
+    ids = [engine.add(t, user_id="u", session_id=f"s{i}", now=t0 + timedelta(days=30 * i)).memory_id
+           for i, t in enumerate(texts)]
+    hits = engine.retrieve("我现在住哪个区", user_id="u", now=t0 + timedelta(days=65)).hits
+    assert [h.memory_id for h in hits][:1] == [ids[2]]
