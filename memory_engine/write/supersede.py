@@ -341,7 +341,12 @@ class CorrectionFinder:
             return Verdict(refused="another speaker's memory")
         old_text = payload.get("content", "")
         old_idents = _long_identifiers(old_text)
-        if c.new_idents and old_idents and not (c.new_idents & old_idents):
+        # the replaced value names this memory's identifier, whole or by its digits ('航班号是MU5101，不是MU5103' /
+        # '不是5103' for 'MU5103'): the correction is about it, though the new identifier differs
+        tail = {i for i in old_idents for r in c.replaced_nums | number_terms(c.replaced_terms)
+                if i != r and r.isdigit() and len(r) >= 3 and i.endswith(r)}
+        named_ident = bool(tail or old_idents & (c.replaced_nums | c.replaced_terms))
+        if c.new_idents and old_idents and not (c.new_idents & old_idents) and not named_ident:
             return Verdict(refused="different identifiers")  # different entities (card 尾号0988 vs 尾号8890)
         # 'Sorry, I meant my sister's birthday is March 3rd, not my mom's': the replaced words name the person of
         # the older memory, so the correction is about it though its clause names someone else
@@ -358,7 +363,7 @@ class CorrectionFinder:
         names = content_terms(speaker_of(c.meta, c.clean)) | content_terms(
             speaker_of(payload.get("metadata"), old_text))
         old_terms = set(payload.get("terms") or ()) - rules.MARKER_TERMS - names
-        if c.replaced is not None and not (c.replaced_nums & number_terms(old_terms)):
+        if c.replaced is not None and not (c.replaced_nums & number_terms(old_terms)) and not tail:
             # a replacement names what it replaces; this memory does not say it
             return Verdict(refused="does not state the replaced value")
         if c.replaced is not None and not _affirms(old_text, set(c.replaced_nums)):
@@ -368,7 +373,8 @@ class CorrectionFinder:
                 (negated_terms(c.clause) | c.replaced_terms) - names):
             # what it negates or replaces is a bare value (a day, a number): the rest of it names the subject
             about = correction_subject(c.clean, names | c.replaced_terms)
-            if about and not _shares_subject(about, old_terms):
+            if about and not _shares_subject(about, old_terms) and not named_ident:
+                # (an identifier the replaced value names is the subject itself: 'MU5103' is the flight)
                 # '看牙是周四上午，不是周二' replaces 周二 in the dentist memory, not in '周二晚上还要去参加表弟的
                 # 婚礼', which shares only the replaced day: a replacement with a subject of its own retires
                 # only a memory of that subject (fresh-user trial, session 6: both were archived)

@@ -102,3 +102,17 @@ def test_the_memory_a_correction_keeps_has_its_reason_in_the_debug_log(engine, c
     reasons = [r.getMessage() for r in caplog.records if ids[1] in r.getMessage()]
     assert reasons and all("does not retire" in m for m in reasons), reasons
     assert not any(ids[0] in r.getMessage() for r in caplog.records)
+
+
+def test_a_correction_naming_the_old_identifier_links_that_memory(engine):
+    """Red-team round 6 C14b: '上次说错了，航班号是MU5101，不是MU5103' linked nothing ('different identifiers', then no
+    shared subject word with '我周五坐MU5103去北京'); the replaced value names the memory's identifier, which is the
+    subject. The memory holds more (周五, 北京), so it is linked and outranked, never archived."""
+    user = "u-flight-ident"
+    old = engine.add("我周五坐MU5103去北京", user_id=user, session_id="s1", now=T0).memory_id
+    other = engine.add("我在东航上班", user_id=user, session_id="s1", now=T0 + timedelta(minutes=1)).memory_id
+    res = engine.add("上次说错了，航班号是MU5101，不是MU5103", user_id=user, session_id="s2", now=T0 + timedelta(days=2))
+    assert res.superseded_ids == () and [(e["id"], e["rule"]) for e in res.evidence] == [(old, "corrects")]
+    assert all(engine.memory(i, user_id=user).status.value == "current" for i in (old, other))
+    got = [h.memory_id for h in engine.retrieve("我坐哪个航班去北京", user_id=user, now=T0 + timedelta(days=3)).hits]
+    assert got[0] == res.memory_id and got.index(old) > 0
