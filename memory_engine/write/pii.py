@@ -364,7 +364,7 @@ _CTX_PHONE = re.compile(
 )
 _CTX_ORDER = re.compile(
     r"订单|单号|运单|快递|编号|流水|序列|工单|发票|票号|型号|货号|order|model|tracking|invoice|ref|ticket|serial|sku|"
-    r"\bitem\b|\bpart\b|product|id\b|no\.|#",
+    r"\bitem\b|id\b|no\.|#",
     re.IGNORECASE,
 )
 _CTX_ID = re.compile(r"身份证|身分证|证件号|id card|identity card|national id|resident id", re.IGNORECASE)

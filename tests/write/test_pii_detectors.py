@@ -518,6 +518,8 @@ def test_each_value_goes_to_the_name_nearest_before_it():
     ("my Japanese SIM number is 090-1234-5678, and flight NH 880 lands at 9:40am", "090-1234-5678"),
     ("my Handy number here in Munich is 0151 2345 6789, call that one", "0151 2345 6789"),
     ("order confirmation went to 138-1234-5678", "138-1234-5678"),
+    ("the product manager's number 13812345678", "13812345678"),  # 'product' / 'part' are no record words
+    ("I'm part of it, 13812345678", "13812345678"),
 ])
 def test_a_phone_of_any_region_after_its_name_is_redacted(text, raw):
     """A SIM / Handy number is a phone word; the grouping test that keeps "Lowe's item 5013-421-987" applies only
