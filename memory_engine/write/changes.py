@@ -450,9 +450,7 @@ class ChangeLinker:
         bare = not new_ents and _MOVE.search(clean) is not None
         if bare:
             new_ents = _bare_object(after)
-        if not new_ents:
-            return [] if started else self._substituted(clean, vec, scope, metadata, role)
-        found = self._named_changes(clean, vec, scope, metadata, role, started, new_ents, bare)
+        found = self._named_changes(clean, vec, scope, metadata, role, started, new_ents, bare) if new_ents else []
         return found or ([] if started else self._substituted(clean, vec, scope, metadata, role))
 
     def _named_changes(self, clean: str, vec: np.ndarray, scope: Scope, metadata: dict[str, Any], role: str,
@@ -462,21 +460,21 @@ class ChangeLinker:
         out: list[dict[str, Any]] = []
         nearest: float | None = None
         ents = entities(clean)
+        # a change that names the old value too ("I'm not at Google anymore, moved to Stripe") links a memory of it in
+        # the same role at the start link's bar: the role is the evidence, as for a start
+        bar = self.cfg.change_start_similarity if started or ents - new_ents else self.cfg.change_link_similarity
         for p in self.store.search_dense(vec.tolist(), scope.filter(memory_types=_TYPES), self.search_limit):
             if not scope.owns(p) or not same_speaker(role, metadata, p.payload, clean):
                 continue
             sim = float(self.embedder.rescale(p.score))
-            # a change that names the old value too ("I'm not at Google anymore, moved to Stripe") links a memory of
-            # it in the same role at the start link's bar: the role is the evidence, as for a start
-            named_old = bool(ents - new_ents)
-            if sim < (self.cfg.change_start_similarity if started or named_old else self.cfg.change_link_similarity):
+            if sim < bar:
                 break  # nearest first: the rest are further
-            if nearest is None and not new_ents & entities(str(p.payload.get("content") or "")):
+            old = str(p.payload.get("content") or "")
+            old_ents = entities(old)
+            if nearest is None and not new_ents & old_ents:
                 nearest = sim  # the nearest memory of another value (one of the same value competes for no slot)
             if not started and nearest is not None and sim < nearest - self.cfg.change_link_margin:
                 break  # a nearer memory of the speaker is what the change is about ('改成早上喝燕麦奶' / '早上喝豆浆')
-            old = str(p.payload.get("content") or "")
-            old_ents = entities(old)
             if not old_ents or not (new_ents - old_ents) or not (old_ents - new_ents):
                 continue  # no value replaced by another
             if started and not same_role(old, clean, old_ents - new_ents, new_ents - old_ents):

@@ -308,10 +308,10 @@ _KEY_WORD = (
     r"密钥|秘钥|令牌)"
 )
 _PASSPORT_WORD = r"(?:passport(?:\s*(?:no\.?|number|num|#))?|护照(?:号码|号)?)"
-#: the name of a national or tax id (a closed list of the common ones: Canada SIN, India Aadhaar / PAN, Brazil CPF,
-#: Spain DNI / NIE, Poland PESEL, Netherlands BSN, Sweden personnummer, Italy codice fiscale, Australia TFN, Japan
-#: My Number, generic 'national id' / 'id number' / 'tax id', zh 身份证号 / 证件号): after one, a value shaped like an
-#: id is the user's id whether or not its check digit holds (a typo is still theirs)
+#: the name of a national or tax id (a closed list of the common ones: Canada SIN, India Aadhaar, Brazil CPF, Spain
+#: DNI / NIE, Poland PESEL, Netherlands BSN, Sweden personnummer, Italy codice fiscale, Australia TFN, generic
+#: 'national id' / 'id number' / 'tax id', zh 身份证 / 身分证 / 证件号): before a value shaped like an id it makes the
+#: value the user's id whether or not its check digit holds (a typo is still theirs)
 _NATIONAL_ID_WORD = re.compile(
     r"(?<![A-Za-z])(?:social insurance (?:number|no)|sin|aadhaa?r|cpf|dni|nie|pesel|bsn|personnummer|codice fiscale|"
     r"tfn|tax file number|(?:national|citizen|identity|personal) (?:id|identification|identity)|"
@@ -783,10 +783,11 @@ def _phone_spans(norm: str, regions: Iterable[str], ctx: int) -> list[tuple[int,
                 international = raw.lstrip("(").startswith(("+", "00"))
                 if not international:
                     before = _before(norm, m.start, ctx)
-                    if raw.isdigit() and _last(_CTX_ORDER, before) > _last(_CTX_PHONE, before):
-                        continue  # "order number 13812345678": the nearer context word decides
-                    if _last(_CTX_ORDER, before) > _last(_CTX_PHONE, before) and not _phone_grouping(raw, m.number):
-                        continue  # "Lowe's item 5013-421-987": after a record word, grouped as no phone number is
+                    # after a record word nearer than any phone word: "order number 13812345678" (a bare run) and
+                    # "Lowe's item 5013-421-987" (grouped as no phone number of the region is) are no phones
+                    if _last(_CTX_ORDER, before) > _last(_CTX_PHONE, before) and (
+                            raw.isdigit() or not _phone_grouping(raw, m.number)):
+                        continue
                 found[(m.start, m.end)] = None
         except Exception:  # noqa: BLE001, S112 - an odd text must not stop the write; the other detectors ran
             continue

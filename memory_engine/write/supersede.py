@@ -402,8 +402,9 @@ class CorrectionFinder:
                     countable_terms(number_terms(old_terms))) < self.restated_min_terms):
                 # '其实是我朋友推荐的这家火锅店' restates too little of what it would retire
                 return Verdict(refused=f"restates too little (share {share:.2f})")
-            unnamed = named(old_text) - names - term_hits(named(old_text), set(c.full_terms))
-            if basis == "restatement" and unnamed and not named(c.clean) - named(old_text) - names:
+            old_names = named(old_text) - names
+            unnamed = old_names - term_hits(old_names, set(c.full_terms)) if basis == "restatement" else set()
+            if unnamed and not named(c.clean) - old_names - names:
                 # 'switched to decaf at work' restates 'work' of 'I work at Amazon' and puts nothing named in
                 # Amazon's place: the older memory's named value is not what it corrects (session 22: archived)
                 return Verdict(refused=f"leaves its named value unrestated ({', '.join(sorted(unnamed))})")
